@@ -1,0 +1,5 @@
+import sys
+
+from maw.cli import main
+
+sys.exit(main())

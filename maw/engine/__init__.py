@@ -1,0 +1,67 @@
+"""The pure rules engine: no asyncio, no spade, no I/O.
+
+``new_game(ruleset, names, rng)`` deals roles; ``legal_actions(state, player)`` lists
+what a player may do; ``apply(state, action) -> (state, events)`` is the only
+transition (``play`` also lets chance settle ties); ``outcome(state)`` says how a game
+ended; ``view(state, player)`` is all a player may ever see. Same seed and same actions
+give the same game.
+"""
+
+from maw.engine.actions import (
+    Action,
+    Attack,
+    Chat,
+    Divine,
+    EndPhase,
+    Guard,
+    Over,
+    Resolve,
+    Room,
+    Unvote,
+    Vote,
+)
+from maw.engine.events import Event, visible_to
+from maw.engine.roles import (
+    BODYGUARD,
+    MEDIUM,
+    POSSESSED,
+    SEER,
+    VILLAGER,
+    WEREWOLF,
+    Ability,
+    Role,
+    Species,
+    Team,
+    role_named,
+)
+from maw.engine.rules import (
+    apply,
+    chance_action,
+    legal_actions,
+    new_game,
+    opening_events,
+    outcome,
+    play,
+)
+from maw.engine.rulesets import (
+    RULESET_NAMES,
+    Flow,
+    Ruleset,
+    TiePolicy,
+    WinCondition,
+    parse_options,
+    ruleset,
+)
+from maw.engine.scoring import Leaderboard
+from maw.engine.state import GameState, Outcome, Phase, Termination
+from maw.engine.view import PlayerView, view
+
+__all__ = [
+    "Action", "Attack", "Chat", "Divine", "EndPhase", "Guard", "Over", "Resolve", "Room",
+    "Unvote", "Vote", "Event", "visible_to", "BODYGUARD", "MEDIUM", "POSSESSED", "SEER",
+    "VILLAGER", "WEREWOLF", "Ability", "Role", "Species", "Team", "role_named", "apply",
+    "chance_action", "legal_actions", "new_game", "opening_events", "outcome", "play",
+    "RULESET_NAMES", "Flow", "Ruleset", "TiePolicy", "WinCondition", "parse_options",
+    "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",
+    "PlayerView", "view",
+]

@@ -1,0 +1,186 @@
+"""Events: what a transition tells the world, each with its audience.
+
+``audience`` is ``None`` for a public event, otherwise the names of the only players who
+may learn of it. :func:`visible_to` is the one test every layer above uses before passing
+an event on; the engine fills ``audience`` from the rules, so nothing above needs to know
+who may see what.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+from maw.engine.actions import Room
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    ruleset: str
+    players: tuple[str, ...]
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoleAssigned:
+    """A player learns its role; pack members also learn the pack."""
+
+    player: str
+    role: str
+    pack: tuple[str, ...]
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PhaseStarted:
+    day: int
+    phase: str
+    vote_round: int
+    living: tuple[str, ...]
+    candidates: tuple[str, ...] = ()
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Chatted:
+    day: int
+    room: Room
+    speaker: str
+    text: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Overed:
+    """A player is done talking in ``room`` for this phase."""
+
+    day: int
+    room: Room
+    player: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VoteCast:
+    """A vote (``kind`` "execute" or "attack"); ``target`` is ``None`` for a withdrawal."""
+
+    day: int
+    kind: str
+    voter: str
+    target: str | None
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VotesRevealed:
+    """The votes of a finished vote, in seat order, as (voter, target) pairs."""
+
+    day: int
+    kind: str
+    vote_round: int
+    votes: tuple[tuple[str, str], ...]
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Executed:
+    day: int
+    player: str
+    votes: int
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoExecution:
+    day: int
+    reason: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Revote:
+    day: int
+    kind: str
+    tied: tuple[str, ...]
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoleRevealed:
+    """The role of a dead player, told to ``audience`` (MAW: the executed, to the pack)."""
+
+    player: str
+    role: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Murdered:
+    day: int
+    player: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NoMurder:
+    day: int
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AttackBlocked:
+    """The pack's target was guarded (only the pack learns whom they attacked)."""
+
+    day: int
+    target: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Divined:
+    day: int
+    seer: str
+    target: str
+    species: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Guarded:
+    day: int
+    bodyguard: str
+    target: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MediumResult:
+    day: int
+    medium: str
+    target: str
+    species: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The end: winner (``None`` for a draw), why, every role, and the points scored."""
+
+    day: int
+    winner: str | None
+    reason: str
+    roles: tuple[tuple[str, str], ...]
+    points: tuple[tuple[str, int], ...]
+    audience: frozenset[str] | None = None
+
+
+Event = Union[
+    GameStarted, RoleAssigned, PhaseStarted, Chatted, Overed, VoteCast, VotesRevealed,
+    Executed, NoExecution, Revote, RoleRevealed, Murdered, NoMurder, AttackBlocked,
+    Divined, Guarded, MediumResult, GameOver,
+]
+
+
+def visible_to(event: Event, player: str) -> bool:
+    """May ``player`` learn of ``event``?"""
+    return event.audience is None or player in event.audience

@@ -1,0 +1,206 @@
+"""Rulesets: the MAW rules of the design document and the two AIWolf variants.
+
+A :class:`Ruleset` is plain data. The engine reads it; nothing else encodes a rule.
+
+* ``maw`` — design document §1.2: Werewolves and Villagers, Day first, live public
+  votes with an early majority, unanimous night murder, elimination win.
+* ``aiwolf-5|9|13|15`` — AIWolf roles (Seer, Medium, Bodyguard, Possessed) in two
+  variants, chosen with the ``variant`` option:
+
+  - ``nlp`` (default): the aiwolf-nlp-server configs that wrote the contest logs —
+    talk on day 0, execution vote after the talk, no revote (random among the tied),
+    self-vote allowed, attack votes on wolves discarded, 4 talks per agent per day.
+  - ``2021``: the 3rd AIWolf competition regulation — no talk on day 0, one revote on a
+    tie of the vote or of the attack vote then random, 10 talks per agent per day.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any
+
+from maw.engine.roles import BODYGUARD, MEDIUM, POSSESSED, SEER, VILLAGER, WEREWOLF, Role
+from maw.errors import ConfigError
+
+
+class Flow(str, Enum):
+    """The shape of a game day."""
+
+    MAW = "maw"  # Day (chat + live votes) then Night (Hideout chat + attack votes)
+    AIWOLF = "aiwolf"  # Talk, Vote, Whisper, Night (divine, guard, attack)
+
+
+class TiePolicy(str, Enum):
+    """What a tied vote at the end of a phase does."""
+
+    NONE = "none"  # nobody is executed
+    RANDOM = "random"  # a random one of the tied
+    REVOTE = "revote"  # vote once more (votes cleared), then random among the tied
+
+
+class WinCondition(str, Enum):
+    """When the Werewolves win (the Village always wins when no Werewolf lives)."""
+
+    ELIMINATION = "elimination"  # no village-team player lives
+    PARITY = "parity"  # living humans are no more than living werewolves
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """Every rule the engine applies. Build one with :func:`ruleset`.
+
+    Attributes:
+        name: registry name ("maw", "aiwolf-15").
+        flow: the shape of a day.
+        roles: fixed role list for a fixed-size game, or ``None`` for MAW's
+            one-third-werewolves rule.
+        min_players: fewest players a game may have.
+        max_players: most players a game may have.
+        first_day: number of the first day (AIWolf counts from 0).
+        tie: what a tied execution vote does.
+        attack_tie: what a tied attack vote does (AIWolf only; MAW needs unanimity).
+        win: when the Werewolves win.
+        self_vote: a player may vote to execute itself.
+        attack_wolves: a wolf may vote to attack a wolf (the vote is then discarded).
+        guard_dead: a bodyguard may guard a dead player (to no effect).
+        talks_per_day: Village messages per player per day, ``None`` for no limit.
+        whispers_per_day: Hideout messages per wolf per day, ``None`` for no limit.
+        day0_talk: the Village talks on the first day (AIWolf).
+        max_chat_length: longest chat message in characters.
+        max_days: the game is a draw after this many days; ``None`` (default) means
+            2 x players + 5, so that a game whose players never act still ends; 0: no limit.
+        variant: the AIWolf variant ("nlp", "2021"), empty for MAW.
+    """
+
+    name: str
+    flow: Flow
+    roles: tuple[Role, ...] | None
+    min_players: int
+    max_players: int
+    first_day: int = 1
+    tie: TiePolicy = TiePolicy.NONE
+    attack_tie: TiePolicy = TiePolicy.RANDOM
+    win: WinCondition = WinCondition.ELIMINATION
+    self_vote: bool = False
+    attack_wolves: bool = False
+    guard_dead: bool = False
+    talks_per_day: int | None = None
+    whispers_per_day: int | None = None
+    day0_talk: bool = True
+    max_chat_length: int = 500
+    max_days: int | None = None
+    variant: str = ""
+
+    def roles_for(self, n: int) -> tuple[Role, ...]:
+        """The multiset of roles dealt to ``n`` players (before shuffling)."""
+        if not self.min_players <= n <= self.max_players:
+            size = (
+                str(self.min_players)
+                if self.min_players == self.max_players
+                else f"{self.min_players} to {self.max_players}"
+            )
+            raise ConfigError(f"ruleset {self.name!r} needs {size} players, got {n}")
+        if self.roles is not None:
+            return self.roles
+        wolves = max(1, n // 3)
+        return (WEREWOLF,) * wolves + (VILLAGER,) * (n - wolves)
+
+
+def _counts(**counts: int) -> tuple[Role, ...]:
+    table = {"ww": WEREWOLF, "pos": POSSESSED, "seer": SEER, "med": MEDIUM,
+             "bg": BODYGUARD, "vil": VILLAGER}
+    return tuple(role for key, k in counts.items() for role in (table[key],) * k)
+
+
+_MAW = Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3, max_players=200)
+
+_AIWOLF_ROLES = {
+    5: _counts(ww=1, pos=1, seer=1, vil=2),
+    9: _counts(ww=2, pos=1, seer=1, med=1, bg=1, vil=3),
+    13: _counts(ww=3, pos=1, seer=1, med=1, bg=1, vil=6),
+    15: _counts(ww=3, pos=1, seer=1, med=1, bg=1, vil=8),
+}
+
+_AIWOLF_VARIANTS: dict[str, dict[str, Any]] = {
+    "nlp": dict(
+        tie=TiePolicy.RANDOM, attack_tie=TiePolicy.RANDOM, self_vote=True,
+        attack_wolves=True, talks_per_day=4, whispers_per_day=4, day0_talk=True,
+    ),
+    "2021": dict(
+        tie=TiePolicy.REVOTE, attack_tie=TiePolicy.REVOTE, self_vote=False,
+        attack_wolves=False, guard_dead=True, talks_per_day=10, whispers_per_day=10,
+        day0_talk=False,
+    ),
+}
+
+_OPTION_TYPES: dict[str, Any] = {
+    "tie": TiePolicy, "attack_tie": TiePolicy, "win": WinCondition, "self_vote": bool,
+    "attack_wolves": bool, "guard_dead": bool, "talks_per_day": int,
+    "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
+}
+
+RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES)
+
+
+def _coerce(key: str, value: Any) -> Any:
+    kind = _OPTION_TYPES.get(key)
+    if kind is None:
+        raise ConfigError(f"unknown ruleset option {key!r}; known: {', '.join(_OPTION_TYPES)}")
+    if value is None or isinstance(value, kind):
+        return value
+    text = str(value).strip().lower()
+    try:
+        if kind is bool:
+            if text not in ("true", "false", "yes", "no", "1", "0"):
+                raise ValueError(text)
+            return text in ("true", "yes", "1")
+        if kind is int:
+            return None if text in ("none", "unlimited") else int(text)
+        return kind(text)
+    except ValueError:
+        choices = ", ".join(m.value for m in kind) if isinstance(kind, type) and issubclass(
+            kind, Enum) else kind.__name__
+        raise ConfigError(f"bad value {value!r} for ruleset option {key!r} ({choices})") from None
+
+
+def ruleset(name: str = "maw", **options: Any) -> Ruleset:
+    """Build a ruleset by name, with options overriding its defaults.
+
+    Options are the :class:`Ruleset` attributes listed in ``_OPTION_TYPES`` plus
+    ``variant`` for the AIWolf rulesets; values may be strings (from a command line).
+
+    Raises:
+        ConfigError: unknown name, option or value.
+    """
+    variant = options.pop("variant", None)
+    if name == "maw":
+        if variant:
+            raise ConfigError("ruleset 'maw' has no variants")
+        base = _MAW
+    elif name.startswith("aiwolf-") and name[7:].isdigit() and int(name[7:]) in _AIWOLF_ROLES:
+        n = int(name[7:])
+        variant = str(variant or "nlp")
+        if variant not in _AIWOLF_VARIANTS:
+            raise ConfigError(
+                f"unknown AIWolf variant {variant!r}; known: {', '.join(_AIWOLF_VARIANTS)}")
+        base = Ruleset(
+            name=name, flow=Flow.AIWOLF, roles=_AIWOLF_ROLES[n], min_players=n, max_players=n,
+            first_day=0, win=WinCondition.PARITY, variant=variant,
+            **_AIWOLF_VARIANTS[variant],
+        )
+    else:
+        raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
+    changes = {key: _coerce(key, value) for key, value in options.items()}
+    return replace(base, **changes) if changes else base
+
+
+def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:
+    """Turn ``["tie=revote", "win=parity"]`` (from ``--rule``) into keyword options."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"ruleset option {pair!r} is not KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out

@@ -1,0 +1,123 @@
+"""The immutable game state and the outcome of a game.
+
+``GameState`` is a ``NamedTuple``: immutable, and ``_replace`` is four times faster than
+``dataclasses.replace`` on a frozen dataclass, which matters for ``maw simulate``.
+Players are seats (indices into ``names``) inside the state; the API speaks names.
+Never hand a ``GameState`` to a player: it holds every role. Players get
+:func:`maw.engine.view`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
+
+from maw.engine.roles import Role, Team
+from maw.engine.rulesets import Ruleset
+
+
+class Phase(str, Enum):
+    """Where a day is. MAW uses DAY and NIGHT; AIWolf uses all four."""
+
+    DAY = "day"  # the Village is open (MAW: votes too)
+    VOTE = "vote"  # AIWolf: the execution vote after the talk
+    WHISPER = "whisper"  # AIWolf: the Hideout is open
+    NIGHT = "night"  # attack votes (MAW: and the Hideout), divinations, guards
+    OVER = "over"  # the game has ended
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Termination(str, Enum):
+    """Why a game ended."""
+
+    WOLVES_ELIMINATED = "no werewolf lives"
+    VILLAGE_ELIMINATED = "no villager lives"
+    PARITY = "werewolves reached parity"
+    DAY_LIMIT = "day limit reached"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Death(NamedTuple):
+    day: int
+    seat: int
+    cause: str  # "executed" | "murdered"
+
+
+class VoteRecord(NamedTuple):
+    """A finished vote; attack votes are known to the pack only."""
+
+    day: int
+    kind: str  # "execute" | "attack"
+    vote_round: int
+    votes: tuple[int, ...]  # target seat per seat, -1 for none
+
+
+class Result(NamedTuple):
+    """A private result: a divination (to the seer) or a medium's reading."""
+
+    day: int
+    kind: str  # "divine" | "medium" | "guard"
+    seat: int  # who learns it
+    target: int
+    species: str
+
+
+class GameState(NamedTuple):
+    """Everything about a game at one moment. See the module docstring."""
+
+    rules: Ruleset
+    names: tuple[str, ...]
+    seat: Mapping[str, int]
+    roles: tuple[Role, ...]
+    alive: tuple[bool, ...]
+    day: int
+    phase: Phase
+    vote_round: int
+    votes: tuple[int, ...]  # current vote (execute by day, night action target by night)
+    spoken: tuple[int, ...]  # messages each seat sent in the open room this phase
+    done: tuple[bool, ...]  # said Over this phase
+    candidates: tuple[int, ...]  # tied seats while chance must pick (empty otherwise)
+    pending: str  # "execute" | "attack" while chance must pick, else ""
+    deaths: tuple[Death, ...]
+    vote_log: tuple[VoteRecord, ...]
+    results: tuple[Result, ...]
+    executed_today: int  # seat executed this day, -1 for none
+    termination: Termination | None
+    winner: Team | None
+    seed: int
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def living(self) -> tuple[str, ...]:
+        return tuple(n for n, a in zip(self.names, self.alive, strict=True) if a)
+
+    def role_of(self, name: str) -> Role:
+        """The hidden role of ``name``: for the referee and tests, never for a player."""
+        return self.roles[self.seat[name]]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    Attributes:
+        winner: the winning team, ``None`` for a draw (day limit).
+        termination: why the game ended.
+        day: the day it ended on.
+        roles: every player's role.
+        points: what each player scored (design document §1.2.4).
+    """
+
+    winner: Team | None
+    termination: Termination
+    day: int
+    roles: Mapping[str, str]
+    points: Mapping[str, int]

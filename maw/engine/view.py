@@ -1,0 +1,114 @@
+"""What one player may know: the only window onto a game a player (or a prompt) gets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from maw.engine.actions import Room
+from maw.engine.rules import NOBODY, _room, _talk_budget
+from maw.engine.rulesets import Flow
+from maw.engine.state import GameState, Phase
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """One player's knowledge of the game at one moment.
+
+    Attributes:
+        player: whose view this is.
+        role: the player's own role.
+        team: the player's own team.
+        alive: whether the player lives.
+        ruleset: the ruleset's name.
+        day: the current day.
+        phase: the current phase ("day", "vote", "whisper", "night", "over").
+        vote_round: 1 during a revote, else 0.
+        players: everyone, in seat order.
+        living: the living, in seat order.
+        deaths: (day, player, "executed" | "murdered") for every death so far.
+        known_roles: the roles this player may know: its own; a werewolf also the pack's
+            (and in MAW the roles of the executed); everyone's once the game is over.
+        pack: the pack (werewolves) if this player belongs to it, else empty.
+        room: the room this player may speak in now, if any.
+        messages_left: messages this player may still send there (``None``: no limit).
+        votes: the current votes this player may see, voter -> target.
+        vote_history: finished votes it may see: (day, kind, round, ((voter, target), ...)).
+        results: its own divinations and medium readings: (day, kind, target, species).
+        winner: the winning team once the game is over ("" for a draw), else ``None``.
+    """
+
+    player: str
+    role: str
+    team: str
+    alive: bool
+    ruleset: str
+    day: int
+    phase: str
+    vote_round: int
+    players: tuple[str, ...]
+    living: tuple[str, ...]
+    deaths: tuple[tuple[int, str, str], ...]
+    known_roles: Mapping[str, str]
+    pack: tuple[str, ...]
+    room: str | None
+    messages_left: int | None
+    votes: Mapping[str, str]
+    vote_history: tuple[tuple[int, str, int, tuple[tuple[str, str], ...]], ...]
+    results: tuple[tuple[int, str, str, str], ...]
+    winner: str | None
+
+
+def view(state: GameState, player: str) -> PlayerView:
+    """What ``player`` may know now. Raises ``KeyError`` for a name not in the game."""
+    s = state.seat[player]
+    names, roles, alive = state.names, state.roles, state.alive
+    me = roles[s]
+    over = state.phase is Phase.OVER
+    pack = tuple(n for n, r in zip(names, roles, strict=True) if r.pack) if me.pack else ()
+    known = {player: me.name}
+    if over:
+        known = {n: r.name for n, r in zip(names, roles, strict=True)}
+    elif me.pack:
+        known.update((n, "Werewolf") for n in pack)
+        if state.rules.flow is Flow.MAW:
+            known.update((names[d.seat], roles[d.seat].name) for d in state.deaths
+                         if d.cause == "executed")
+    votes: dict[str, str] = {}
+    phase, flow = state.phase, state.rules.flow
+    for i, t in enumerate(state.votes):
+        if t == NOBODY or not alive[i]:
+            continue
+        if phase is Phase.DAY and flow is Flow.MAW:
+            visible = True
+        elif phase is Phase.NIGHT:
+            visible = i == s or (me.pack and roles[i].pack)
+        else:
+            visible = i == s
+        if visible:
+            votes[names[i]] = names[t]
+    history = tuple(
+        (rec.day, rec.kind, rec.vote_round,
+         tuple((names[i], names[t]) for i, t in enumerate(rec.votes) if t != NOBODY))
+        for rec in state.vote_log if rec.kind == "execute" or me.pack)
+    results = tuple((r.day, r.kind, names[r.target], r.species)
+                    for r in state.results if r.seat == s)
+    room = _room(state)
+    may_speak = room is not None and alive[s] and (room is Room.VILLAGE or me.pack) \
+        and not state.pending
+    limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
+    left: int | None = None
+    if may_speak and limit is not None:
+        left = (limit - state.spoken[s]) if _talk_budget(state, s, room) else 0  # type: ignore
+    return PlayerView(
+        player=player, role=me.name, team=me.team.value, alive=alive[s],
+        ruleset=state.rules.name, day=state.day, phase=phase.value,
+        vote_round=state.vote_round, players=names, living=state.living(),
+        deaths=tuple((d.day, names[d.seat], d.cause) for d in state.deaths),
+        known_roles=MappingProxyType(known), pack=pack,
+        room=room.value if may_speak else None,  # type: ignore[union-attr]
+        messages_left=left, votes=MappingProxyType(votes), vote_history=history,
+        results=results,
+        winner=(state.winner.value if state.winner else "") if over else None,
+    )

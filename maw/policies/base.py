@@ -1,0 +1,51 @@
+"""The decider interface and its registry."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import ClassVar
+
+from maw.engine import Action, Event, PlayerView
+from maw.errors import ConfigError
+
+
+class Decider:
+    """Chooses actions for one player.
+
+    ``observe`` receives, in order, every event the player may see; ``decide`` returns one
+    of ``legal`` (a chat with its text filled in) or ``None`` to listen.
+
+    Attributes:
+        needs_view: ``decide`` reads its ``view`` argument (else it may get ``None``,
+            which saves the simulator building views it would not read).
+    """
+
+    needs_view: ClassVar[bool] = True
+
+    def __init__(self, player: str, rng: random.Random) -> None:
+        self.player = player
+        self.rng = rng
+
+    def observe(self, event: Event) -> None:
+        """Learn from an event this player may see."""
+
+    def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
+        raise NotImplementedError
+
+
+DECIDERS: dict[str, Callable[[str, random.Random], Decider]] = {}
+
+
+def register_decider(name: str, factory: Callable[[str, random.Random], Decider]) -> None:
+    """Make ``factory`` available as decider ``name`` (outside code may add its own)."""
+    DECIDERS[name] = factory
+
+
+def make_decider(name: str, player: str, rng: random.Random) -> Decider:
+    try:
+        factory = DECIDERS[name]
+    except KeyError:
+        raise ConfigError(f"unknown decider {name!r}; known: {', '.join(sorted(DECIDERS))}") \
+            from None
+    return factory(player, rng)

@@ -1,0 +1,57 @@
+"""A small statement grammar that rule players speak and every decider can read.
+
+Statements (one per sentence, any order, case-insensitive on the keywords):
+
+* ``I am the Seer.`` — a coming-out (any role name);
+* ``Bob is a werewolf.`` / ``Bob is human.`` — a divination or reading claimed as fact;
+* ``I suspect Bob.`` / ``I vote for Bob.`` — an accusation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ROLE = re.compile(r"\bI am (?:the |a )?(seer|medium|bodyguard|villager|werewolf|possessed)\b",
+                   re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    kind: str  # "role" | "species" | "suspect"
+    speaker: str
+    target: str
+    value: str  # the role, the species, or ""
+
+
+def parse(speaker: str, text: str, players: tuple[str, ...]) -> list[Claim]:
+    """The statements in ``text``; names that are not players are ignored."""
+    claims: list[Claim] = []
+    m = _ROLE.search(text)
+    if m:
+        claims.append(Claim("role", speaker, speaker, m.group(1).capitalize()))
+    lowered = text.lower()
+    for name in players:
+        key = name.lower()
+        if key not in lowered:
+            continue
+        pat = re.escape(key)
+        m = re.search(pat + r" is (?:a |an )?(werewolf|wolf|human|villager)\b", lowered)
+        if m:
+            species = "werewolf" if m.group(1) in ("werewolf", "wolf") else "human"
+            claims.append(Claim("species", speaker, name, species))
+        if re.search(r"\bi (?:suspect|vote for|accuse) " + pat + r"\b", lowered):
+            claims.append(Claim("suspect", speaker, name, ""))
+    return claims
+
+
+def say_role(role: str) -> str:
+    return f"I am the {role}."
+
+
+def say_species(target: str, species: str) -> str:
+    return f"{target} is a werewolf." if species == "werewolf" else f"{target} is human."
+
+
+def say_suspect(target: str) -> str:
+    return f"I suspect {target}."

@@ -1,0 +1,32 @@
+"""A random legal action, like RLereWolf's Dummy agent."""
+
+from __future__ import annotations
+
+from maw.engine import Action, Chat, PlayerView
+from maw.policies.base import Decider, register_decider
+
+_LINES = (
+    "Good morning, everyone.",
+    "I have a bad feeling about this.",
+    "Who do you all suspect?",
+    "I am just a simple villager.",
+    "Let us not rush our vote.",
+    "Something about this village is off.",
+)
+
+
+class RandomDecider(Decider):
+    """Picks uniformly among the legal actions; chats a stock line."""
+
+    needs_view = False
+
+    def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
+        if not legal:
+            return None
+        action = legal[self.rng.randrange(len(legal))]
+        if type(action) is Chat:
+            return Chat(action.actor, action.room, self.rng.choice(_LINES))
+        return action
+
+
+register_decider("random", RandomDecider)

@@ -1,0 +1,215 @@
+"""A rule-based player: suspicion scores from votes, claims and results.
+
+* Every player keeps a suspicion score per other player. Claimed werewolf results raise
+  the target's score, claimed human results lower it; a claim that contradicts what the
+  player knows for certain (its own role, its divinations, a murder victim) marks the
+  claimant as a liar; votes for someone known to be human are suspicious.
+* By day it says what it knows once per phase (coming out as Seer or Medium with its
+  results, or naming its prime suspect), then votes the most suspected.
+* Werewolves never vote to attack a werewolf; by night they follow a packmate's choice
+  (so MAW's unanimity is reached) or pick the most dangerous villager: a claimed Seer or
+  Medium first, then whoever suspects the pack most.
+* A Seer divines its prime suspect it has not yet divined, and acts on what it found;
+  a Bodyguard guards the most trusted claimed Seer or Medium; the Possessed claims Seer
+  and calls a villager a werewolf.
+"""
+
+from __future__ import annotations
+
+import random
+
+from maw.engine import (
+    Action,
+    Attack,
+    Chat,
+    Divine,
+    Event,
+    Guard,
+    Over,
+    PlayerView,
+    Unvote,
+    Vote,
+)
+from maw.engine.events import Chatted, GameStarted, Murdered, VoteCast, VotesRevealed
+from maw.policies import claims
+from maw.policies.base import Decider, register_decider
+
+_LIAR = 10.0
+
+
+class RuleDecider(Decider):
+    """See the module docstring."""
+
+    def __init__(self, player: str, rng: random.Random) -> None:
+        super().__init__(player, rng)
+        self.suspicion: dict[str, float] = {}
+        self.human: set[str] = {player}  # known for certain not to be a werewolf
+        self.wolf: set[str] = set()  # known for certain to be a werewolf
+        self.claimed: dict[str, str] = {}  # player -> role it came out as
+        self.against: dict[str, set[str]] = {}  # player -> those it accused or voted
+        self.spoke_in: tuple[int, str] | None = None
+        self.fake_seen: set[str] = set()
+        self.players: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------ learning
+
+    def _bump(self, name: str, amount: float) -> None:
+        if name != self.player:
+            self.suspicion[name] = self.suspicion.get(name, 0.0) + amount
+
+    def observe(self, event: Event) -> None:
+        kind = type(event)
+        if kind is GameStarted:
+            self.players = event.players  # type: ignore[union-attr]
+        elif kind is Chatted:
+            self._heard(event.speaker, event.text)  # type: ignore[union-attr]
+        elif kind is VoteCast and event.kind == "execute" and event.target:  # type: ignore
+            self._voted(event.voter, event.target)  # type: ignore[union-attr]
+        elif kind is VotesRevealed and event.kind == "execute" and event.audience is None:
+            for voter, target in event.votes:  # type: ignore[union-attr]
+                self._voted(voter, target)
+        elif kind is Murdered:
+            # the pack never murders its own: the victim was human, and so were
+            # those who accused it less likely to be wolves; its accusers more so
+            victim = event.player  # type: ignore[union-attr]
+            self.human.add(victim)
+            for accuser in [p for p, t in self.against.items() if victim in t]:
+                self._bump(accuser, 1.0)
+
+    def _voted(self, voter: str, target: str) -> None:
+        if voter == self.player:
+            return
+        self.against.setdefault(voter, set()).add(target)
+        if target in self.human:
+            self._bump(voter, 1.0 if target != self.player else 1.5)
+        if target in self.wolf:
+            self._bump(voter, -1.0)
+
+    def _heard(self, speaker: str, text: str) -> None:
+        if speaker == self.player:
+            return
+        for c in claims.parse(speaker, text, self.players):
+            if c.kind == "role":
+                if c.value in ("Seer", "Medium"):
+                    rivals = [p for p, r in self.claimed.items() if r == c.value and p != speaker]
+                    for rival in rivals:  # two Seers: at least one lies
+                        self._bump(rival, 1.0)
+                        self._bump(speaker, 1.0)
+                self.claimed[speaker] = c.value
+            elif c.kind == "species":
+                self.against.setdefault(speaker, set())
+                lie = (c.value == "werewolf" and c.target in self.human) or \
+                      (c.value == "human" and c.target in self.wolf)
+                if lie:
+                    self._bump(speaker, _LIAR)
+                elif c.value == "werewolf":
+                    self.against[speaker].add(c.target)
+                    self._bump(c.target, 2.0)
+                else:
+                    self._bump(c.target, -1.0)
+            else:
+                self.against.setdefault(speaker, set()).add(c.target)
+                if c.target in self.human:
+                    self._bump(speaker, 1.0)
+
+    def _learn(self, view: PlayerView) -> None:
+        self.players = view.players
+        for name, role in view.known_roles.items():
+            (self.wolf if role == "Werewolf" else self.human).add(name)
+        for _day, kind, target, species in view.results:
+            if kind in ("divine", "medium"):
+                (self.wolf if species == "werewolf" else self.human).add(target)
+
+    # ------------------------------------------------------------ choosing
+
+    def _score(self, name: str) -> float:
+        if name in self.wolf:
+            return 100.0
+        if name in self.human:
+            return -100.0
+        return self.suspicion.get(name, 0.0) + self.rng.random() * 0.01
+
+    def _say(self, view: PlayerView) -> str | None:
+        me = view.role
+        lines: list[str] = []
+        if me in ("Seer", "Medium"):
+            found = [(t, s) for _d, k, t, s in view.results if k in ("divine", "medium")]
+            if found:
+                lines.append(claims.say_role(me))
+                lines.extend(claims.say_species(t, s) for t, s in found[-2:])
+        elif me == "Possessed":
+            fake = [p for p in view.living if p != self.player and p not in self.fake_seen]
+            if fake:
+                target = self.rng.choice(fake)
+                self.fake_seen.add(target)
+                lines += [claims.say_role("Seer"), claims.say_species(target, "werewolf")]
+        suspect = self._prime(view, view.living)
+        if suspect and not lines:
+            lines.append(claims.say_suspect(suspect))
+        return " ".join(lines) or None
+
+    def _prime(self, view: PlayerView, pool: tuple[str, ...] | list[str]) -> str | None:
+        options = [p for p in pool if p != self.player and p not in view.pack]
+        return max(options, key=self._score) if options else None
+
+    def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
+        assert view is not None
+        self._learn(view)
+        by_kind: dict[type, list[Action]] = {}
+        for a in legal:
+            by_kind.setdefault(type(a), []).append(a)
+        stamp = (view.day, view.phase)
+        if Chat in by_kind and self.spoke_in != stamp:
+            self.spoke_in = stamp
+            chat = by_kind[Chat][0]
+            if chat.room.value == "Hideout":  # type: ignore[union-attr]
+                target = self._night_target(view, [])
+                text = f"Let us take {target} tonight." if target else None
+            else:
+                text = self._say(view)
+            if text:
+                return Chat(chat.actor, chat.room, text[:500])  # type: ignore[union-attr]
+        if Vote in by_kind:
+            options = [a.target for a in by_kind[Vote]]  # type: ignore[union-attr]
+            current = view.votes.get(self.player)
+            best = self._prime(view, options + ([current] if current else []))
+            if best is not None and best != current:
+                return Vote(self.player, best)
+            if best is None and Unvote in by_kind:
+                return Unvote(self.player)
+        if Attack in by_kind:
+            options = [a.target for a in by_kind[Attack]]  # type: ignore[union-attr]
+            target = self._night_target(view, options)
+            if target and view.votes.get(self.player) != target:
+                return Attack(self.player, target)
+        if Divine in by_kind:
+            done = {t for _d, k, t, _s in view.results if k == "divine"}
+            options = [a.target for a in by_kind[Divine]]  # type: ignore[union-attr]
+            fresh = [p for p in options if p not in done] or options
+            return Divine(self.player, max(fresh, key=self._score))
+        if Guard in by_kind:
+            options = [a.target for a in by_kind[Guard]]  # type: ignore[union-attr]
+            trusted = [p for p in options if self.claimed.get(p) in ("Seer", "Medium")
+                       and p in view.living]
+            pool = trusted or [p for p in options if p in view.living] or options
+            return Guard(self.player, min(pool, key=self._score))
+        if Over in by_kind:
+            return by_kind[Over][0]
+        return None
+
+    def _night_target(self, view: PlayerView, options: list[str]) -> str | None:
+        """The pack's choice: a packmate's current pick, else the most dangerous."""
+        pool = [p for p in (options or view.living) if p not in view.pack]
+        if not pool:
+            return None
+        for mate in view.pack:
+            pick = view.votes.get(mate)
+            if mate != self.player and pick in pool:
+                return pick
+        def danger(p: str) -> tuple[int, int, str]:
+            special = self.claimed.get(p) in ("Seer", "Medium", "Bodyguard")
+            return (int(special), len(self.against.get(p, set()) & set(view.pack)), p)
+        return max(pool, key=danger)
+
+
+register_decider("rule", RuleDecider)

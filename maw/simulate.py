@@ -1,0 +1,166 @@
+"""``maw simulate``: many games on the engine alone, no XMPP, as fast as Python allows.
+
+The phase timer is modelled by rounds: in each round every living player (in a random
+order) may act once; a phase that the rules have not ended after ``rounds_per_phase``
+rounds, or in which nobody acted in a round, ends by :class:`EndPhase`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from dataclasses import dataclass, field
+
+from maw.engine import (
+    EndPhase,
+    GameState,
+    Ruleset,
+    legal_actions,
+    new_game,
+    opening_events,
+    play,
+    view,
+)
+from maw.engine.events import Event
+from maw.errors import IllegalActionError
+from maw.policies import make_decider
+from maw.policies.base import Decider
+
+
+@dataclass
+class GameRecord:
+    """One simulated game: who won, how long it took, what went wrong."""
+
+    winner: str | None
+    days: int
+    actions: int
+    invalid_actions: int
+    points: dict[str, int]
+    roles: dict[str, str]
+
+
+def _deliver(deciders: dict[str, Decider], listeners: list[Decider],
+             events: tuple[Event, ...]) -> None:
+    for event in events:
+        audience = event.audience
+        if audience is None:
+            for d in listeners:
+                d.observe(event)
+        else:
+            for name in audience:
+                d = deciders[name]
+                if d in listeners:
+                    d.observe(event)
+
+
+def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], seed: int,
+              rounds_per_phase: int = 3, max_steps: int = 100_000) -> GameRecord:
+    """Play one game with deciders named by ``policy`` (one name, or one per player)."""
+    rng = random.Random(seed)
+    state: GameState = new_game(rules, names, rng)
+    policies = policy if isinstance(policy, dict) else dict.fromkeys(names, policy)
+    deciders = {n: make_decider(policies[n], n, random.Random(rng.getrandbits(64)))
+                for n in names}
+    listeners = [d for d in deciders.values() if type(d).observe is not Decider.observe]
+    _deliver(deciders, listeners, opening_events(state))
+    invalid = steps = 0
+    while not state.is_over:
+        marker = (state.day, state.phase, state.vote_round)
+        for _ in range(rounds_per_phase):
+            acted = False
+            order = list(state.living())
+            rng.shuffle(order)
+            for name in order:
+                legal = legal_actions(state, name)
+                if not legal:
+                    continue
+                d = deciders[name]
+                action = d.decide(view(state, name) if d.needs_view else None, legal)
+                if action is None:
+                    continue
+                try:
+                    state, events = play(state, action)
+                except IllegalActionError:
+                    invalid += 1
+                    continue
+                steps += 1
+                acted = True
+                _deliver(deciders, listeners, events)
+                if (state.day, state.phase, state.vote_round) != marker:
+                    break
+            if not acted or (state.day, state.phase, state.vote_round) != marker:
+                break
+        if not state.is_over and (state.day, state.phase, state.vote_round) == marker:
+            state, events = play(state, EndPhase())
+            _deliver(deciders, listeners, events)
+        if steps > max_steps:
+            raise RuntimeError(f"game {seed} did not end in {max_steps} actions")
+    winner = state.winner.value if state.winner else None
+    return GameRecord(
+        winner=winner, days=state.day - rules.first_day + 1, actions=steps,
+        invalid_actions=invalid,
+        points={n: p for n, p in zip(names, _points(state), strict=True)},
+        roles={n: r.name for n, r in zip(names, state.roles, strict=True)},
+    )
+
+
+def _points(state: GameState) -> list[int]:
+    from maw.engine import outcome
+
+    out = outcome(state)
+    assert out is not None
+    return [out.points[n] for n in state.names]
+
+
+@dataclass
+class Summary:
+    games: int = 0
+    village_wins: int = 0
+    werewolf_wins: int = 0
+    draws: int = 0
+    days: int = 0
+    actions: int = 0
+    invalid_actions: int = 0
+    seconds: float = 0.0
+    hasher: "hashlib._Hash" = field(default_factory=hashlib.sha256)
+
+    def add(self, rec: GameRecord) -> None:
+        self.games += 1
+        self.days += rec.days
+        self.actions += rec.actions
+        self.invalid_actions += rec.invalid_actions
+        if rec.winner == "village":
+            self.village_wins += 1
+        elif rec.winner == "werewolves":
+            self.werewolf_wins += 1
+        else:
+            self.draws += 1
+        self.hasher.update(f"{rec.winner}:{rec.days}:{rec.actions}:{rec.roles};".encode())
+
+    def as_dict(self) -> dict[str, object]:
+        g = max(self.games, 1)
+        return {
+            "games": self.games, "village_wins": self.village_wins,
+            "werewolf_wins": self.werewolf_wins, "draws": self.draws,
+            "mean_days": round(self.days / g, 3),
+            "mean_actions": round(self.actions / g, 2),
+            "ms_per_game": round(1000 * self.seconds / g, 4),
+            "invalid_actions": self.invalid_actions,
+            # same seed, same games: the digest of every game's result shows it
+            "digest": self.hasher.hexdigest()[:16],
+        }
+
+
+def simulate(rules: Ruleset, players: int, policy: str, games: int, seed: int,
+             progress=None) -> Summary:
+    """Play ``games`` games; game ``i`` uses seed ``(seed, i)`` so any one can be replayed."""
+    names = [f"P{i + 1:02d}" for i in range(players)]
+    summary = Summary()
+    start = time.perf_counter()
+    for i in range(games):
+        summary.add(play_game(rules, names, policy, seed=seed * 1_000_003 + i))
+        if progress is not None:
+            progress(i + 1)
+    summary.seconds = time.perf_counter() - start
+    return summary

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The README's test command: set up, then run the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+set +e
+.venv/bin/python -m pytest "$@"
+status=$?
+set -e
+# pytest exits 5 when it collected no test: that is a broken suite, not a pass
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests" >&2
+  exit 1
+fi
+exit "$status"

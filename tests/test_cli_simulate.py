@@ -1,0 +1,57 @@
+"""``maw simulate`` as a person runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from maw.cli import main
+
+
+def run_cli(*args):
+    proc = subprocess.run([sys.executable, "-m", "maw", *args], capture_output=True, text=True,
+                          timeout=300)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("--ruleset", "maw", "--players", "6", "--policy", "random"),
+    ("--ruleset", "aiwolf-15", "--players", "15", "--policy", "rule"),
+])
+def test_json_output_is_complete_valid_and_repeatable(args):
+    code, out, err = run_cli("simulate", "--games", "60", "--seed", "1", "--json", *args)
+    assert code == 0, err
+    first = json.loads(out)
+    assert {"games", "village_wins", "werewolf_wins", "mean_days", "ms_per_game",
+            "invalid_actions", "digest"} <= set(first)
+    assert first["games"] == 60 and first["invalid_actions"] == 0
+    assert first["village_wins"] + first["werewolf_wins"] + first["draws"] == 60
+    _, out2, _ = run_cli("simulate", "--games", "60", "--seed", "1", "--json", *args)
+    second = json.loads(out2)
+    first.pop("ms_per_game"), second.pop("ms_per_game")
+    assert first == second
+    _, out3, _ = run_cli("simulate", "--games", "60", "--seed", "2", "--json", *args)
+    assert json.loads(out3)["digest"] != first["digest"]
+
+
+def test_text_output(capsys):
+    assert main(["simulate", "--games", "20", "--players", "5", "--ruleset", "aiwolf-5"]) == 0
+    out = capsys.readouterr().out
+    assert "village wins" in out and "invalid actions  0" in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--ruleset", "aiwolf-5", "--players", "7"], "needs 5 players, got 7"),
+    (["--ruleset", "chess"], "unknown ruleset 'chess'"),
+    (["--rule", "tie=maybe"], "bad value 'maybe' for ruleset option 'tie'"),
+    (["--rule", "nonsense"], "is not KEY=VALUE"),
+    (["--policy", "psychic"], "unknown decider 'psychic'"),
+    (["--games", "0"], "--games must be at least 1"),
+])
+def test_bad_input_is_a_clear_error(args, message, capsys):
+    assert main(["simulate", *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

@@ -1,0 +1,136 @@
+"""Invariants over many random games, for every ruleset (hypothesis)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maw.engine import (
+    Attack,
+    Chat,
+    Divine,
+    EndPhase,
+    Guard,
+    Phase,
+    Room,
+    Vote,
+    legal_actions,
+    new_game,
+    opening_events,
+    play,
+    ruleset,
+    view,
+)
+from maw.engine.events import Chatted, Divined, MediumResult, RoleAssigned, RoleRevealed
+from maw.engine.rules import _why_illegal
+from maw.simulate import play_game
+
+RULESETS = [
+    ("maw", 6, {}), ("maw", 7, {"tie": "revote"}), ("maw", 9, {"tie": "random"}),
+    ("maw", 4, {"win": "parity"}), ("aiwolf-5", 5, {}), ("aiwolf-9", 9, {}),
+    ("aiwolf-9", 9, {"variant": "2021"}), ("aiwolf-13", 13, {}),
+    ("aiwolf-15", 15, {"variant": "2021"}),
+]
+IDS = [f"{r}-{n}-{'-'.join(o.values()) or 'default'}" for r, n, o in RULESETS]
+
+
+def allowed_roles(state, player):
+    """What the rules let ``player`` know, computed independently of ``view``."""
+    if state.phase is Phase.OVER:
+        return set(state.names)
+    s = state.seat[player]
+    allowed = {player}
+    if state.roles[s].pack:
+        allowed |= {n for n, r in zip(state.names, state.roles, strict=False) if r.pack}
+        if state.rules.flow.value == "maw":
+            allowed |= {state.names[d.seat] for d in state.deaths if d.cause == "executed"}
+    return allowed
+
+
+def check_invariants(state, events):
+    pack = {n for n, r in zip(state.names, state.roles, strict=False) if r.pack}
+    for e in events:
+        if isinstance(e, Chatted) and e.room is Room.HIDEOUT:
+            assert e.audience == pack
+        if isinstance(e, RoleRevealed):
+            assert e.audience == pack
+        if isinstance(e, RoleAssigned):
+            assert e.audience == {e.player}
+        if isinstance(e, (Divined, MediumResult)):
+            assert len(e.audience) == 1
+    for name in state.names:
+        v = view(state, name)
+        assert set(v.known_roles) <= allowed_roles(state, name), (name, v.known_roles)
+        for other, role in v.known_roles.items():
+            assert role == state.role_of(other).name
+        legal = legal_actions(state, name)
+        s = state.seat[name]
+        if state.is_over or not state.alive[s]:
+            assert legal == ()
+            continue
+        if state.phase is Phase.DAY and state.rules.flow.value == "maw":
+            assert legal, "a living player by a MAW day can always speak or vote"
+        if state.phase is Phase.VOTE and state.votes[s] == -1:
+            assert any(isinstance(a, Vote) for a in legal)
+        for a in legal:
+            if not isinstance(a, Chat):
+                assert _why_illegal(state, a) is None, a
+
+
+def all_targeted(state, name):
+    return [k(name, t) for k in (Vote, Attack, Divine, Guard) for t in state.names]
+
+
+@pytest.mark.parametrize("name,n,options", RULESETS, ids=IDS)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seed=st.integers(0, 2**32))
+def test_random_play_keeps_every_invariant(name, n, options, data, seed):
+    rules = ruleset(name, **options)
+    state = new_game(rules, [f"p{i}" for i in range(n)], random.Random(seed))
+    check_invariants(state, opening_events(state))
+    limit = 2 * n + 5  # the default day limit
+    for _ in range(3000):
+        if state.is_over:
+            break
+        movers = [(p, legal_actions(state, p)) for p in state.living()]
+        movers = [(p, acts) for p, acts in movers if acts]
+        if not movers or data.draw(st.integers(0, 9), label="timer") == 0:
+            action = EndPhase()
+        else:
+            player, acts = movers[data.draw(st.integers(0, len(movers) - 1), label="who")]
+            action = acts[data.draw(st.integers(0, len(acts) - 1), label="what")]
+            if isinstance(action, Chat):
+                action = Chat(action.actor, action.room, "hello")
+            # everything not listed is refused, everything listed is accepted
+            listed = set(acts)
+            for other in all_targeted(state, player):
+                assert (_why_illegal(state, other) is None) == (other in listed), other
+        state, events = play(state, action)
+        check_invariants(state, events)
+    assert state.is_over, "the game did not end within 3000 actions"
+    assert state.day - rules.first_day <= limit
+
+
+@pytest.mark.parametrize("name,n,options", RULESETS, ids=IDS)
+@pytest.mark.parametrize("policy", ["random", "rule"])
+def test_simulated_games_end_with_no_invalid_action_and_replay_identically(
+        name, n, options, policy):
+    rules = ruleset(name, **options)
+    names = [f"p{i}" for i in range(n)]
+    for seed in range(15):
+        a = play_game(rules, names, policy, seed)
+        assert a.invalid_actions == 0
+        assert a.winner in ("village", "werewolves", None)
+        assert a.days <= 12 * n
+        assert a == play_game(rules, names, policy, seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(3, 40), seed=st.integers(0, 2**32))
+def test_maw_deals_one_third_wolves_for_any_size(n, seed):
+    state = new_game(ruleset("maw"), [f"p{i}" for i in range(n)], random.Random(seed))
+    assert sum(r.pack for r in state.roles) == max(1, n // 3)
+    assert state.phase is Phase.DAY
