@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from maw.engine import (
     EndPhase,
     GameState,
+    Phase,
     Ruleset,
+    actors,
     legal_actions,
     new_game,
     opening_events,
@@ -65,15 +67,17 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
     listeners = [d for d in deciders.values() if type(d).observe is not Decider.observe]
     _deliver(deciders, listeners, opening_events(state))
     invalid = steps = 0
-    while not state.is_over:
-        marker = (state.day, state.phase, state.vote_round)
+    over = Phase.OVER
+    while state.phase is not over:
+        day, phase, vote_round = state.day, state.phase, state.vote_round
+        moved = False  # the rules ended the phase (or the game)
         for _ in range(rounds_per_phase):
             acted = False
-            order = list(state.living())
+            order = list(actors(state))
             rng.shuffle(order)
             for name in order:
                 legal = legal_actions(state, name)
-                if not legal:
+                if not legal:  # an earlier action this round closed this player's turn
                     continue
                 d = deciders[name]
                 action = d.decide(view(state, name) if d.needs_view else None, legal)
@@ -86,14 +90,18 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
                     continue
                 steps += 1
                 acted = True
-                _deliver(deciders, listeners, events)
-                if (state.day, state.phase, state.vote_round) != marker:
+                if listeners:
+                    _deliver(deciders, listeners, events)
+                if state.phase is not phase or state.day != day or \
+                        state.vote_round != vote_round:
+                    moved = True
                     break
-            if not acted or (state.day, state.phase, state.vote_round) != marker:
+            if moved or not acted:
                 break
-        if not state.is_over and (state.day, state.phase, state.vote_round) == marker:
+        if not moved and state.phase is not over:
             state, events = play(state, EndPhase())
-            _deliver(deciders, listeners, events)
+            if listeners:
+                _deliver(deciders, listeners, events)
         if steps > max_steps:
             raise RuntimeError(f"game {seed} did not end in {max_steps} actions")
     winner = state.winner.value if state.winner else None

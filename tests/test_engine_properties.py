@@ -17,6 +17,7 @@ from maw.engine import (
     Phase,
     Room,
     Vote,
+    actors,
     legal_actions,
     new_game,
     opening_events,
@@ -61,6 +62,7 @@ def check_invariants(state, events):
             assert e.audience == {e.player}
         if isinstance(e, (Divined, MediumResult)):
             assert len(e.audience) == 1
+    assert actors(state) == tuple(n for n in state.names if legal_actions(state, n))
     for name in state.names:
         v = view(state, name)
         assert set(v.known_roles) <= allowed_roles(state, name), (name, v.known_roles)

@@ -35,6 +35,7 @@ from maw.engine.roles import (
     role_named,
 )
 from maw.engine.rules import (
+    actors,
     apply,
     chance_action,
     legal_actions,
@@ -59,7 +60,7 @@ from maw.engine.view import PlayerView, view
 __all__ = [
     "Action", "Attack", "Chat", "Divine", "EndPhase", "Guard", "Over", "Resolve", "Room",
     "Unvote", "Vote", "Event", "visible_to", "BODYGUARD", "MEDIUM", "POSSESSED", "SEER",
-    "VILLAGER", "WEREWOLF", "Ability", "Role", "Species", "Team", "role_named", "apply",
+    "VILLAGER", "WEREWOLF", "Ability", "Role", "Species", "Team", "role_named", "actors", "apply",
     "chance_action", "legal_actions", "new_game", "opening_events", "outcome", "play",
     "RULESET_NAMES", "Flow", "Ruleset", "TiePolicy", "WinCondition", "parse_options",
     "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",

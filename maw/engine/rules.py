@@ -102,7 +102,8 @@ def new_game(rules: Ruleset, names: Iterable[str], rng: random.Random,
     n = len(names)
     state = GameState(
         rules=rules, names=names, seat=MappingProxyType({x: i for i, x in enumerate(names)}),
-        roles=tuple(deck), alive=(True,) * n, day=rules.first_day, phase=Phase.DAY,
+        roles=tuple(deck), pack=frozenset(x for x, r in zip(names, deck, strict=True) if r.pack),
+        alive=(True,) * n, day=rules.first_day, phase=Phase.DAY,
         vote_round=0, votes=(NOBODY,) * n, spoken=(0,) * n, done=(False,) * n,
         candidates=(), pending="", deaths=(), vote_log=(), results=(),
         executed_today=NOBODY, termination=None, winner=None, seed=rng.getrandbits(64),
@@ -167,6 +168,20 @@ def _targets(state: GameState, s: int, kind: type) -> list[int]:
     return [t for t in range(n) if alive[t] and t != s]  # Divine, Guard
 
 
+def _may_target(state: GameState, s: int, t: int, kind: type) -> bool:
+    """``t in _targets(state, s, kind)``, without building the list."""
+    rules = state.rules
+    if kind is Guard and rules.guard_dead:
+        return t != s
+    if not state.alive[t]:
+        return False
+    if kind is Vote:
+        return t != s or rules.self_vote
+    if kind is Attack:
+        return rules.attack_wolves or not state.roles[t].pack
+    return t != s
+
+
 def _why_illegal(state: GameState, action: Action) -> str | None:
     """Why ``action`` may not be applied now, or ``None`` if it may."""
     actor = getattr(action, "actor", None)
@@ -225,7 +240,7 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
     t = state.seat.get(target) if isinstance(target, str) else None
     if t is None:
         return f"{target!r} is not a player in this game"
-    if t not in _targets(state, s, kind):
+    if not _may_target(state, s, t, kind):
         if t == s:
             return f"{actor} may not target itself"
         if not state.alive[t]:
@@ -261,6 +276,27 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
                 role.ability]  # type: ignore[index]
             acts.extend(kind(player, names[t]) for t in _targets(state, s, kind) if t != mine)
     return tuple(acts)
+
+
+def actors(state: GameState) -> tuple[str, ...]:
+    """The players who have at least one legal action now, in seat order."""
+    if state.phase is Phase.OVER or state.pending:
+        return ()
+    names, alive, roles, phase, flow = (state.names, state.alive, state.roles, state.phase,
+                                        state.rules.flow)
+    seats = range(len(names))
+    if phase is Phase.DAY:
+        if flow is Flow.MAW:
+            return state.living()
+        return tuple(names[i] for i in seats if alive[i] and _talk_budget(state, i, Room.VILLAGE))
+    if phase is Phase.VOTE:
+        return tuple(names[i] for i in seats if alive[i] and state.votes[i] == NOBODY)
+    if phase is Phase.WHISPER:
+        return tuple(names[i] for i in seats
+                     if alive[i] and roles[i].pack and _talk_budget(state, i, Room.HIDEOUT))
+    if flow is Flow.MAW:
+        return tuple(names[i] for i in seats if alive[i] and roles[i].pack)
+    return tuple(names[i] for i in seats if state.votes[i] == NOBODY and _night_active(state, i))
 
 
 # ---------------------------------------------------------------- transitions
@@ -340,7 +376,7 @@ def _set(values: tuple, i: int, value: object) -> tuple:
 
 
 def _pack(state: GameState) -> frozenset[str]:
-    return frozenset(n for n, r in zip(state.names, state.roles, strict=True) if r.pack)
+    return state.pack
 
 
 def _talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) -> GameState:
@@ -352,11 +388,11 @@ def _talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) ->
     else:
         state = state._replace(done=_set(state.done, s, True))
         events.append(Overed(state.day, room, state.names[s], audience))
-    if state.rules.flow is Flow.AIWOLF:
-        roles = state.roles
-        members = [i for i, a in enumerate(state.alive)
-                   if a and (room is Room.VILLAGE or roles[i].pack)]
-        if not any(_talk_budget(state, i, room) for i in members):
+    # the talk ends by itself once nobody may speak; only this speaker's turn changed
+    if state.rules.flow is Flow.AIWOLF and not _talk_budget(state, s, room):
+        roles, alive = state.roles, state.alive
+        if not any(_talk_budget(state, i, room) for i in range(len(alive))
+                   if alive[i] and (room is Room.VILLAGE or roles[i].pack)):
             return _advance(state, events)
     return state
 

@@ -75,6 +75,7 @@ class GameState(NamedTuple):
     names: tuple[str, ...]
     seat: Mapping[str, int]
     roles: tuple[Role, ...]
+    pack: frozenset[str]  # the werewolves (fixed at the deal)
     alive: tuple[bool, ...]
     day: int
     phase: Phase

@@ -23,7 +23,7 @@ class RandomDecider(Decider):
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         if not legal:
             return None
-        action = legal[self.rng.randrange(len(legal))]
+        action = legal[int(self.rng.random() * len(legal))]
         if type(action) is Chat:
             return Chat(action.actor, action.room, self.rng.choice(_LINES))
         return action
