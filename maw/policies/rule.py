@@ -30,7 +30,7 @@ from maw.engine import (
     Unvote,
     Vote,
 )
-from maw.engine.events import Chatted, GameStarted, Murdered, VoteCast, VotesRevealed
+from maw.engine.events import Chatted, GameStarted
 from maw.policies import claims
 from maw.policies.base import Decider, register_decider
 
@@ -50,6 +50,8 @@ class RuleDecider(Decider):
         self.spoke_in: tuple[int, str] | None = None
         self.fake_seen: set[str] = set()
         self.players: tuple[str, ...] = ()
+        self.deaths_seen = 0
+        self.history_seen = 0
 
     # ------------------------------------------------------------ learning
 
@@ -58,23 +60,13 @@ class RuleDecider(Decider):
             self.suspicion[name] = self.suspicion.get(name, 0.0) + amount
 
     def observe(self, event: Event) -> None:
+        """Only chat is read from events; votes and deaths come from the view, so the
+        decider plays the same in ``maw simulate`` and over XMPP."""
         kind = type(event)
         if kind is GameStarted:
             self.players = event.players  # type: ignore[union-attr]
         elif kind is Chatted:
             self._heard(event.speaker, event.text)  # type: ignore[union-attr]
-        elif kind is VoteCast and event.kind == "execute" and event.target:  # type: ignore
-            self._voted(event.voter, event.target)  # type: ignore[union-attr]
-        elif kind is VotesRevealed and event.kind == "execute" and event.audience is None:
-            for voter, target in event.votes:  # type: ignore[union-attr]
-                self._voted(voter, target)
-        elif kind is Murdered:
-            # the pack never murders its own: the victim was human, and so were
-            # those who accused it less likely to be wolves; its accusers more so
-            victim = event.player  # type: ignore[union-attr]
-            self.human.add(victim)
-            for accuser in [p for p, t in self.against.items() if victim in t]:
-                self._bump(accuser, 1.0)
 
     def _voted(self, voter: str, target: str) -> None:
         if voter == self.player:
@@ -119,6 +111,19 @@ class RuleDecider(Decider):
         for _day, kind, target, species in view.results:
             if kind in ("divine", "medium"):
                 (self.wolf if species == "werewolf" else self.human).add(target)
+        for _day, victim, cause in view.deaths[self.deaths_seen:]:
+            if cause == "murdered":
+                # the pack never murders its own: the victim was human, and those who
+                # accused it are more likely wolves
+                self.human.add(victim)
+                for accuser in [p for p, t in self.against.items() if victim in t]:
+                    self._bump(accuser, 1.0)
+        self.deaths_seen = len(view.deaths)
+        for _day, kind, _round, votes in view.vote_history[self.history_seen:]:
+            if kind == "execute":
+                for voter, target in votes:
+                    self._voted(voter, target)
+        self.history_seen = len(view.vote_history)
 
     # ------------------------------------------------------------ choosing
 

@@ -1,0 +1,111 @@
+"""What every MAW agent shares: sending and decoding bodies, the catch-all that answers
+``not-understood``, the append-only JSONL game log, and template helpers."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from spade.agent import Agent
+from spade.behaviour import CyclicBehaviour
+from spade.message import Message
+from spade.template import Template
+
+from maw.protocol import ProtocolError, decode, encode, not_understood
+from maw.protocol.messages import Body
+
+log = logging.getLogger("maw.agents")
+
+
+class GameLog:
+    """Append-only JSONL, flushed at every line: a crash loses at most the line being written.
+
+    Records: ``{"t": seconds since start, "kind": ..., ...}`` with kinds ``msg`` (sender,
+    receiver, type, body), ``event`` (an engine event, with its audience), ``state``,
+    ``input`` (a get_input payload and its answer), ``outcome``.
+    """
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.start = time.monotonic()
+        self._file = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8")
+
+    def write(self, kind: str, **fields: Any) -> None:
+        if self._file is None:
+            return
+        record = {"t": round(time.monotonic() - self.start, 4), "kind": kind, **fields}
+        self._file.write(json.dumps(record, default=str, ensure_ascii=False) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+NULL_LOG = GameLog(None)
+
+
+def of_types(*types: str) -> Template:
+    """A template matching any of ``types`` in the metadata."""
+    template: Template | None = None
+    for t in types:
+        one = Template(metadata={"type": t})
+        template = one if template is None else template | one
+    assert template is not None
+    return template
+
+
+class MawAgent(Agent):
+    """A SPADE agent with a game log and typed send."""
+
+    game_log: GameLog = NULL_LOG
+
+    async def send_body(self, behaviour: CyclicBehaviour, to: str, body: Body,
+                        thread: str | None = None) -> None:
+        msg = encode(body, to, thread)
+        self.game_log.write("msg", sender=str(self.jid.bare), to=to, type=body.type,  # type: ignore
+                            body=body.model_dump(exclude={"view"}))
+        await behaviour.send(msg)
+
+    def decode_or_none(self, msg: Message) -> Body | None:
+        try:
+            return decode(msg)  # type: ignore[return-value]
+        except ProtocolError as exc:
+            self.game_log.write("refused", sender=str(msg.sender), reason=str(exc))
+            self._pending_nu.append(not_understood(msg, exc))
+            return None
+
+    async def flush_not_understood(self, behaviour: CyclicBehaviour) -> None:
+        while self._pending_nu:
+            await behaviour.send(self._pending_nu.pop(0))
+
+    def add_catch_all(self, known: Iterable[str]) -> None:
+        """Answer everything no other behaviour takes with ``not-understood``."""
+        self._pending_nu: list[Message] = []
+        template = ~of_types(*known)
+        self.add_behaviour(_NotUnderstood(), template)
+
+
+class _NotUnderstood(CyclicBehaviour):
+    async def run(self) -> None:
+        msg = await self.receive(timeout=10)
+        if msg is None:
+            return
+        if msg.get_metadata("type") == "not_understood":
+            return  # never answer a not-understood with one: no ping-pong
+        agent: MawAgent = self.agent  # type: ignore[assignment]
+        try:
+            decode(msg)
+            reason = f"{msg.get_metadata('type')!r} is not a message {agent.jid.bare} takes"
+        except ProtocolError as exc:
+            reason = str(exc)
+        agent.game_log.write("refused", sender=str(msg.sender), reason=reason)
+        await self.send(not_understood(msg, ProtocolError(reason)))

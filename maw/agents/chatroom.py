@@ -1,0 +1,208 @@
+"""ChatRoomAgent: the Village (by day) or the Hideout (by night).
+
+FSM (design document §3.7.1): Setup -> Open <-> Close. While open it takes a chat only
+from a living member, asks the GameMaster (the engine) whether the chat is legal, logs it,
+pushes it to every reader at once and serves unread messages by index. Closing archives
+the phase's log to disk. Replies always go to the member's registered JID, never to the
+claimed sender, so a forged request reveals nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+from spade.behaviour import FSMBehaviour, State
+
+from maw.agents.base import GameLog, MawAgent, of_types
+from maw.protocol import messages as m
+
+ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages")
+
+
+class ChatRoomAgent(MawAgent):
+    def __init__(self, jid: str, password: str, room_name: str, gamemaster: str,
+                 game_log: GameLog, archive_dir: Path | None = None, port: int = 5222) -> None:
+        super().__init__(jid, password, port=port)
+        self.room_name = room_name
+        self.gamemaster = gamemaster
+        self.game_log = game_log
+        self.archive_dir = archive_dir
+        self.writers: dict[str, str] = {}
+        self.readers: dict[str, str] = {}
+        self.chat_log: list[m.ChatLine] = []
+        self.base = 0  # index of chat_log[0]: indices keep growing across phases
+        self.day = 0
+        self.round = 1
+        self.pending: dict[str, tuple[str, str, str | None]] = {}  # ref -> (name, text, thread)
+        self.stopping = False
+
+    async def setup(self) -> None:
+        fsm = FSMBehaviour()
+        fsm.add_state("Setup", SetupState(), initial=True)
+        fsm.add_state("Open", OpenState())
+        fsm.add_state("Close", CloseState())
+        fsm.add_transition("Setup", "Open")
+        fsm.add_transition("Open", "Close")
+        fsm.add_transition("Close", "Open")
+        self.fsm = fsm
+        self.add_behaviour(fsm, of_types(*ROOM_TYPES))
+        self.add_catch_all(ROOM_TYPES)
+
+    def member(self, jid: str, pool: dict[str, str]) -> str | None:
+        return next((n for n, j in pool.items() if j == jid), None)
+
+    def archive(self) -> None:
+        if self.archive_dir is None or not self.chat_log:
+            return
+        self.archive_dir.mkdir(parents=True, exist_ok=True)
+        path = self.archive_dir / f"round{self.round}-day{self.day}-{self.room_name}.jsonl"
+        with path.open("a", encoding="utf-8") as f:
+            for line in self.chat_log:
+                f.write(json.dumps(line.model_dump()) + "\n")
+
+
+class RoomState(State):
+    @property
+    def room(self) -> ChatRoomAgent:
+        return self.agent  # type: ignore[return-value]
+
+    async def answer_open(self, body: m.OpenRoom, thread: str | None) -> None:
+        room = self.room
+        room.writers, room.readers = dict(body.writers), dict(body.readers)
+        room.day, room.round = body.day, body.round
+        await room.send_body(self, room.gamemaster, m.Agree(ref="open"), thread)
+        announce = m.AnnounceOpen(room_name=room.room_name, players=sorted(room.writers),
+                                  day=body.day)
+        for jid in room.readers.values():
+            await room.send_body(self, jid, announce)
+
+
+class SetupState(RoomState):
+    """Wait for the GameMaster to open the room for the first time."""
+
+    async def run(self) -> None:
+        while True:
+            msg = await self.receive(timeout=60)
+            if msg is None or str(msg.sender.bare) != self.room.gamemaster:
+                if msg is not None and msg.get_metadata("type") == "chat":
+                    await self.room.send_body(self, str(msg.sender.bare),
+                                              m.Refuse(reason=f"the {self.room.room_name} "
+                                                       "is closed"), msg.thread)
+                continue
+            body = self.room.decode_or_none(msg)
+            if isinstance(body, m.OpenRoom):
+                await self.answer_open(body, msg.thread)
+                self.set_next_state("Open")
+                return
+            await self.room.flush_not_understood(self)
+
+
+class OpenState(RoomState):
+    """Take chats from living members; the engine (via the GameMaster) has the last word."""
+
+    async def run(self) -> None:
+        room = self.room
+        while True:
+            msg = await self.receive(timeout=60)
+            if msg is None:
+                continue
+            body = room.decode_or_none(msg)
+            sender = str(msg.sender.bare)
+            if body is None:
+                await room.flush_not_understood(self)
+            elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
+                await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
+                self.set_next_state("Close")
+                return
+            elif isinstance(body, m.OpenRoom) and sender == room.gamemaster:
+                await self.answer_open(body, msg.thread)  # a new phase, still open
+            elif isinstance(body, m.Chat):
+                await self.chat(body, sender, msg.thread)
+            elif isinstance(body, m.ChatVerdict) and sender == room.gamemaster:
+                await self.verdict(body)
+            elif isinstance(body, m.GetNewMessages):
+                name = room.member(sender, room.readers)
+                if name is not None:
+                    await self.serve(room.readers[name], body.since)
+
+    async def chat(self, body: m.Chat, sender: str, thread: str | None) -> None:
+        room = self.room
+        name = body.player or room.member(sender, room.writers)
+        if name is None or room.writers.get(name) != sender:
+            # not a living member of this room (or a forged sender): refuse, to the sender
+            await room.send_body(self, sender, m.Refuse(
+                reason=f"only living members may speak in the {room.room_name}"), thread)
+            return
+        ref = secrets.token_hex(6)
+        room.pending[ref] = (name, body.message, thread)
+        await room.send_body(self, room.gamemaster, m.ChatCheck(
+            room=room.room_name, player=name, token=body.token, message=body.message, ref=ref))
+
+    async def verdict(self, body: m.ChatVerdict) -> None:
+        room = self.room
+        if body.ref not in room.pending:
+            return
+        name, text, thread = room.pending.pop(body.ref)
+        jid = room.writers.get(name) or room.readers.get(name)
+        if not body.ok:
+            if jid:
+                await room.send_body(self, jid, m.Refuse(reason=body.reason), thread)
+            return
+        line = m.ChatLine(index=room.base + len(room.chat_log), speaker=name, text=text,
+                          day=room.day)
+        room.chat_log.append(line)
+        if jid:
+            await room.send_body(self, jid, m.Agree(ref="chat"), thread)
+        push = m.NewMessages(room_name=room.room_name, messages=[line], next=line.index + 1)
+        for reader in room.readers.values():
+            await room.send_body(self, reader, push)
+
+    async def serve(self, jid: str, since: int) -> None:
+        room = self.room
+        lines = [ln for ln in room.chat_log if ln.index >= since]
+        nxt = room.base + len(room.chat_log)
+        await room.send_body(self, jid, m.NewMessages(room_name=room.room_name,
+                                                      messages=lines, next=nxt))
+
+
+class CloseState(RoomState):
+    """Refuse every chat; archive and clear the phase's log; wait to open again."""
+
+    async def on_start(self) -> None:
+        room = self.room
+        room.archive()
+        room.base += len(room.chat_log)
+        room.chat_log.clear()
+        for name, text, thread in room.pending.values():  # verdicts that never came
+            if name in room.writers:
+                await room.send_body(self, room.writers[name],
+                                     m.Refuse(reason=f"the {room.room_name} closed"), thread)
+        room.pending.clear()
+        room.writers = {}
+
+    async def run(self) -> None:
+        room = self.room
+        while True:
+            msg = await self.receive(timeout=60)
+            if msg is None:
+                continue
+            body = room.decode_or_none(msg)
+            sender = str(msg.sender.bare)
+            if body is None:
+                await room.flush_not_understood(self)
+            elif isinstance(body, m.OpenRoom) and sender == room.gamemaster:
+                await self.answer_open(body, msg.thread)
+                self.set_next_state("Open")
+                return
+            elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
+                await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
+            elif isinstance(body, m.Chat):
+                await room.send_body(self, sender, m.Refuse(
+                    reason=f"the {room.room_name} is closed"), msg.thread)
+            elif isinstance(body, m.GetNewMessages):
+                name = room.member(sender, room.readers)
+                if name is not None:
+                    await room.send_body(self, room.readers[name], m.NewMessages(
+                        room_name=room.room_name, messages=[], next=room.base))

@@ -1,0 +1,503 @@
+"""GameMasterAgent: the lobby, the moderator and the only authority on the game state.
+
+Its FSM (design document §3.6.1) is Setup -> AssignRoles -> DayPhase ->
+DayPhaseVoteCount -> NightPhase -> NightPhaseVoteCount -> ... -> EndPhase (-> AssignRoles
+for the next round). The states only sequence phases and run the timers: every rule is
+the engine's. The Referee behaviour takes the lobby joins and every player action,
+checks who sent it (a per-player secret token issued privately on joining, because
+pyjabber lets a client forge its sender), lets the engine judge it, and answers ``agree``
+or ``refuse`` with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import random
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
+
+from maw import engine
+from maw.agents.base import GameLog, MawAgent, of_types
+from maw.engine import events as ev
+from maw.errors import IllegalActionError, MawError
+from maw.protocol import convert
+from maw.protocol import messages as m
+
+ACTIONS = ("vote", "unvote", "attack", "divine", "guard", "over", "listen")
+REFEREE_TYPES = ("join_lobby", "chat_check", *ACTIONS)
+ROOM_REPLIES = ("agree", "refuse")
+
+
+@dataclass
+class GameConfig:
+    """What a game is: size, rules, seed, rounds, timers, where logs go."""
+
+    players: int = 6
+    rules: engine.Ruleset = field(default_factory=lambda: engine.ruleset("maw"))
+    seed: int = 1
+    rounds: int = 1
+    day_seconds: float = 30.0
+    night_seconds: float = 15.0
+    lobby_seconds: float = 120.0
+    early_end: bool = True  # end a phase once everyone who may act has said "listen"
+    log_dir: Path | None = None
+
+
+@dataclass
+class Seat:
+    name: str
+    jid: str
+    token: str
+    acted: bool = False
+
+
+class GameMasterAgent(MawAgent):
+    """See the module docstring."""
+
+    def __init__(self, jid: str, password: str, config: GameConfig, village: str,
+                 hideout: str, game_log: GameLog, port: int = 5222,
+                 on_event: Callable[[object], None] | None = None) -> None:
+        super().__init__(jid, password, port=port)
+        self.config = config
+        self.rooms = {engine.Room.VILLAGE: village, engine.Room.HIDEOUT: hideout}
+        self.game_log = game_log
+        self.on_event = on_event or (lambda e: None)
+        self.seats: dict[str, Seat] = {}
+        self.lobby_open = True
+        self.lobby_full = asyncio.Event()
+        self.changed = asyncio.Event()
+        self.state: engine.GameState | None = None
+        self.round = 0
+        self.board = engine.Leaderboard()
+        self.idle: set[str] = set()
+        self.deadline = 0.0
+        self.room_open: dict[engine.Room, bool] = {r: False for r in self.rooms}
+        self._room_waiters: dict[str, asyncio.Future] = {}
+        self.outcomes: list[engine.Outcome] = []
+        self.error: BaseException | None = None
+        self.done = asyncio.Event()
+
+    async def setup(self) -> None:
+        fsm = FSMBehaviour()
+        names = ["Setup", "AssignRoles", "DayPhase", "DayPhaseVoteCount", "NightPhase",
+                 "NightPhaseVoteCount", "EndPhase"]
+        states = [SetupState(), AssignRolesState(), DayPhaseState(), VoteCountState(),
+                  NightPhaseState(), VoteCountState(), EndPhaseState()]
+        for i, (name, st) in enumerate(zip(names, states, strict=True)):
+            fsm.add_state(name, st, initial=i == 0)
+        for src, dests in {
+            "Setup": ["AssignRoles"], "AssignRoles": ["DayPhase", "NightPhase", "EndPhase"],
+            "DayPhase": ["DayPhaseVoteCount"],
+            "DayPhaseVoteCount": ["NightPhase", "DayPhase", "EndPhase"],
+            "NightPhase": ["NightPhaseVoteCount"],
+            "NightPhaseVoteCount": ["DayPhase", "NightPhase", "EndPhase"],
+            "EndPhase": ["AssignRoles"],
+        }.items():
+            for dest in dests:
+                fsm.add_transition(src, dest)
+        self.fsm = fsm
+        self.add_behaviour(fsm)  # it receives nothing: it only sequences and times
+        self.add_behaviour(Referee(), of_types(*REFEREE_TYPES))
+        self.add_behaviour(RoomReplies(), of_types(*ROOM_REPLIES))
+        self.add_catch_all(REFEREE_TYPES + ROOM_REPLIES)
+
+    # ------------------------------------------------------------ the game state
+
+    def marker(self) -> tuple:
+        s = self.state
+        return (self.round, s.day, s.phase, s.vote_round) if s else (self.round,)
+
+    def stamp(self) -> str:
+        return ":".join(str(x) for x in self.marker())
+
+    def apply(self, action: engine.Action) -> tuple[engine.Event, ...]:
+        """The one place the game state changes."""
+        assert self.state is not None
+        self.state, events = engine.play(self.state, action)
+        self.game_log.write("action", round=self.round, action=type(action).__name__,
+                            data=_fields(action))
+        for e in events:
+            self.game_log.write("event", round=self.round, event=type(e).__name__,
+                                data=_fields(e))
+            self.on_event(e)
+        return events
+
+    def seconds_left(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def phase_seconds(self) -> float:
+        phase = self.state.phase if self.state else engine.Phase.DAY
+        if phase in (engine.Phase.DAY, engine.Phase.VOTE):
+            return self.config.day_seconds
+        return self.config.night_seconds
+
+    async def publish(self, behaviour: CyclicBehaviour, events: tuple[engine.Event, ...],
+                      before: tuple) -> None:
+        """Tell every player what it may learn of ``events``; open the next phase."""
+        s = self.state
+        assert s is not None
+        everyone = list(self.seats)
+        votes: list[tuple[str, str]] = []
+        for e in events:
+            kind = type(e)
+            to = everyone if e.audience is None else [n for n in everyone if n in e.audience]
+            body: m.Body | None = None
+            if kind is ev.VoteCast:
+                body = m.VoteCast(day=e.day, kind=e.kind, voter=e.voter, target=e.target)
+            elif kind is ev.VotesRevealed and e.audience is None:
+                votes = [tuple(v) for v in e.votes]  # type: ignore[misc]
+            elif kind is ev.Executed:
+                body = m.VoteResult(day=e.day, target=e.player, status="executed", votes=votes)
+                await self._kill(behaviour, e.player, e.day, "executed")
+            elif kind is ev.Murdered:
+                body = m.VoteResult(day=e.day, target=e.player, status="murdered")
+                await self._kill(behaviour, e.player, e.day, "murdered")
+            elif kind is ev.NoExecution:
+                body = m.VoteResult(day=e.day, target=None, status="no_execution",
+                                    votes=votes, reason=e.reason)
+            elif kind is ev.NoMurder:
+                body = m.VoteResult(day=e.day, target=None, status="no_murder")
+            elif kind is ev.Revote:
+                body = m.VoteResult(day=e.day, target=None, status="revote", tied=list(e.tied),
+                                    votes=votes if e.kind == "execute" else [])
+            elif kind is ev.RoleRevealed:
+                body = m.Reveal(day=s.day, kind="role", target=e.player, value=e.role)
+            elif kind is ev.Divined:
+                body = m.Reveal(day=e.day, kind="divine", target=e.target, value=e.species)
+            elif kind is ev.MediumResult:
+                body = m.Reveal(day=e.day, kind="medium", target=e.target, value=e.species)
+            elif kind is ev.AttackBlocked:
+                body = m.Reveal(day=e.day, kind="blocked", target=e.target, value="guarded")
+            elif kind is ev.GameOver:
+                body = m.EndGame(round=self.round, winning_team=e.winner, reason=e.reason,
+                                 roles=dict(e.roles), points=dict(e.points))
+            if body is not None:
+                for name in to:
+                    await self.send_body(behaviour, self.seats[name].jid, body)
+        if self.marker() != before:
+            await self.open_phase(behaviour)
+        self.changed.set()
+
+    async def _kill(self, behaviour: CyclicBehaviour, name: str, day: int, cause: str) -> None:
+        await self.send_body(behaviour, self.seats[name].jid, m.Kill(day=day, cause=cause))
+
+    async def open_phase(self, behaviour: CyclicBehaviour) -> None:
+        """Open the right room for the new phase, then tell every player its options."""
+        s = self.state
+        assert s is not None
+        self.idle.clear()
+        self.deadline = time.monotonic() + self.phase_seconds()
+        if s.is_over:
+            for room in self.rooms:
+                await self._set_room(behaviour, room, False)
+            return
+        open_room = engine.rules._room(s)  # the room the engine has open, if any
+        for room in self.rooms:
+            await self._set_room(behaviour, room, room is open_room)
+        for name, seat in self.seats.items():
+            await self.send_options(behaviour, name, phase_change=True)
+
+    async def send_options(self, behaviour: CyclicBehaviour, name: str,
+                           phase_change: bool = False) -> None:
+        s = self.state
+        assert s is not None
+        view = engine.view(s, name)
+        body = m.PhaseChange(stamp=self.stamp(), round=self.round, day=s.day, new_phase=s.phase.value,
+                             vote_round=s.vote_round, room=view.room,
+                             seconds=round(self.seconds_left(), 2),
+                             view=convert.view_dict(view),
+                             options=convert.options(engine.legal_actions(s, name)))
+        await self.send_body(behaviour, self.seats[name].jid, body)
+
+    async def _set_room(self, behaviour: CyclicBehaviour, room: engine.Room, is_open: bool) -> None:
+        s = self.state
+        assert s is not None
+        if not is_open and not self.room_open[room]:
+            return
+        ref = secrets.token_hex(4)
+        if is_open:
+            members = [n for n in s.names if room is engine.Room.VILLAGE or n in s.pack]
+            body: m.Body = m.OpenRoom(
+                day=s.day, round=self.round,
+                writers={n: self.seats[n].jid for n in members if s.alive[s.seat[n]]},
+                readers={n: self.seats[n].jid for n in members})
+        else:
+            body = m.CloseRoom()
+        future = asyncio.get_running_loop().create_future()
+        self._room_waiters[ref] = future
+        await self.send_body(behaviour, self.rooms[room], body, thread=ref)
+        try:
+            await asyncio.wait_for(future, timeout=5)
+        except asyncio.TimeoutError as exc:
+            raise MawError(f"the {room} room did not answer {body.type}") from exc
+        finally:
+            self._room_waiters.pop(ref, None)
+        self.room_open[room] = is_open
+
+    # ------------------------------------------------------------ summary
+
+    def absent(self) -> list[str]:
+        """Players who never acted (nor said listen) in the last round."""
+        return sorted(n for n, seat in self.seats.items() if not seat.acted)
+
+
+def _fields(obj: object) -> dict:
+    from dataclasses import fields, is_dataclass
+
+    if is_dataclass(obj):
+        out = {}
+        for f in fields(obj):
+            v = getattr(obj, f.name)
+            out[f.name] = sorted(v) if isinstance(v, frozenset) else v
+        return out
+    return {}
+
+
+class RoomReplies(CyclicBehaviour):
+    async def run(self) -> None:
+        msg = await self.receive(timeout=10)
+        if msg is None:
+            return
+        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        body = gm.decode_or_none(msg)
+        future = gm._room_waiters.get(msg.thread or "")
+        if body is not None and future is not None and not future.done():
+            if str(msg.sender.bare) in gm.rooms.values():
+                future.set_result(body)
+        await gm.flush_not_understood(self)
+
+
+class Referee(CyclicBehaviour):
+    """Takes joins and actions; the engine judges; answers agree or refuse."""
+
+    async def run(self) -> None:
+        msg = await self.receive(timeout=10)
+        if msg is None:
+            return
+        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        body = gm.decode_or_none(msg)
+        if body is None:
+            await gm.flush_not_understood(self)
+            return
+        sender = str(msg.sender.bare)
+        if isinstance(body, m.JoinLobby):
+            await self._join(gm, body, sender, msg.thread)
+            return
+        if isinstance(body, m.ChatCheck):
+            await self._chat(gm, body, msg.thread)
+            return
+        player = body.player  # type: ignore[union-attr]
+        seat = gm.seats.get(player or "")
+        if seat is None or body.token is None or \
+                not hmac.compare_digest(seat.token, body.token):  # type: ignore[union-attr]
+            await gm.send_body(self, sender, m.Refuse(reason="unknown player or wrong token"),
+                               msg.thread)
+            return
+        seat.acted = True
+        if gm.state is None or gm.state.is_over:
+            await gm.send_body(self, seat.jid, m.Refuse(reason="no game is in progress"),
+                               msg.thread)
+            return
+        if isinstance(body, m.Listen):
+            if body.stamp == gm.stamp():  # a listen from an earlier phase means nothing now
+                gm.idle.add(seat.name)
+                gm.changed.set()
+            return
+        before = gm.marker()
+        try:
+            room = engine.rules._room(gm.state)
+            action = convert.to_engine(body, seat.name, room.value if room else None)
+            events = gm.apply(action)
+        except IllegalActionError as exc:
+            await gm.send_body(self, seat.jid, m.Refuse(reason=str(exc)), msg.thread)
+            return
+        gm.idle.clear()
+        if gm.marker() == before:
+            await gm.send_body(self, seat.jid, m.Agree(options=convert.options(
+                engine.legal_actions(gm.state, seat.name))), msg.thread)
+        else:
+            await gm.send_body(self, seat.jid, m.Agree(), msg.thread)
+        await gm.publish(self, events, before)
+
+    async def _join(self, gm: GameMasterAgent, body: m.JoinLobby, sender: str,
+                    thread: str | None) -> None:
+        name = body.player_name
+        reason = None
+        if not gm.lobby_open:
+            reason = "the lobby is closed: a game is in progress"
+        elif name in gm.seats:
+            reason = f"the name {name!r} is taken"
+        elif any(s.jid == sender for s in gm.seats.values()):
+            reason = f"{sender} has already joined"
+        if reason:
+            await gm.send_body(self, sender, m.Refuse(reason=reason), thread)
+            return
+        seat = Seat(name=name, jid=sender, token=secrets.token_hex(16))
+        gm.seats[name] = seat
+        gm.game_log.write("join", player=name, jid=sender)
+        await gm.send_body(self, sender, m.Joined(player_name=name, token=seat.token,
+                                                   joined=len(gm.seats),
+                                                   expected=gm.config.players), thread)
+        if len(gm.seats) >= gm.config.players:
+            gm.lobby_open = False
+            gm.lobby_full.set()
+
+    async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, thread: str | None) -> None:
+        room = next((r for r, jid in gm.rooms.items() if r.value == body.room), None)
+        seat = gm.seats.get(body.player)
+        ok, reason = False, "unknown player or wrong token"
+        if room is None:
+            reason = f"no room {body.room!r}"
+        elif seat is not None and body.token and hmac.compare_digest(seat.token, body.token):
+            seat.acted = True
+            if gm.state is None or gm.state.is_over:
+                reason = "no game is in progress"
+            else:
+                before = gm.marker()
+                try:
+                    events = gm.apply(engine.Chat(seat.name, room, body.message))
+                    ok, reason = True, ""
+                except IllegalActionError as exc:
+                    reason = str(exc)
+        await gm.send_body(self, gm.rooms[room] if room else body.room,
+                           m.ChatVerdict(ref=body.ref, ok=ok, reason=reason), thread)
+        if ok:
+            gm.idle.clear()
+            await gm.publish(self, events, before)
+
+
+# ---------------------------------------------------------------- FSM states
+
+
+class GMState(State):
+    @property
+    def gm(self) -> GameMasterAgent:
+        return self.agent  # type: ignore[return-value]
+
+
+class SetupState(GMState):
+    """Wait until the expected number of players joined the lobby."""
+
+    async def run(self) -> None:
+        gm = self.gm
+        try:
+            await asyncio.wait_for(gm.lobby_full.wait(), gm.config.lobby_seconds)
+        except asyncio.TimeoutError:
+            raise MawError(f"only {len(gm.seats)} of {gm.config.players} players joined "
+                           f"within {gm.config.lobby_seconds:.0f} s") from None
+        self.set_next_state("AssignRoles")
+
+
+class AssignRolesState(GMState):
+    """Deal roles for a round, tell each player its role, open the first phase."""
+
+    async def run(self) -> None:
+        gm = self.gm
+        gm.round += 1
+        for seat in gm.seats.values():
+            seat.acted = False
+        names = list(gm.seats)
+        rng = random.Random(f"{gm.config.seed}:{gm.round}")
+        gm.state = engine.new_game(gm.config.rules, names, rng)
+        gm.game_log.write("round", round=gm.round, roles={n: r.name for n, r in zip(
+            names, gm.state.roles, strict=True)}, ruleset=gm.config.rules.name)
+        for e in engine.opening_events(gm.state):
+            gm.on_event(e)
+        start = m.StartGame(total_players=len(names), players=names, round=gm.round,
+                            rounds=gm.config.rounds, ruleset=gm.config.rules.name)
+        for seat in gm.seats.values():
+            await gm.send_body(self, seat.jid, start)
+        for name, role in zip(names, gm.state.roles, strict=True):
+            pack = sorted(gm.state.pack) if role.pack else []
+            await gm.send_body(self, gm.seats[name].jid,
+                               m.AssignRole(role=role.name, pack=pack, round=gm.round))
+        await gm.open_phase(self)
+        self.set_next_state(_next_fsm_state(gm))
+
+
+def _next_fsm_state(gm: GameMasterAgent) -> str:
+    s = gm.state
+    assert s is not None
+    if s.is_over:
+        return "EndPhase"
+    return "DayPhase" if s.phase in (engine.Phase.DAY, engine.Phase.VOTE) else "NightPhase"
+
+
+class PhaseState(GMState):
+    """Run engine phases until the FSM's part of the day is over: each phase ends by the
+    rules (an action), by its timer, or when everyone who may act said "listen"."""
+
+    parts: tuple[engine.Phase, ...] = ()
+    count_state = ""
+
+    async def run(self) -> None:
+        gm = self.gm
+        while gm.state is not None and not gm.state.is_over and gm.state.phase in self.parts:
+            before = gm.marker()
+            while gm.marker() == before:
+                actors = engine.actors(gm.state)
+                if gm.config.early_end and actors and all(a in gm.idle for a in actors):
+                    break
+                if not actors and gm.config.early_end:
+                    break
+                left = gm.seconds_left()
+                if left <= 0:
+                    break
+                gm.changed.clear()
+                try:
+                    await asyncio.wait_for(gm.changed.wait(), timeout=left)
+                except asyncio.TimeoutError:
+                    pass
+            if gm.marker() == before:
+                events = gm.apply(engine.EndPhase())
+                await gm.publish(self, events, before)
+        self.set_next_state(self.count_state)
+
+
+class DayPhaseState(PhaseState):
+    parts = (engine.Phase.DAY, engine.Phase.VOTE)
+    count_state = "DayPhaseVoteCount"
+
+
+class NightPhaseState(PhaseState):
+    parts = (engine.Phase.WHISPER, engine.Phase.NIGHT)
+    count_state = "NightPhaseVoteCount"
+
+
+class VoteCountState(GMState):
+    """The vote was counted by the engine and announced; go on to what comes next."""
+
+    async def run(self) -> None:
+        self.set_next_state(_next_fsm_state(self.gm))
+
+
+class EndPhaseState(GMState):
+    """Score the round, announce the leaderboard; next round or the end."""
+
+    async def run(self) -> None:
+        gm = self.gm
+        assert gm.state is not None
+        out = engine.outcome(gm.state)
+        assert out is not None
+        gm.outcomes.append(out)
+        winners = [n for n, r in out.roles.items()
+                   if out.winner and engine.role_named(r).team is out.winner]
+        gm.board.record(out.points, winners)
+        final = gm.round >= gm.config.rounds
+        gm.game_log.write("outcome", round=gm.round, winner=out.winner.value if out.winner
+                          else None, reason=out.termination.value, day=out.day,
+                          points=dict(out.points), roles=dict(out.roles), absent=gm.absent())
+        scores = m.Scores(round=gm.round, rounds=gm.config.rounds,
+                          leaderboard=gm.board.standings(), final=final)
+        for seat in gm.seats.values():
+            await gm.send_body(self, seat.jid, scores)
+        if final:
+            gm.done.set()
+        else:
+            self.set_next_state("AssignRoles")

@@ -1,0 +1,84 @@
+"""ModelInterfaceAgent: answers a player's ``get_input`` with a decider's choice.
+
+Algorithm 1 of the design document: wait a random time up to ``max_wait`` seconds, hand
+the unread messages and the options to the decider, and answer ``listen`` when it has
+nothing to do. The decider sees only the player's own view and what the player heard.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from spade.behaviour import CyclicBehaviour
+
+from maw import engine
+from maw.agents.base import GameLog, MawAgent, of_types
+from maw.engine.events import Chatted
+from maw.policies.base import Decider
+from maw.protocol import convert
+from maw.protocol import messages as m
+
+
+def action_body(action: engine.Action | None) -> m.Body:
+    """The wire form of a decider's choice (``None``: listen)."""
+    if action is None:
+        return m.Listen()
+    kind = type(action)
+    if kind is engine.Chat:
+        return m.Chat(message=action.text, room=action.room.value)  # type: ignore[union-attr]
+    if kind is engine.Over:
+        return m.Over()
+    if kind is engine.Unvote:
+        return m.Unvote()
+    return m.ACTION_TYPES[kind.__name__.lower()](target=action.target)  # type: ignore
+
+
+class ModelInterfaceAgent(MawAgent):
+    def __init__(self, jid: str, password: str, name: str, decider: Decider,
+                 game_log: GameLog, max_wait: float = 0.0, seed: int = 0,
+                 port: int = 5222) -> None:
+        super().__init__(jid, password, port=port)
+        self.player_name = name
+        self.decider = decider
+        self.game_log = game_log
+        self.max_wait = max_wait
+        self.rng = random.Random(seed)
+
+    async def setup(self) -> None:
+        self.add_behaviour(SendInput(), of_types("get_input"))
+        self.add_catch_all(("get_input",))
+
+
+class SendInput(CyclicBehaviour):
+    async def run(self) -> None:
+        msg = await self.receive(timeout=30)
+        if msg is None:
+            return
+        agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
+        body = agent.decode_or_none(msg)
+        if not isinstance(body, m.GetInput):
+            await agent.flush_not_understood(self)
+            return
+        reply: m.Body
+        if body.purpose == "name":
+            reply = m.NameChoice(name=agent.player_name)
+        else:
+            if agent.max_wait > 0:
+                await asyncio.sleep(agent.rng.uniform(0, agent.max_wait))
+            reply = action_body(self.choose(agent, body))
+        await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
+
+    def choose(self, agent: ModelInterfaceAgent, body: m.GetInput) -> engine.Action | None:
+        view = engine.PlayerView(**body.view) if body.view else None
+        day = view.day if view else 0
+        for line in body.messages:
+            speaker, sep, text = line.partition(": ")
+            if sep and not speaker.startswith("["):
+                room = engine.Room(view.room) if view and view.room else engine.Room.VILLAGE
+                agent.decider.observe(Chatted(day, room, speaker, text))
+        me = agent.player_name
+        legal = tuple(convert.option_to_engine(o, me) for o in body.options)
+        if not legal:
+            return None
+        return agent.decider.decide(view, legal)

@@ -1,0 +1,377 @@
+"""PlayerAgent: one seat at the table, human or AI alike (design document §3.2).
+
+FSM: GetName -> JoinLobby -> Lobby -> Awake | Asleep | Dead (-> Lobby for a new round).
+Beside it the SetupRole, Kill, PhaseChange and RoundEnd behaviours (and Observe, which
+collects what the player hears) update what the player knows and wake the FSM. While
+awake, whenever something new arrived, the player asks its ``player_interface``
+(a UserInterfaceAgent or ModelInterfaceAgent) for input with ``get_input`` and forwards
+the ``player_action`` it gets: chat to the open room, everything else to the GameMaster,
+always with its secret token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from typing import Any
+
+from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
+
+from maw.agents.base import GameLog, MawAgent, of_types
+from maw.protocol import messages as m
+
+FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", "chat", "vote", "unvote",
+             "attack", "divine", "guard", "over", "listen", "not_understood")
+OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal")
+
+
+class PlayerAgent(MawAgent):
+    def __init__(self, jid: str, password: str, player_interface: str, gamemaster: str,
+                 rooms: dict[str, str], game_log: GameLog, port: int = 5222,
+                 reply_seconds: float = 30.0) -> None:
+        super().__init__(jid, password, port=port)
+        self.player_interface = player_interface
+        self.gamemaster = gamemaster
+        self.rooms = rooms  # room name -> JID
+        self.game_log = game_log
+        self.reply_seconds = reply_seconds
+        self.seat_name: str | None = None
+        self.token: str | None = None
+        self.role: str | None = None
+        self.pack: list[str] = []
+        self.status = "alive"
+        self.round = 0
+        self.view: dict[str, Any] | None = None
+        self.options: list[m.Option] = []
+        self.deadline = 0.0
+        self.unread: list[str] = []
+        self.seen: dict[str, int] = {}  # room -> next chat index
+        self.version = 0  # grows whenever something new arrives
+        self.changed = asyncio.Event()
+        self.round_over = False
+        self.final = False
+        self.results: list[m.EndGame] = []
+        self.last_note = ""
+        self.stamp = ""
+
+    def poke(self) -> None:
+        self.version += 1
+        self.changed.set()
+
+    def hear(self, line: str) -> None:
+        self.unread.append(line)
+        self.poke()
+
+    async def setup(self) -> None:
+        fsm = FSMBehaviour()
+        for name, st, initial in [("GetName", GetNameState(), True),
+                                  ("JoinLobby", JoinLobbyState(), False),
+                                  ("Lobby", LobbyState(), False), ("Awake", AwakeState(), False),
+                                  ("Asleep", AsleepState(), False), ("Dead", DeadState(), False)]:
+            fsm.add_state(name, st, initial=initial)
+        for src, dests in {"GetName": ["JoinLobby"], "JoinLobby": ["GetName", "Lobby"],
+                           "Lobby": ["Awake", "Asleep", "Dead", "Lobby"],
+                           "Awake": ["Asleep", "Dead", "Lobby", "Awake"],
+                           "Asleep": ["Awake", "Dead", "Lobby", "Asleep"],
+                           "Dead": ["Lobby", "Dead"]}.items():
+            for dest in dests:
+                fsm.add_transition(src, dest)
+        self.fsm = fsm
+        self.add_behaviour(fsm, of_types(*FSM_TYPES))
+        self.add_behaviour(SetupRole(), of_types("assign_role"))
+        self.add_behaviour(Kill(), of_types("kill"))
+        self.add_behaviour(PhaseChange(), of_types("phase_change"))
+        self.add_behaviour(RoundEnd(), of_types("end_game", "scores"))
+        self.add_behaviour(Observe(), of_types(*OBSERVED))
+        self.add_catch_all(FSM_TYPES + OBSERVED + ("assign_role", "kill", "phase_change",
+                                                   "end_game", "scores"))
+
+    def seconds_left(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
+    def next_state(self) -> str:
+        if self.round_over:
+            return "Lobby"
+        if self.status == "dead":
+            return "Dead"
+        return "Awake" if self.options else "Asleep"
+
+
+# ---------------------------------------------------------------- handler behaviours
+
+
+class Handler(CyclicBehaviour):
+    async def run(self) -> None:
+        msg = await self.receive(timeout=30)
+        if msg is None:
+            return
+        agent: PlayerAgent = self.agent  # type: ignore[assignment]
+        body = agent.decode_or_none(msg)
+        if body is None:
+            await agent.flush_not_understood(self)
+            return
+        if str(msg.sender.bare) not in (agent.gamemaster, *agent.rooms.values()):
+            return  # only the GameMaster and the rooms speak to a player this way
+        self.handle(agent, body)
+
+    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+        raise NotImplementedError
+
+
+class SetupRole(Handler):
+    """The role for this round; the player is alive again."""
+
+    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+        assert isinstance(body, m.AssignRole)
+        agent.role, agent.pack, agent.status = body.role, list(body.pack), "alive"
+        pack = f" (the pack: {', '.join(body.pack)})" if body.pack else ""
+        agent.hear(f"[GM] You are a {body.role}{pack}.")
+
+
+class Kill(Handler):
+    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+        assert isinstance(body, m.Kill)
+        agent.status = "dead"
+        agent.options = []
+        agent.hear(f"[GM] You were {body.cause} on day {body.day}.")
+
+
+class PhaseChange(Handler):
+    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+        assert isinstance(body, m.PhaseChange)
+        if body.round != agent.round:
+            return  # a late message of an earlier round
+        agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
+        agent.deadline = time.monotonic() + body.seconds
+        note = f"[GM] Day {body.day}, {body.new_phase}" + (" (revote)" if body.vote_round else "")
+        if note != agent.last_note:
+            agent.last_note = note
+            agent.unread.append(note + ".")
+        agent.poke()
+
+
+class RoundEnd(Handler):
+    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+        if isinstance(body, m.EndGame):
+            agent.results.append(body)
+            agent.hear(f"[GM] The game is over: {body.winning_team or 'nobody'} won "
+                       f"({body.reason}).")
+        elif isinstance(body, m.Scores):
+            agent.round_over = True
+            agent.final = body.final
+            agent.options = []
+            agent.poke()
+
+
+class Observe(Handler):
+    """What the player hears: chat lines, votes, results."""
+
+    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+        if isinstance(body, m.NewMessages):
+            seen = agent.seen.get(body.room_name, 0)
+            for line in body.messages:
+                if line.index >= seen:
+                    agent.unread.append(f"{line.speaker}: {line.text}")
+                    seen = line.index + 1
+            agent.seen[body.room_name] = seen
+        elif isinstance(body, m.AnnounceOpen):
+            agent.unread.append(f"[{body.room_name}] open for {', '.join(body.players)}.")
+        elif isinstance(body, m.VoteCast):
+            what = f"votes for {body.target}" if body.target else "withdraws the vote"
+            verb = "attack" if body.kind == "attack" else body.kind
+            agent.unread.append(f"[GM] {body.voter} {what}" + (f" ({verb})" if verb !=
+                                                                 "execute" else "") + ".")
+        elif isinstance(body, m.VoteResult):
+            agent.unread.append(_result_line(body))
+        elif isinstance(body, m.Reveal):
+            agent.unread.append(f"[GM] {body.kind}: {body.target} is {body.value}.")
+        agent.poke()
+
+
+def _result_line(body: m.VoteResult) -> str:
+    if body.status == "executed":
+        return f"[GM] {body.target} was executed."
+    if body.status == "murdered":
+        return f"[GM] {body.target} was found murdered."
+    if body.status == "revote":
+        return f"[GM] Tie between {', '.join(body.tied)}: vote again."
+    if body.status == "no_execution":
+        return f"[GM] Nobody was executed ({body.reason})."
+    return "[GM] Nobody was murdered last night."
+
+
+# ---------------------------------------------------------------- FSM states
+
+
+class PlayerState(State):
+    @property
+    def player(self) -> PlayerAgent:
+        return self.agent  # type: ignore[return-value]
+
+    async def ask(self, to: str, body: m.Body, types: tuple[str, ...],
+                  timeout: float) -> m.Body | None:
+        """Send ``body`` and wait for the answer in the same thread (others are dropped)."""
+        thread = secrets.token_hex(6)
+        await self.player.send_body(self, to, body, thread)
+        end = time.monotonic() + timeout
+        while (left := end - time.monotonic()) > 0:
+            msg = await self.receive(timeout=left)
+            if msg is None:
+                break
+            if msg.thread != thread or msg.get_metadata("type") not in types:
+                continue
+            reply = self.player.decode_or_none(msg)
+            await self.player.flush_not_understood(self)
+            if reply is not None:
+                return reply
+        return None
+
+    async def wait_change(self, seen: int, timeout: float = 5.0) -> None:
+        p = self.player
+        if p.version != seen:
+            return
+        p.changed.clear()
+        try:
+            await asyncio.wait_for(p.changed.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+
+
+class GetNameState(PlayerState):
+    async def run(self) -> None:
+        p = self.player
+        note = p.unread[-1:] if p.unread else []
+        reply = None
+        for _ in range(720):  # ask again every 5 s (the interface may start later) up to 1 h
+            reply = await self.ask(p.player_interface,
+                                   m.GetInput(purpose="name", messages=note), ("name",),
+                                   timeout=5)
+            if isinstance(reply, m.NameChoice):
+                break
+        if not isinstance(reply, m.NameChoice):
+            raise RuntimeError("the player interface gave no name")
+        p.seat_name = reply.name
+        self.set_next_state("JoinLobby")
+
+
+class JoinLobbyState(PlayerState):
+    """Ask the GameMaster to join until it answers (a few tries), or a name is refused."""
+
+    async def run(self) -> None:
+        p = self.player
+        for _ in range(5):
+            reply = await self.ask(p.gamemaster, m.JoinLobby(player_name=p.seat_name),
+                                   ("joined", "refuse", "not_understood"), timeout=5)
+            if isinstance(reply, m.Joined):
+                p.token = reply.token
+                p.hear(f"[GM] Joined as {p.seat_name} ({reply.joined}/{reply.expected}).")
+                self.set_next_state("Lobby")
+                return
+            if isinstance(reply, m.Refuse):
+                p.hear(f"[GM] {reply.reason}")
+                if "taken" in reply.reason:
+                    self.set_next_state("GetName")
+                    return
+                raise RuntimeError(f"could not join: {reply.reason}")
+        raise RuntimeError("the GameMaster did not answer the join request")
+
+
+class LobbyState(PlayerState):
+    """Wait for the next round to start (or stop after the last)."""
+
+    async def run(self) -> None:
+        p = self.player
+        if p.final:
+            return  # no next state: the FSM ends
+        while True:
+            msg = await self.receive(timeout=60)
+            if msg is None or str(msg.sender.bare) != p.gamemaster:
+                continue
+            body = p.decode_or_none(msg)
+            if isinstance(body, m.StartGame):
+                p.round, p.round_over, p.status = body.round, False, "alive"
+                p.options, p.seen = [], {}
+                p.hear(f"[GM] Round {body.round} of {body.rounds} starts with "
+                       f"{body.total_players} players: {', '.join(body.players)}.")
+                break
+        # wait for the first phase (the PhaseChange behaviour fills the options)
+        while p.view is None or p.view.get("day") is None or p.round_over:
+            await self.wait_change(p.version, 1.0)
+            if p.round_over and p.final:
+                return
+            break
+        self.set_next_state(p.next_state())
+
+
+class AwakeState(PlayerState):
+    """Whenever something new arrived: ask the interface, forward its action."""
+
+    async def run(self) -> None:
+        p = self.player
+        asked = -1
+        while p.next_state() == "Awake":
+            if p.version == asked:
+                await self.wait_change(asked)
+                continue
+            asked = p.version
+            stamp = p.stamp
+            messages, p.unread = p.unread, []
+            request = m.GetInput(purpose="action", view=p.view, messages=messages,
+                                 options=p.options, seconds=round(p.seconds_left(), 2))
+            p.game_log.write("input", player=p.seat_name, messages=messages,
+                             options=[o.model_dump() for o in p.options])
+            types = tuple(m.ACTION_TYPES)
+            reply = await self.ask(p.player_interface, request, types,
+                                   timeout=max(1.0, p.seconds_left() + 1))
+            if reply is None or p.next_state() != "Awake":
+                continue
+            await self.forward(reply, stamp)
+        self.set_next_state(p.next_state())
+
+    async def forward(self, action: m.Body, stamp: str) -> None:
+        p = self.player
+        data = action.model_dump()
+        data.update(player=p.seat_name, token=p.token)
+        if isinstance(action, m.Listen):
+            data["stamp"] = stamp
+        body = type(action).model_validate(data)
+        if isinstance(body, m.Listen):
+            await p.send_body(self, p.gamemaster, body)
+            return
+        if isinstance(body, m.Chat):
+            room = (p.view or {}).get("room")
+            target = p.rooms.get(room or "")
+            if target is None:
+                p.hear("[GM] No room is open to you now.")
+                return
+            reply = await self.ask(target, body, ("agree", "refuse"), timeout=p.reply_seconds)
+        else:
+            reply = await self.ask(p.gamemaster, body, ("agree", "refuse"),
+                                   timeout=p.reply_seconds)
+        if isinstance(reply, m.Agree):
+            if reply.options is not None:
+                p.options = list(reply.options)
+            p.poke()
+        elif isinstance(reply, m.Refuse):
+            p.hear(f"[GM] Refused: {reply.reason}")
+
+
+class AsleepState(PlayerState):
+    """Alive with nothing to do (a villager at night): wait for the phase to change."""
+
+    async def run(self) -> None:
+        p = self.player
+        while p.next_state() == "Asleep":
+            await self.wait_change(p.version)
+        self.set_next_state(p.next_state())
+
+
+class DeadState(PlayerState):
+    """An observer until the round ends."""
+
+    async def run(self) -> None:
+        p = self.player
+        while not p.round_over:
+            await self.wait_change(p.version)
+        self.set_next_state("Lobby")

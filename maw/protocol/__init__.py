@@ -1,0 +1,6 @@
+"""The wire format: pydantic message bodies, FIPA performatives, the spade codec."""
+
+from maw.protocol import messages
+from maw.protocol.codec import ProtocolError, decode, decode_body, encode, not_understood
+
+__all__ = ["messages", "ProtocolError", "decode", "decode_body", "encode", "not_understood"]

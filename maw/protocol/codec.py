@@ -1,0 +1,64 @@
+"""The codec between message bodies and ``spade.Message``.
+
+The body is JSON; the metadata carries ``performative`` (FIPA) and ``type`` as strings so
+that SPADE ``Template``s can route on them. Anything that does not decode raises
+:class:`ProtocolError`, which the receiver answers with ``not-understood``.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+from spade.message import Message
+
+from maw.errors import MawError
+from maw.protocol.messages import ADAPTER, AnyBody, Body, NotUnderstood
+
+MAX_BODY = 64 * 1024  # bytes; a longer body is refused unread
+
+
+class ProtocolError(MawError):
+    """A message that is not a MAW message (the text says what is wrong)."""
+
+
+def encode(body: Body, to: str, thread: str | None = None) -> Message:
+    msg = Message(to=str(to), body=body.model_dump_json(exclude_none=False), thread=thread)
+    msg.set_metadata("performative", body.PERFORMATIVE)
+    msg.set_metadata("type", body.type)  # type: ignore[attr-defined]
+    return msg
+
+
+def decode_body(text: str | None) -> AnyBody:
+    if not text:
+        raise ProtocolError("empty body")
+    if len(text.encode("utf-8", "replace")) > MAX_BODY:
+        raise ProtocolError(f"body of {len(text)} characters is over the {MAX_BODY} byte limit")
+    try:
+        return ADAPTER.validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "body"
+        if first.get("type") == "json_invalid":
+            raise ProtocolError(f"malformed JSON: {first.get('msg')}") from exc
+        raise ProtocolError(f"{where}: {first.get('msg')}") from exc
+
+
+def decode(msg: Message) -> AnyBody:
+    """The body of ``msg``; raises :class:`ProtocolError` if it is not a MAW message."""
+    body = decode_body(msg.body)
+    declared = msg.get_metadata("type")
+    if declared and declared != body.type:  # type: ignore[union-attr]
+        raise ProtocolError(f"metadata type {declared!r} does not match body type "
+                            f"{body.type!r}")  # type: ignore[union-attr]
+    return body
+
+
+def not_understood(msg: Message, error: Exception) -> Message:
+    """The reply to a message that did not decode."""
+    reply = encode(NotUnderstood(reason=str(error)[:500]), str(msg.sender.bare), msg.thread)
+    return reply
+
+
+def dumps(body: Body) -> str:
+    return json.dumps(body.model_dump(), separators=(",", ":"))

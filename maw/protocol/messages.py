@@ -1,0 +1,354 @@
+"""Every message body of MAW (design document §3), one pydantic model each.
+
+Each model has a ``type`` literal (the discriminator), ``extra="forbid"``, and a FIPA
+performative (``PERFORMATIVE``) that the codec writes into the SPADE metadata.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_\-]+$")]
+Text = Annotated[str, Field(min_length=1, max_length=2000)]
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    PERFORMATIVE: ClassVar[str] = "inform"
+
+
+# ------------------------------------------------------------------ lobby
+
+
+class JoinLobby(Body):
+    """Player -> GameMaster: let me into the lobby under this name."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["join_lobby"] = "join_lobby"
+    player_name: Name
+
+
+class Joined(Body):
+    """GameMaster -> Player (agree): you are in; keep ``token`` secret, it proves who you are."""
+
+    PERFORMATIVE: ClassVar[str] = "agree"
+    type: Literal["joined"] = "joined"
+    player_name: Name
+    token: str
+    joined: int
+    expected: int
+
+
+class StartGame(Body):
+    """GameMaster -> Players: a round begins."""
+
+    type: Literal["start_game"] = "start_game"
+    total_players: int
+    players: list[str]
+    round: int = 1
+    rounds: int = 1
+    ruleset: str = "maw"
+
+
+class AssignRole(Body):
+    """GameMaster -> one Player: your role (and, for a werewolf, the pack)."""
+
+    type: Literal["assign_role"] = "assign_role"
+    role: str
+    pack: list[str] = []
+    round: int = 1
+
+
+# ------------------------------------------------------------------ the game
+
+
+class Option(Body):
+    """One legal action offered to a player; chat options carry ``room`` and no text."""
+
+    type: Literal["option"] = "option"
+    action: Literal["chat", "over", "vote", "unvote", "attack", "divine", "guard"]
+    target: str | None = None
+    room: str | None = None
+
+
+class PhaseChange(Body):
+    """GameMaster -> Player: the phase (or this player's options) changed.
+
+    ``view`` is the player's own ``maw.engine.view`` as a dict; ``options`` are its legal
+    actions now; ``seconds`` is the time left in the phase.
+    """
+
+    type: Literal["phase_change"] = "phase_change"
+    stamp: str = ""  # names this phase; a "listen" must repeat it to count
+    round: int = 1
+    day: int
+    new_phase: str
+    vote_round: int = 0
+    room: str | None = None
+    seconds: float
+    view: dict[str, Any]
+    options: list[Option]
+
+
+class GetInput(Body):
+    """Player -> its interface: choose (a name, or an action from ``options``)."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["get_input"] = "get_input"
+    purpose: Literal["name", "action"] = "action"
+    view: dict[str, Any] | None = None
+    messages: list[str] = []
+    options: list[Option] = []
+    seconds: float | None = None
+    completions: dict[str, Any] | None = None  # design doc §3.2.2: a chat completion
+
+
+class NameChoice(Body):
+    """Interface -> Player: the name to join under."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["name"] = "name"
+    name: Name
+
+
+class Chat(Body):
+    """Say something in a room (Player -> ChatRoom; the room relays it to the GameMaster)."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["chat"] = "chat"
+    message: Text
+    room: str | None = None
+    player: str | None = None
+    token: str | None = None
+
+
+class Vote(Body):
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["vote"] = "vote"
+    target: Name
+    player: str | None = None
+    token: str | None = None
+
+
+class Unvote(Body):
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["unvote"] = "unvote"
+    player: str | None = None
+    token: str | None = None
+
+
+class Attack(Body):
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["attack"] = "attack"
+    target: Name
+    player: str | None = None
+    token: str | None = None
+
+
+class Divine(Body):
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["divine"] = "divine"
+    target: Name
+    player: str | None = None
+    token: str | None = None
+
+
+class Guard(Body):
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["guard"] = "guard"
+    target: Name
+    player: str | None = None
+    token: str | None = None
+
+
+class Over(Body):
+    """Done talking in the open room for this phase (AIWolf Over)."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["over"] = "over"
+    player: str | None = None
+    token: str | None = None
+
+
+class Listen(Body):
+    """Nothing to do now (Algorithm 1's "listen"); tells the GameMaster this player is idle."""
+
+    PERFORMATIVE: ClassVar[str] = "inform"
+    type: Literal["listen"] = "listen"
+    stamp: str = ""  # the phase_change stamp this answers: a stale listen is ignored
+    player: str | None = None
+    token: str | None = None
+
+
+PlayerAction = Union[Chat, Vote, Unvote, Attack, Divine, Guard, Over, Listen]
+
+
+class VoteCast(Body):
+    """GameMaster -> those who may see it: a vote was cast (or withdrawn: target None)."""
+
+    type: Literal["vote_cast"] = "vote_cast"
+    day: int
+    kind: str
+    voter: str
+    target: str | None
+
+
+class VoteResult(Body):
+    """GameMaster -> Players and rooms: the outcome of a vote (design doc §3.6.2)."""
+
+    type: Literal["vote_result"] = "vote_result"
+    day: int
+    target: str | None
+    status: Literal["executed", "murdered", "no_execution", "no_murder", "revote"]
+    votes: list[tuple[str, str]] = []
+    tied: list[str] = []
+    reason: str = ""
+
+
+class Kill(Body):
+    """GameMaster -> one Player: you are dead."""
+
+    type: Literal["kill"] = "kill"
+    day: int
+    cause: Literal["executed", "murdered"]
+
+
+class Reveal(Body):
+    """GameMaster -> one Player: a private result (divination, medium reading, a role)."""
+
+    type: Literal["reveal"] = "reveal"
+    day: int
+    kind: Literal["divine", "medium", "role", "blocked", "guard"]
+    target: str
+    value: str
+
+
+class EndGame(Body):
+    """GameMaster -> Players and rooms: the round is over."""
+
+    type: Literal["end_game"] = "end_game"
+    round: int = 1
+    winning_team: str | None
+    reason: str
+    roles: dict[str, str]
+    points: dict[str, int]
+
+
+class Scores(Body):
+    """GameMaster -> Players: the leaderboard after a round (``final`` after the last)."""
+
+    type: Literal["scores"] = "scores"
+    round: int
+    rounds: int
+    leaderboard: list[tuple[str, int]]
+    final: bool = False
+
+
+# ------------------------------------------------------------------ rooms
+
+
+class OpenRoom(Body):
+    """GameMaster -> ChatRoom: open for ``writers`` (may speak) and ``readers`` (may read)."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["open_room"] = "open_room"
+    day: int
+    round: int = 1
+    writers: dict[str, str]  # name -> bare JID
+    readers: dict[str, str]
+
+
+class CloseRoom(Body):
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["close_room"] = "close_room"
+
+
+class AnnounceOpen(Body):
+    """ChatRoom -> its members: the room is open (design doc §3.7.2)."""
+
+    type: Literal["announce_open"] = "announce_open"
+    room_name: str
+    players: list[str]
+    day: int
+
+
+class ChatLine(Body):
+    type: Literal["line"] = "line"
+    index: int
+    speaker: str
+    text: str
+    day: int
+
+
+class GetNewMessages(Body):
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["get_new_messages"] = "get_new_messages"
+    since: int = 0
+
+
+class NewMessages(Body):
+    """ChatRoom -> a member: the messages from index ``since`` on."""
+
+    type: Literal["new_messages"] = "new_messages"
+    room_name: str
+    messages: list[ChatLine]
+    next: int
+
+
+class ChatCheck(Body):
+    """ChatRoom -> GameMaster: may this chat be posted? (the engine decides)"""
+
+    PERFORMATIVE: ClassVar[str] = "query-if"
+    type: Literal["chat_check"] = "chat_check"
+    room: str
+    player: str
+    token: str | None
+    message: Text
+    ref: str
+
+
+class ChatVerdict(Body):
+    PERFORMATIVE: ClassVar[str] = "inform"
+    type: Literal["chat_verdict"] = "chat_verdict"
+    ref: str
+    ok: bool
+    reason: str = ""
+
+
+# ------------------------------------------------------------------ replies
+
+
+class Agree(Body):
+    PERFORMATIVE: ClassVar[str] = "agree"
+    type: Literal["agree"] = "agree"
+    ref: str = ""
+    options: list[Option] | None = None
+
+
+class Refuse(Body):
+    PERFORMATIVE: ClassVar[str] = "refuse"
+    type: Literal["refuse"] = "refuse"
+    ref: str = ""
+    reason: str
+
+
+class NotUnderstood(Body):
+    PERFORMATIVE: ClassVar[str] = "not-understood"
+    type: Literal["not_understood"] = "not_understood"
+    reason: str
+
+
+AnyBody = Annotated[
+    Union[
+        JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, NameChoice, Chat,
+        Vote, Unvote, Attack, Divine, Guard, Over, Listen, VoteCast, VoteResult, Kill, Reveal,
+        EndGame, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages,
+        ChatCheck, ChatVerdict, Agree, Refuse, NotUnderstood,
+    ],
+    Field(discriminator="type"),
+]
+ADAPTER: TypeAdapter[AnyBody] = TypeAdapter(AnyBody)
+ACTION_TYPES = {m.model_fields["type"].default: m
+                for m in (Chat, Vote, Unvote, Attack, Divine, Guard, Over, Listen)}
