@@ -62,6 +62,77 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_game(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.agents.gamemaster import GameConfig
+    from maw.game import default_seats, run_game
+    from maw.transcript import live_line
+    from maw.xmpp import parse_address
+
+    rules = _rules(args)
+    rules.roles_for(args.players)
+    for flag in ("rounds", "day_seconds", "night_seconds"):
+        if getattr(args, flag) <= 0:
+            raise MawError(f"--{flag.replace('_', '-')} must be positive")
+    address = parse_address(args.xmpp)
+    config = GameConfig(players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
+                        day_seconds=args.day_seconds, night_seconds=args.night_seconds,
+                        log_dir=Path(args.log_dir))
+    seats = default_seats(args.players, args.policy)
+
+    def show(event: object) -> None:
+        text = live_line(event)
+        if text and not args.quiet:
+            print(text, flush=True)
+
+    print(f"maw game: {args.players} {args.policy} players, ruleset {rules.name}, seed "
+          f"{args.seed}, XMPP {address}", flush=True)
+    result = asyncio.run(run_game(config, seats, address, on_event=show,
+                                  timeout=args.timeout))
+    print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
+          f"(agents started in {result.startup_seconds:.2f} s)")
+    for i, out in enumerate(result.outcomes, 1):
+        winner = out.winner.value if out.winner else "nobody (draw)"
+        print(f"  round {i}: {winner} won on day {out.day} ({out.termination.value})")
+    print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
+    if result.absent:
+        print(f"  absent (never acted): {', '.join(result.absent)}")
+    print(f"  log: {result.log_path}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from maw.transcript import replay_lines
+
+    for text in replay_lines(Path(args.log)):
+        print(text)
+    return 0
+
+
+def cmd_server(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from maw.xmpp import EmbeddedServer
+
+    async def serve() -> None:
+        server = EmbeddedServer(args.port)
+        await server.start()
+        print(f"maw server: embedded XMPP server on localhost:{args.port} "
+              "(Ctrl-C to stop)", flush=True)
+        try:
+            while True:
+                await asyncio.sleep(3600)
+        finally:
+            await server.stop()
+
+    asyncio.run(serve())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="maw", description="MAW, Multi-Agent Werewolf")
     parser.add_argument("--version", action="version", version=f"maw {__version__}")
@@ -75,6 +146,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_ruleset(p)
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("game", help="host a game over XMPP with AI players and watch it")
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--day-seconds", type=float, default=30.0)
+    p.add_argument("--night-seconds", type=float, default=15.0)
+    p.add_argument("--xmpp", default="embedded", help="embedded (default) or HOST:PORT")
+    p.add_argument("--log-dir", default="logs", help="where the JSONL game log goes")
+    p.add_argument("--policy", default="rule", help="decider of the AI players: rule, random")
+    p.add_argument("--timeout", type=float, default=3600.0, help="give up after this long")
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    _add_ruleset(p)
+    p.set_defaults(func=cmd_game)
+
+    p = sub.add_parser("replay", help="print a game log as a readable transcript")
+    p.add_argument("log")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("server", help="run the embedded XMPP server on its own")
+    p.add_argument("--port", type=int, default=5222)
+    p.set_defaults(func=cmd_server)
     return parser
 
 

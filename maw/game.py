@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from spade.container import Container
+
 from maw.agents.base import GameLog
 from maw.agents.chatroom import ChatRoomAgent
 from maw.agents.gamemaster import GameConfig, GameMasterAgent
@@ -64,6 +66,11 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     if len(seats) != config.players:
         raise MawError(f"{len(seats)} seats for a {config.players}-player game")
     config.rules.roles_for(config.players)
+    # SPADE's container is a process-wide singleton bound to one event loop: rebind it
+    # when this game runs in another (a second game, a test)
+    container = Container()
+    if container.loop is not asyncio.get_running_loop():
+        container.reset()
     server = None
     if address.embedded:
         server = EmbeddedServer(address.port)

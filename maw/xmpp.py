@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import socket
 from dataclasses import dataclass
 
@@ -62,7 +63,8 @@ class EmbeddedServer:
         from pyjabber.server_parameters import Parameters
 
         loguru.logger.remove()  # pyjabber logs through loguru; keep the terminal for the game
-        logging.getLogger("spade").setLevel(logging.CRITICAL)
+        for noisy in ("spade", "sqlalchemy", "sqlalchemy.pool", "slixmpp"):
+            logging.getLogger(noisy).setLevel(logging.CRITICAL)
         # without the upload plugin pyjabber opens no admin page on the fixed port 9090,
         # so two servers (or a test run beside a game) can coexist
         plugins = [p for p in Parameters().plugins if p != "urn:xmpp:http:upload:0"]
@@ -73,6 +75,10 @@ class EmbeddedServer:
         waiter = asyncio.create_task(self._server.ready.wait())
         done, _ = await asyncio.wait({self._task, waiter}, timeout=20,
                                      return_when=asyncio.FIRST_COMPLETED)
+        # pyjabber's start() installs SIGINT/SIGTERM handlers that raise SystemExit inside
+        # the event loop, which can hang the process; give Ctrl-C and kill back to Python
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         if waiter not in done:
             waiter.cancel()
             if self._task in done and self._task.exception():

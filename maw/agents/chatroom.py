@@ -175,7 +175,7 @@ class CloseState(RoomState):
         room.archive()
         room.base += len(room.chat_log)
         room.chat_log.clear()
-        for name, text, thread in room.pending.values():  # verdicts that never came
+        for name, _text, thread in room.pending.values():  # verdicts that never came
             if name in room.writers:
                 await room.send_body(self, room.writers[name],
                                      m.Refuse(reason=f"the {room.room_name} closed"), thread)

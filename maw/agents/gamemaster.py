@@ -113,6 +113,17 @@ class GameMasterAgent(MawAgent):
         s = self.state
         return (self.round, s.day, s.phase, s.vote_round) if s else (self.round,)
 
+    def wake(self, events: tuple[engine.Event, ...], actor: str) -> None:
+        """Players who will hear of ``events`` may want to act again: not idle any more.
+        (An Over reaches nobody, so it wakes nobody but the actor.)"""
+        self.idle.discard(actor)
+        for e in events:
+            if type(e) is not ev.Overed:
+                if e.audience is None:
+                    self.idle.clear()
+                    return
+                self.idle -= e.audience
+
     def stamp(self) -> str:
         return ":".join(str(x) for x in self.marker())
 
@@ -200,16 +211,15 @@ class GameMasterAgent(MawAgent):
         open_room = engine.rules._room(s)  # the room the engine has open, if any
         for room in self.rooms:
             await self._set_room(behaviour, room, room is open_room)
-        for name, seat in self.seats.items():
-            await self.send_options(behaviour, name, phase_change=True)
+        for name in self.seats:
+            await self.send_options(behaviour, name)
 
-    async def send_options(self, behaviour: CyclicBehaviour, name: str,
-                           phase_change: bool = False) -> None:
+    async def send_options(self, behaviour: CyclicBehaviour, name: str) -> None:
         s = self.state
         assert s is not None
         view = engine.view(s, name)
-        body = m.PhaseChange(stamp=self.stamp(), round=self.round, day=s.day, new_phase=s.phase.value,
-                             vote_round=s.vote_round, room=view.room,
+        body = m.PhaseChange(stamp=self.stamp(), round=self.round, day=s.day,
+                             new_phase=s.phase.value, vote_round=s.vote_round, room=view.room,
                              seconds=round(self.seconds_left(), 2),
                              view=convert.view_dict(view),
                              options=convert.options(engine.legal_actions(s, name)))
@@ -317,7 +327,7 @@ class Referee(CyclicBehaviour):
         except IllegalActionError as exc:
             await gm.send_body(self, seat.jid, m.Refuse(reason=str(exc)), msg.thread)
             return
-        gm.idle.clear()
+        gm.wake(events, seat.name)
         if gm.marker() == before:
             await gm.send_body(self, seat.jid, m.Agree(options=convert.options(
                 engine.legal_actions(gm.state, seat.name))), msg.thread)
@@ -368,7 +378,7 @@ class Referee(CyclicBehaviour):
         await gm.send_body(self, gm.rooms[room] if room else body.room,
                            m.ChatVerdict(ref=body.ref, ok=ok, reason=reason), thread)
         if ok:
-            gm.idle.clear()
+            gm.wake(events, seat.name)  # type: ignore[union-attr]
             await gm.publish(self, events, before)
 
 
@@ -408,6 +418,8 @@ class AssignRolesState(GMState):
         gm.game_log.write("round", round=gm.round, roles={n: r.name for n, r in zip(
             names, gm.state.roles, strict=True)}, ruleset=gm.config.rules.name)
         for e in engine.opening_events(gm.state):
+            gm.game_log.write("event", round=gm.round, event=type(e).__name__,
+                              data=_fields(e))
             gm.on_event(e)
         start = m.StartGame(total_players=len(names), players=names, round=gm.round,
                             rounds=gm.config.rounds, ruleset=gm.config.rules.name)

@@ -1,0 +1,177 @@
+"""Whole games over a real XMPP server (pyjabber in-process, one per test session)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+import pytest_asyncio
+from spade.agent import Agent
+from spade.behaviour import OneShotBehaviour
+from spade.message import Message
+
+from maw.agents.gamemaster import GameConfig
+from maw.engine import ruleset
+from maw.game import default_seats, run_game
+from maw.xmpp import Address, EmbeddedServer, free_port
+
+pytestmark = pytest.mark.xmpp
+session_loop = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def server():
+    srv = EmbeddedServer(free_port())
+    await srv.start()
+    yield Address("localhost", srv.port, False)
+    await srv.stop()
+
+
+def read_log(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@session_loop
+async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path):
+    config = GameConfig(players=6, rules=ruleset("maw"), seed=3, day_seconds=10,
+                        night_seconds=5, log_dir=tmp_path)
+    seen = []
+    result = await run_game(config, default_seats(6), server, on_event=seen.append,
+                            timeout=120)
+    out = result.outcomes[0]
+    assert out.winner is not None and result.absent == []
+    records = read_log(result.log_path)
+    kinds = {r["kind"] for r in records}
+    assert {"msg", "event", "action", "input", "round", "outcome"} <= kinds
+    assert [r["kind"] for r in records].count("outcome") == 1
+    # the log holds exactly the events the GameMaster produced, in order
+    logged = [r["event"] for r in records if r["kind"] == "event"]
+    assert logged == [type(e).__name__ for e in seen]
+    assert logged[0] == "GameStarted" and logged[-1] == "GameOver"
+    # no chat from the Hideout ever went to a non-wolf
+    roles = next(r for r in records if r["kind"] == "round")["roles"]
+    jid_of = {r["player"]: r["jid"] for r in records if r["kind"] == "join"}
+    villagers = {jid_of[n] for n, role in roles.items() if role != "Werewolf"}
+    for r in records:
+        if r["kind"] == "msg" and r["type"] == "new_messages" and \
+                r["body"]["room_name"] == "Hideout":
+            assert r["to"] not in villagers
+
+
+@session_loop
+async def test_an_aiwolf_game_with_seer_medium_and_bodyguard(server, tmp_path):
+    config = GameConfig(players=9, rules=ruleset("aiwolf-9"), seed=2, day_seconds=10,
+                        night_seconds=5, log_dir=tmp_path)
+    result = await run_game(config, default_seats(9), server, timeout=120)
+    assert result.outcomes[0].winner is not None
+    events = {r["event"] for r in read_log(result.log_path) if r["kind"] == "event"}
+    assert "Divined" in events
+    # every action the players sent was legal: the GameMaster refused none
+    refusals = [r for r in read_log(result.log_path)
+                if r["kind"] == "msg" and r["type"] == "refuse"
+                and "unknown player" in r["body"]["reason"]]
+    assert refusals == []
+
+
+@session_loop
+async def test_several_rounds_accumulate_a_leaderboard(server, tmp_path):
+    config = GameConfig(players=5, rules=ruleset("maw"), seed=5, rounds=3, day_seconds=10,
+                        night_seconds=5, log_dir=tmp_path)
+    result = await run_game(config, default_seats(5), server, timeout=180)
+    assert len(result.outcomes) == 3
+    totals = {}
+    for out in result.outcomes:
+        for name, p in out.points.items():
+            totals[name] = totals.get(name, 0) + p
+    assert dict(result.standings) == totals
+
+
+class Attacker(Agent):
+    """A raw client that is not a player: forges, malforms and floods."""
+
+    def __init__(self, jid, password, port, sends):
+        super().__init__(jid, password, port=port)
+        self.sends = sends
+        self.replies: list[Message] = []
+
+    async def setup(self):
+        agent = self
+
+        class Go(OneShotBehaviour):
+            async def run(self):
+                for msg in agent.sends:
+                    await self.send(msg)
+                    reply = await self.receive(timeout=3)
+                    agent.replies.append(reply)
+
+        self.go = Go()
+        self.add_behaviour(self.go)
+
+
+@session_loop
+async def test_forged_malformed_and_oversized_messages_change_nothing(server, tmp_path):
+    config = GameConfig(players=6, rules=ruleset("maw"), seed=3, day_seconds=3,
+                        night_seconds=2, log_dir=tmp_path, lobby_seconds=30)
+    seats = default_seats(6)
+    game = asyncio.create_task(run_game(config, seats, server, game_id="adv", timeout=120))
+    await asyncio.sleep(0.5)
+    gm = f"maw-adv-gm@{server.host}"
+    hideout = f"maw-adv-hideout@{server.host}"
+
+    def msg(to, body, mtype, sender=None):
+        m = Message(to=to, body=body)
+        m.set_metadata("performative", "request")
+        m.set_metadata("type", mtype)
+        if sender:
+            m.sender = sender
+        return m
+
+    ann = f"maw-adv-p-ann@{server.host}"
+    sends = [
+        msg(gm, "{not json", "vote"),
+        msg(gm, json.dumps({"type": "teleport"}), "teleport"),
+        msg(gm, json.dumps({"type": "vote", "target": "Bob", "player": "Ann",
+                            "token": "0" * 32}), "vote"),
+        msg(gm, json.dumps({"type": "vote", "target": "Bob", "player": "Ann",
+                            "token": "0" * 32}), "vote", sender=ann),
+        msg(gm, "x" * (1024 * 1024), "vote"),
+        msg(hideout, json.dumps({"type": "chat", "message": "let me in", "player": "Ann",
+                                 "token": "0" * 32}), "chat"),
+    ]
+    attacker = Attacker(f"maw-adv-attacker@{server.host}", "pw", server.port, sends)
+    await attacker.start(auto_register=True)
+    attacker.presence.set_available()
+    await attacker.go.join(timeout=60)
+    result = await game
+    await attacker.stop()
+    kinds = [r.get_metadata("type") if r is not None else None for r in attacker.replies]
+    bodies = [json.loads(r.body) if r is not None else None for r in attacker.replies]
+    assert kinds[0] == "not_understood" and "malformed JSON" in bodies[0]["reason"]
+    assert kinds[1] == "not_understood"
+    assert kinds[2] == "refuse" and "wrong token" in bodies[2]["reason"]
+    # the forged sender's refusal went to the forged address, not to the attacker
+    assert attacker.replies[3] is None
+    assert kinds[4] == "not_understood" and "byte limit" in bodies[4]["reason"]
+    assert kinds[5] == "refuse"
+    records = read_log(result.log_path)
+    actions = [r for r in records if r["kind"] == "action"]
+    assert all(r["data"].get("actor") != "attacker" for r in actions)
+    assert result.outcomes[0].winner is not None
+
+
+def test_maw_game_command_plays_and_maw_replay_prints_it(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "maw", "game", "--players", "6", "--seed", "3",
+                           "--log-dir", str(tmp_path), "--day-seconds", "10"],
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert "Game over" in proc.stdout and "leaderboard" in proc.stdout
+    log = next(tmp_path.glob("*.jsonl"))
+    rep = subprocess.run([sys.executable, "-m", "maw", "replay", str(log)],
+                         capture_output=True, text=True, timeout=60)
+    assert rep.returncode == 0 and "Game over" in rep.stdout and "[Village]" in rep.stdout
+    bad = subprocess.run([sys.executable, "-m", "maw", "replay", str(tmp_path / "none.jsonl")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "no log at" in bad.stderr
