@@ -83,6 +83,19 @@ class MawAgent(Agent):
             self._pending_nu.append(not_understood(msg, exc))
             return None
 
+    async def receive_body(self, behaviour: CyclicBehaviour,
+                           timeout: float) -> tuple[Message, Body] | None:
+        """The next message and its body; one that does not decode is answered with
+        ``not-understood`` and skipped (``None``), as is a quiet ``timeout``."""
+        msg = await behaviour.receive(timeout=timeout)
+        if msg is None:
+            return None
+        body = self.decode_or_none(msg)
+        if body is None:
+            await self.flush_not_understood(behaviour)
+            return None
+        return msg, body
+
     async def flush_not_understood(self, behaviour: CyclicBehaviour) -> None:
         while self._pending_nu:
             await behaviour.send(self._pending_nu.pop(0))

@@ -271,30 +271,25 @@ def _fields(obj: object) -> dict:
 
 class RoomReplies(CyclicBehaviour):
     async def run(self) -> None:
-        msg = await self.receive(timeout=10)
-        if msg is None:
-            return
         gm: GameMasterAgent = self.agent  # type: ignore[assignment]
-        body = gm.decode_or_none(msg)
+        got = await gm.receive_body(self, timeout=10)
+        if got is None:
+            return
+        msg, body = got
         future = gm._room_waiters.get(msg.thread or "")
-        if body is not None and future is not None and not future.done():
-            if str(msg.sender.bare) in gm.rooms.values():
-                future.set_result(body)
-        await gm.flush_not_understood(self)
+        if future is not None and not future.done() and str(msg.sender.bare) in gm.rooms.values():
+            future.set_result(body)
 
 
 class Referee(CyclicBehaviour):
     """Takes joins and actions; the engine judges; answers agree or refuse."""
 
     async def run(self) -> None:
-        msg = await self.receive(timeout=10)
-        if msg is None:
-            return
         gm: GameMasterAgent = self.agent  # type: ignore[assignment]
-        body = gm.decode_or_none(msg)
-        if body is None:
-            await gm.flush_not_understood(self)
+        got = await gm.receive_body(self, timeout=10)
+        if got is None:
             return
+        msg, body = got
         sender = str(msg.sender.bare)
         if isinstance(body, m.JoinLobby):
             await self._join(gm, body, sender, msg.thread)

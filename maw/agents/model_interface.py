@@ -52,14 +52,11 @@ class ModelInterfaceAgent(MawAgent):
 
 class SendInput(CyclicBehaviour):
     async def run(self) -> None:
-        msg = await self.receive(timeout=30)
-        if msg is None:
-            return
         agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
-        body = agent.decode_or_none(msg)
-        if not isinstance(body, m.GetInput):
-            await agent.flush_not_understood(self)
+        got = await agent.receive_body(self, timeout=30)
+        if got is None or not isinstance(got[1], m.GetInput):
             return
+        msg, body = got
         reply: m.Body
         if body.purpose == "name":
             reply = m.NameChoice(name=agent.player_name)

@@ -103,14 +103,11 @@ class PlayerAgent(MawAgent):
 
 class Handler(CyclicBehaviour):
     async def run(self) -> None:
-        msg = await self.receive(timeout=30)
-        if msg is None:
-            return
         agent: PlayerAgent = self.agent  # type: ignore[assignment]
-        body = agent.decode_or_none(msg)
-        if body is None:
-            await agent.flush_not_understood(self)
+        got = await agent.receive_body(self, timeout=30)
+        if got is None:
             return
+        msg, body = got
         if str(msg.sender.bare) not in (agent.gamemaster, *agent.rooms.values()):
             return  # only the GameMaster and the rooms speak to a player this way
         self.handle(agent, body)

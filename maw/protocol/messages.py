@@ -113,73 +113,59 @@ class NameChoice(Body):
     name: Name
 
 
-class Chat(Body):
-    """Say something in a room (Player -> ChatRoom; the room relays it to the GameMaster)."""
+class _Action(Body):
+    """A player's action: the interface leaves ``player`` and ``token`` empty, the
+    PlayerAgent fills them in before forwarding (the token proves who sent it)."""
 
     PERFORMATIVE: ClassVar[str] = "request"
+    player: str | None = None
+    token: str | None = None
+
+
+class Chat(_Action):
+    """Say something in a room (Player -> ChatRoom; the room relays it to the GameMaster)."""
+
     type: Literal["chat"] = "chat"
     message: Text
     room: str | None = None
-    player: str | None = None
-    token: str | None = None
 
 
-class Vote(Body):
-    PERFORMATIVE: ClassVar[str] = "request"
+class Vote(_Action):
     type: Literal["vote"] = "vote"
     target: Name
-    player: str | None = None
-    token: str | None = None
 
 
-class Unvote(Body):
-    PERFORMATIVE: ClassVar[str] = "request"
+class Unvote(_Action):
     type: Literal["unvote"] = "unvote"
-    player: str | None = None
-    token: str | None = None
 
 
-class Attack(Body):
-    PERFORMATIVE: ClassVar[str] = "request"
+class Attack(_Action):
     type: Literal["attack"] = "attack"
     target: Name
-    player: str | None = None
-    token: str | None = None
 
 
-class Divine(Body):
-    PERFORMATIVE: ClassVar[str] = "request"
+class Divine(_Action):
     type: Literal["divine"] = "divine"
     target: Name
-    player: str | None = None
-    token: str | None = None
 
 
-class Guard(Body):
-    PERFORMATIVE: ClassVar[str] = "request"
+class Guard(_Action):
     type: Literal["guard"] = "guard"
     target: Name
-    player: str | None = None
-    token: str | None = None
 
 
-class Over(Body):
+class Over(_Action):
     """Done talking in the open room for this phase (AIWolf Over)."""
 
-    PERFORMATIVE: ClassVar[str] = "request"
     type: Literal["over"] = "over"
-    player: str | None = None
-    token: str | None = None
 
 
-class Listen(Body):
+class Listen(_Action):
     """Nothing to do now (Algorithm 1's "listen"); tells the GameMaster this player is idle."""
 
     PERFORMATIVE: ClassVar[str] = "inform"
     type: Literal["listen"] = "listen"
     stamp: str = ""  # the phase_change stamp this answers: a stale listen is ignored
-    player: str | None = None
-    token: str | None = None
 
 
 PlayerAction = Union[Chat, Vote, Unvote, Attack, Divine, Guard, Over, Listen]
