@@ -82,6 +82,8 @@ async def test_several_rounds_accumulate_a_leaderboard(server, tmp_path):
                         night_seconds=5, log_dir=tmp_path)
     result = await run_game(config, default_seats(5), server, timeout=180)
     assert len(result.outcomes) == 3
+    rounds = [r["round"] for r in read_log(result.log_path) if r["kind"] == "round"]
+    assert rounds == [1, 2, 3]  # and no fourth round begins after the last
     totals = {}
     for out in result.outcomes:
         for name, p in out.points.items():

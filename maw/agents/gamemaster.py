@@ -505,6 +505,7 @@ class EndPhaseState(GMState):
         for seat in gm.seats.values():
             await gm.send_body(self, seat.jid, scores)
         if final:
+            self.next_state = None  # SPADE keeps the last round's choice: end the FSM here
             gm.done.set()
         else:
             self.set_next_state("AssignRoles")

@@ -280,7 +280,8 @@ class LobbyState(PlayerState):
     async def run(self) -> None:
         p = self.player
         if p.final:
-            return  # no next state: the FSM ends
+            self.next_state = None  # SPADE keeps an earlier choice: end the FSM here
+            return
         while True:
             msg = await self.receive(timeout=60)
             if msg is None or str(msg.sender.bare) != p.gamemaster:
@@ -296,6 +297,7 @@ class LobbyState(PlayerState):
         while p.view is None or p.view.get("day") is None or p.round_over:
             await self.wait_change(p.version, 1.0)
             if p.round_over and p.final:
+                self.next_state = None
                 return
             break
         self.set_next_state(p.next_state())

@@ -51,6 +51,7 @@ class RuleDecider(Decider):
         self.fake_seen: set[str] = set()
         self.players: tuple[str, ...] = ()
         self.deaths_seen = 0
+        self.tiebreak: dict[str, float] = {}
         self.history_seen = 0
 
     # ------------------------------------------------------------ learning
@@ -132,7 +133,11 @@ class RuleDecider(Decider):
             return 100.0
         if name in self.human:
             return -100.0
-        return self.suspicion.get(name, 0.0) + self.rng.random() * 0.01
+        # a tie-break drawn once per name: the same facts give the same choice, so votes
+        # settle instead of flip-flopping each time the player is asked again
+        if name not in self.tiebreak:
+            self.tiebreak[name] = self.rng.random() * 0.01
+        return self.suspicion.get(name, 0.0) + self.tiebreak[name]
 
     def _say(self, view: PlayerView) -> str | None:
         me = view.role

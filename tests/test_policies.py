@@ -1,0 +1,60 @@
+"""Deciders without a model."""
+
+from __future__ import annotations
+
+import random
+
+from maw.engine import Attack, Vote, legal_actions, new_game, ruleset, view
+from maw.policies import make_decider
+
+
+def test_the_rule_decider_gives_the_same_answer_to_the_same_question():
+    # asked again with nothing new, a player must not change its mind: over XMPP every
+    # change wakes everyone, and flip-flopping votes once livelocked a game until its timer
+    state = new_game(ruleset("maw"), list("ABCDEF"), random.Random(3))
+    for name in state.names:
+        d = make_decider("rule", name, random.Random(7))
+        legal = tuple(a for a in legal_actions(state, name) if isinstance(a, Vote))
+        first = d.decide(view(state, name), legal)
+        assert all(d.decide(view(state, name), legal) == first for _ in range(20))
+
+
+def test_wolves_never_attack_wolves_and_converge_on_one_target():
+    rules = ruleset("aiwolf-13")  # attack votes on wolves are legal there, and discarded
+    for seed in range(30):
+        state = new_game(rules, [f"p{i}" for i in range(13)], random.Random(seed))
+        from maw.engine import EndPhase, Phase, play
+        while not (state.phase is Phase.NIGHT and state.day >= 1):
+            state, _ = play(state, EndPhase())
+        wolves = sorted(state.pack)
+        deciders = {w: make_decider("rule", w, random.Random(seed)) for w in wolves}
+        picks = []
+        for w in wolves:
+            legal = legal_actions(state, w)
+            assert any(isinstance(a, Attack) and a.target in state.pack for a in legal)
+            act = deciders[w].decide(view(state, w), legal)
+            assert isinstance(act, Attack) and act.target not in state.pack
+            picks.append(act.target)
+            state, _ = play(state, act)
+            if state.phase is not Phase.NIGHT:
+                break
+        assert len(set(picks)) == 1
+
+
+def test_a_seer_votes_for_the_wolf_it_found():
+    from maw.engine import Divine, EndPhase, Phase, play
+    rules = ruleset("aiwolf-5")
+    found = 0
+    for seed in range(40):
+        state = new_game(rules, list("ABCDE"), random.Random(seed))
+        seer = next(n for n in state.names if state.role_of(n).name == "Seer")
+        wolf = next(iter(state.pack))
+        state, _ = play(state, EndPhase())  # day 0 talk ends: the first night
+        state, _ = play(state, Divine(seer, wolf))
+        while state.phase is not Phase.VOTE:
+            state, _ = play(state, EndPhase())
+        d = make_decider("rule", seer, random.Random(seed))
+        act = d.decide(view(state, seer), legal_actions(state, seer))
+        assert act == Vote(seer, wolf)
+        found += 1
+    assert found == 40
