@@ -44,7 +44,6 @@ class GameResult:
     absent: list[str] = field(default_factory=list)
     seconds: float = 0.0
     startup_seconds: float = 0.0
-    messages: int = 0
 
 
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:

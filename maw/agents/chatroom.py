@@ -105,14 +105,12 @@ class OpenState(RoomState):
     async def run(self) -> None:
         room = self.room
         while True:
-            msg = await self.receive(timeout=60)
-            if msg is None:
+            got = await room.receive_body(self, timeout=60)
+            if got is None:
                 continue
-            body = room.decode_or_none(msg)
+            msg, body = got
             sender = str(msg.sender.bare)
-            if body is None:
-                await room.flush_not_understood(self)
-            elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
+            if isinstance(body, m.CloseRoom) and sender == room.gamemaster:
                 await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
                 self.set_next_state("Close")
                 return
@@ -185,14 +183,12 @@ class CloseState(RoomState):
     async def run(self) -> None:
         room = self.room
         while True:
-            msg = await self.receive(timeout=60)
-            if msg is None:
+            got = await room.receive_body(self, timeout=60)
+            if got is None:
                 continue
-            body = room.decode_or_none(msg)
+            msg, body = got
             sender = str(msg.sender.bare)
-            if body is None:
-                await room.flush_not_understood(self)
-            elif isinstance(body, m.OpenRoom) and sender == room.gamemaster:
+            if isinstance(body, m.OpenRoom) and sender == room.gamemaster:
                 await self.answer_open(body, msg.thread)
                 self.set_next_state("Open")
                 return

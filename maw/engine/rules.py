@@ -153,23 +153,8 @@ def _room(state: GameState) -> Room | None:
     return None
 
 
-def _targets(state: GameState, s: int, kind: type) -> list[int]:
-    """Seats that seat ``s`` may target with an action of type ``kind`` now."""
-    rules, alive, roles = state.rules, state.alive, state.roles
-    n = len(alive)
-    if kind is Vote:
-        return [t for t in range(n) if alive[t] and (t != s or rules.self_vote)]
-    if kind is Attack:
-        if rules.attack_wolves:
-            return [t for t in range(n) if alive[t]]
-        return [t for t in range(n) if alive[t] and not roles[t].pack]
-    if kind is Guard and rules.guard_dead:
-        return [t for t in range(n) if t != s]
-    return [t for t in range(n) if alive[t] and t != s]  # Divine, Guard
-
-
 def _may_target(state: GameState, s: int, t: int, kind: type) -> bool:
-    """``t in _targets(state, s, kind)``, without building the list."""
+    """May seat ``s`` target seat ``t`` with an action of type ``kind`` now?"""
     rules = state.rules
     if kind is Guard and rules.guard_dead:
         return t != s
@@ -180,6 +165,10 @@ def _may_target(state: GameState, s: int, t: int, kind: type) -> bool:
     if kind is Attack:
         return rules.attack_wolves or not state.roles[t].pack
     return t != s
+
+
+def _targets(state: GameState, s: int, kind: type) -> list[int]:
+    return [t for t in range(len(state.alive)) if _may_target(state, s, t, kind)]
 
 
 def _why_illegal(state: GameState, action: Action) -> str | None:

@@ -7,8 +7,6 @@ that SPADE ``Template``s can route on them. Anything that does not decode raises
 
 from __future__ import annotations
 
-import json
-
 from pydantic import ValidationError
 from spade.message import Message
 
@@ -58,7 +56,3 @@ def not_understood(msg: Message, error: Exception) -> Message:
     """The reply to a message that did not decode."""
     reply = encode(NotUnderstood(reason=str(error)[:500]), str(msg.sender.bare), msg.thread)
     return reply
-
-
-def dumps(body: Body) -> str:
-    return json.dumps(body.model_dump(), separators=(",", ":"))

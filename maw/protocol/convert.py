@@ -40,17 +40,6 @@ def to_engine(body: m.PlayerAction, player: str, room: str | None = None) -> eng
     raise ValueError(f"{kind} is not an engine action")
 
 
-def from_option(option: m.Option, text: str | None = None) -> m.PlayerAction:
-    """The message a player sends to take ``option`` (``text`` for a chat)."""
-    if option.action == "chat":
-        return m.Chat(message=text or "...", room=option.room)
-    if option.action == "over":
-        return m.Over()
-    if option.action == "unvote":
-        return m.Unvote()
-    return m.ACTION_TYPES[option.action](target=option.target)  # type: ignore[call-arg]
-
-
 def view_dict(v: engine.PlayerView) -> dict[str, Any]:
     d = {f.name: getattr(v, f.name) for f in fields(v)}
     d["known_roles"] = dict(v.known_roles)
