@@ -69,7 +69,7 @@ def cmd_game(args: argparse.Namespace) -> int:
     from maw.agents.gamemaster import GameConfig
     from maw.game import default_seats, run_game
     from maw.transcript import live_line
-    from maw.xmpp import parse_address
+    from maw.xmpp import lobby_jid, parse_address
 
     rules = _rules(args)
     rules.roles_for(args.players)
@@ -77,20 +77,29 @@ def cmd_game(args: argparse.Namespace) -> int:
         if getattr(args, flag) <= 0:
             raise MawError(f"--{flag.replace('_', '-')} must be positive")
     address = parse_address(args.xmpp)
+    if not 0 <= args.remote <= args.players:
+        raise MawError(f"--remote must be between 0 and --players ({args.players})")
+    lobby = args.lobby if args.remote else None
+    if lobby:
+        lobby_jid(lobby)  # a bad name fails now
     config = GameConfig(players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
                         day_seconds=args.day_seconds, night_seconds=args.night_seconds,
-                        log_dir=Path(args.log_dir))
-    seats = default_seats(args.players, args.policy)
+                        lobby_seconds=args.lobby_seconds, log_dir=Path(args.log_dir))
+    seats = default_seats(args.players - args.remote, args.policy)
 
     def show(event: object) -> None:
         text = live_line(event)
         if text and not args.quiet:
             print(text, flush=True)
 
-    print(f"maw game: {args.players} {args.policy} players, ruleset {rules.name}, seed "
-          f"{args.seed}, XMPP {address}", flush=True)
+    print(f"maw game: {args.players} players ({len(seats)} {args.policy}, {args.remote} "
+          f"joining), ruleset {rules.name}, seed {args.seed}, XMPP {address}", flush=True)
+    if lobby:
+        where = f"{address.host}:{address.port}"
+        print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {args.remote} player(s) to "
+              f"join with: maw player --lobby {lobby} --xmpp {where} --name NAME", flush=True)
     result = asyncio.run(run_game(config, seats, address, on_event=show,
-                                  timeout=args.timeout))
+                                  timeout=args.timeout, remote=args.remote, lobby=lobby))
     print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
           f"(agents started in {result.startup_seconds:.2f} s)")
     for i, out in enumerate(result.outcomes, 1):
@@ -98,8 +107,39 @@ def cmd_game(args: argparse.Namespace) -> int:
         print(f"  round {i}: {winner} won on day {out.day} ({out.termination.value})")
     print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
     if result.absent:
-        print(f"  absent (never acted): {', '.join(result.absent)}")
+        print(f"  absent (never acted, or left): {', '.join(result.absent)}")
     print(f"  log: {result.log_path}")
+    return 0
+
+
+def cmd_player(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.game import Seat, run_player
+    from maw.policies import DECIDERS
+    from maw.xmpp import lobby_jid, parse_address
+
+    address = parse_address(args.xmpp)
+    lobby_jid(args.lobby)
+    if args.decider not in DECIDERS:
+        raise MawError(f"unknown decider {args.decider!r}: {', '.join(sorted(DECIDERS))}")
+    if not args.name or not args.name.replace("_", "").isalnum() or len(args.name) > 20:
+        raise MawError(f"bad name {args.name!r}: up to 20 letters, digits or _")
+
+    def show(line: str) -> None:
+        if not args.quiet:
+            print(f"{args.name} | {line}", flush=True)
+
+    result = asyncio.run(run_player(
+        address, args.lobby, Seat(args.name, args.decider), seed=args.seed, on_line=show,
+        join_seconds=args.join_seconds, timeout=args.timeout,
+        log_dir=Path(args.log_dir) if args.log_dir else None))
+    for body in result.results:
+        print(f"{result.name}: round {body.round}: {body.winning_team or 'nobody'} won "
+              f"({body.reason})", flush=True)
+    if not result.final:
+        raise MawError("the game ended without final scores")
     return 0
 
 
@@ -153,13 +193,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--day-seconds", type=float, default=30.0)
     p.add_argument("--night-seconds", type=float, default=15.0)
-    p.add_argument("--xmpp", default="embedded", help="embedded (default) or HOST:PORT")
+    p.add_argument("--xmpp", default="embedded",
+                   help="embedded (default; embedded:PORT for another port) or HOST:PORT")
     p.add_argument("--log-dir", default="logs", help="where the JSONL game log goes")
     p.add_argument("--policy", default="rule", help="decider of the AI players: rule, random")
     p.add_argument("--timeout", type=float, default=3600.0, help="give up after this long")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--remote", type=int, default=0, metavar="N",
+                   help="seats left for players joining from other processes (maw player)")
+    p.add_argument("--lobby", default="main", help="the lobby's name, for those who join")
+    p.add_argument("--lobby-seconds", type=float, default=300.0,
+                   help="how long the lobby waits for the remote players")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
+
+    p = sub.add_parser("player", help="one AI player in this process: join a lobby and play")
+    p.add_argument("--name", required=True)
+    p.add_argument("--decider", default="rule", help="rule (default) or random")
+    p.add_argument("--lobby", default="main")
+    p.add_argument("--xmpp", default="localhost:5222", help="HOST:PORT of the server")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--join-seconds", type=float, default=60.0,
+                   help="keep knocking this long at a lobby that is not up yet")
+    p.add_argument("--timeout", type=float, default=3600.0)
+    p.add_argument("--log-dir", default=None, help="write this player's JSONL log here")
+    p.add_argument("--quiet", action="store_true")
+    p.set_defaults(func=cmd_player)
 
     p = sub.add_parser("replay", help="print a game log as a readable transcript")
     p.add_argument("log")

@@ -1,5 +1,10 @@
-"""One game over XMPP: the server (embedded or not), the GameMaster, the two rooms and a
-PlayerAgent with its interface per seat, all started, run to the end, and stopped."""
+"""Games over XMPP.
+
+``run_game`` hosts one: the server (embedded or not), the GameMaster, the two rooms and, per
+AI seat, a PlayerAgent with its ModelInterfaceAgent; the other ``remote`` seats are taken by
+players that join the lobby from other processes (``run_player``: ``maw player``, a person's
+``maw play``, a docker container). Everything is started, run to the end, and stopped.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +13,27 @@ import contextlib
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from spade.container import Container
 
-from maw.agents.base import GameLog
+from maw.agents.base import NULL_LOG, GameLog, MawAgent
 from maw.agents.chatroom import ChatRoomAgent
 from maw.agents.gamemaster import GameConfig, GameMasterAgent
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
 from maw.policies import make_decider
-from maw.xmpp import Address, EmbeddedServer, port_open
+from maw.xmpp import (
+    Address,
+    EmbeddedServer,
+    lobby_jid,
+    port_open,
+    quiet_logs,
+    stable_password,
+)
 
 DEFAULT_NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim",
                  "Lou", "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom"]
@@ -44,6 +56,7 @@ class GameResult:
     absent: list[str] = field(default_factory=list)
     seconds: float = 0.0
     startup_seconds: float = 0.0
+    messages: int = 0  # messages the hosted agents sent
 
 
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:
@@ -58,66 +71,98 @@ def log_path(config: GameConfig) -> Path | None:
     return config.log_dir / f"game-{stamp}-{config.rules.name}-seed{config.seed}.jsonl"
 
 
-async def run_game(config: GameConfig, seats: list[Seat], address: Address,
-                   on_event: Callable[[object], None] | None = None,
-                   game_id: str | None = None, timeout: float | None = None) -> GameResult:
-    """Play ``config.rounds`` rounds with ``seats`` on the XMPP server at ``address``."""
-    if len(seats) != config.players:
-        raise MawError(f"{len(seats)} seats for a {config.players}-player game")
-    config.rules.roles_for(config.players)
-    # SPADE's container is a process-wide singleton bound to one event loop: rebind it
-    # when this game runs in another (a second game, a test)
+def _bind_container() -> None:
+    """SPADE's container is a process-wide singleton bound to one event loop: rebind it
+    when this game runs in another (a second game, a test)."""
     container = Container()
     if container.loop is not asyncio.get_running_loop():
         container.reset()
+    quiet_logs()
+
+
+async def _start(agents: Sequence[MawAgent], address: Address) -> None:
+    for a in agents:
+        a.server_host = address.host
+    await asyncio.gather(*(a.start(auto_register=True) for a in agents))
+    for a in agents:
+        a.presence.set_available()  # pyjabber drops messages to a JID without it
+
+
+async def _stop(agents: Sequence[MawAgent]) -> None:
+    for a in agents:
+        with contextlib.suppress(Exception):
+            await a.stop()
+
+
+def _check_server(address: Address) -> None:
+    if not address.embedded and not port_open(address.host, address.port):
+        raise MawError(f"no XMPP server answers at {address.host}:{address.port}")
+
+
+async def run_game(config: GameConfig, seats: list[Seat], address: Address,
+                   on_event: Callable[[object], None] | None = None,
+                   game_id: str | None = None, timeout: float | None = None,
+                   remote: int = 0, lobby: str | None = None) -> GameResult:
+    """Play ``config.rounds`` rounds: ``seats`` are AI players hosted here, and ``remote``
+    more seats wait for players joining the lobby (named ``lobby``, so they can find it)."""
+    if remote < 0 or len(seats) + remote != config.players:
+        raise MawError(f"{len(seats)} AI seats and {remote} remote seats do not make a "
+                       f"{config.players}-player game")
+    if remote and not lobby:
+        raise MawError("remote players need a lobby name to join")
+    config.rules.roles_for(config.players)
+    _bind_container()
+    _check_server(address)
     server = None
     if address.embedded:
         server = EmbeddedServer(address.port)
         await server.start()
-    elif not port_open(address.host, address.port):
-        raise MawError(f"no XMPP server answers at {address.host}:{address.port}")
     path = log_path(config)
     game_log = GameLog(path)
     gid = game_id or secrets.token_hex(3)
-    host, port = address.host, address.port
+    port = address.port
 
     def jid(local: str) -> str:
-        return f"maw-{gid}-{local.lower()}@{host}"
+        return f"maw-{gid}-{local.lower()}@{address.domain}"
 
     def password() -> str:
         return secrets.token_hex(8)
 
-    gm_jid, village, hideout = jid("gm"), jid("village"), jid("hideout")
+    if lobby:
+        gm_jid = lobby_jid(lobby, address.domain)
+        gm_password = stable_password(gm_jid)
+    else:
+        gm_jid, gm_password = jid("gm"), password()
+    village, hideout = jid("village"), jid("hideout")
     rooms = {"Village": village, "Hideout": hideout}
     archive = path.with_suffix("") if path else None
-    agents: list = [
+    gm = GameMasterAgent(gm_jid, gm_password, config, village, hideout, game_log, port,
+                         on_event)
+    first: list[MawAgent] = [
         ChatRoomAgent(village, password(), "Village", gm_jid, game_log, archive, port),
         ChatRoomAgent(hideout, password(), "Hideout", gm_jid, game_log, archive, port),
+        gm,
     ]
-    gm = GameMasterAgent(gm_jid, password(), config, village, hideout, game_log, port,
-                         on_event)
-    agents.append(gm)
+    players: list[MawAgent] = []
     rng = random.Random(f"{config.seed}:deciders")
     for seat in seats:
         interface = jid(f"ui-{seat.name}")
         decider = make_decider(seat.decider, seat.name, random.Random(rng.getrandbits(64)))
-        agents.append(ModelInterfaceAgent(interface, password(), seat.name, decider, game_log,
-                                          seat.max_wait, rng.getrandbits(32), port))
-        agents.append(PlayerAgent(jid(f"p-{seat.name}"), password(), interface, gm_jid, rooms,
-                                  game_log, port))
+        first.append(ModelInterfaceAgent(interface, password(), seat.name, decider, game_log,
+                                         seat.max_wait, rng.getrandbits(32), port))
+        players.append(PlayerAgent(jid(f"p-{seat.name}"), password(), interface, gm_jid,
+                                   rooms, game_log, port))
+    agents = first + players
     result = GameResult(path)
     t0 = time.monotonic()
     try:
         # everyone a player talks to first, then the players
-        first = [a for a in agents if not isinstance(a, PlayerAgent)]
-        players = [a for a in agents if isinstance(a, PlayerAgent)]
-        for group in (first, players):
-            await asyncio.gather(*(a.start(auto_register=True) for a in group))
-            for a in group:
-                a.presence.set_available()  # pyjabber drops messages to a JID without it
+        await _start(first, address)
+        await _start(players, address)
         result.startup_seconds = time.monotonic() - t0
         game_log.write("started", agents=len(agents), seconds=result.startup_seconds,
-                       ruleset=config.rules.name, seed=config.seed, players=config.players)
+                       ruleset=config.rules.name, seed=config.seed, players=config.players,
+                       remote=remote, lobby=gm_jid)
         t1 = time.monotonic()
         done = asyncio.create_task(gm.done.wait())
         fsm_end = asyncio.create_task(gm.fsm.join())
@@ -129,7 +174,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             raise MawError(f"the game did not finish in {timeout:.0f} s")
         if not gm.done.is_set():
             code = gm.fsm.exit_code
-            raise MawError(f"the GameMaster stopped: {code!r}") from (
+            raise MawError(f"the GameMaster stopped: {code}") from (
                 code if isinstance(code, BaseException) else None)
         result.seconds = time.monotonic() - t1
         result.outcomes = list(gm.outcomes)
@@ -142,11 +187,66 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             code = fsm.exit_code if fsm is not None and fsm.is_done() else None
             if isinstance(code, BaseException):
                 game_log.write("agent_error", agent=str(a.jid), error=repr(code))
+        result.messages = sum(a.sent for a in agents)
         return result
     finally:
-        for a in agents:
-            with contextlib.suppress(Exception):
-                await a.stop()
+        await _stop(agents)
         game_log.close()
         if server is not None:
             await server.stop()
+
+
+@dataclass
+class PlayerResult:
+    name: str | None
+    roles: list[str] = field(default_factory=list)
+    results: list = field(default_factory=list)  # the EndGame bodies of each round
+    final: bool = False  # saw the final scores (the game ended normally)
+    lines: list[str] = field(default_factory=list)
+
+
+async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
+                     on_line: Callable[[str], None] | None = None,
+                     join_seconds: float = 60.0, timeout: float | None = None,
+                     log_dir: Path | None = None) -> PlayerResult:
+    """One AI player in this process: join ``lobby`` on the server at ``address`` and play
+    until the final scores (or the GameMaster goes away)."""
+    _bind_container()
+    _check_server(address)
+    if address.embedded:
+        raise MawError("a player joins a running server: give --xmpp HOST:PORT")
+    tag = secrets.token_hex(4)
+    domain = address.domain
+    game_log = GameLog(log_dir / f"player-{seat.name}-{tag}.jsonl") if log_dir else NULL_LOG
+    rng = random.Random(seed)
+    decider = make_decider(seat.decider, seat.name, random.Random(rng.getrandbits(64)))
+    ui_jid = f"maw-ui-{seat.name.lower()}-{tag}@{domain}"
+    interface = ModelInterfaceAgent(ui_jid, secrets.token_hex(8), seat.name, decider, game_log,
+                                    seat.max_wait, rng.getrandbits(32), address.port)
+    player = PlayerAgent(f"maw-p-{seat.name.lower()}-{tag}@{domain}", secrets.token_hex(8),
+                         ui_jid, lobby_jid(lobby, domain), {}, game_log, address.port,
+                         join_seconds=join_seconds)
+    if on_line is not None:
+        player.on_line = on_line
+    agents: list[MawAgent] = [interface, player]
+    result = PlayerResult(None)
+    try:
+        await _start([interface], address)  # the player asks it for a name at once
+        await _start([player], address)
+        ended = asyncio.create_task(player.fsm.join())
+        try:
+            await asyncio.wait_for(asyncio.shield(ended), timeout)
+        except asyncio.TimeoutError:
+            ended.cancel()
+            raise MawError(f"the game did not end in {timeout:.0f} s") from None
+        code = player.fsm.exit_code
+        if isinstance(code, BaseException):
+            raise MawError(str(code)) from code
+        result.name = player.seat_name
+        result.roles = list(player.roles)
+        result.results = list(player.results)
+        result.final = player.final
+        return result
+    finally:
+        await _stop(agents)
+        game_log.close()

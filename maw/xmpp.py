@@ -4,28 +4,45 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import hmac
 import logging
+import os
+import secrets
 import signal
 import socket
+import time
 from dataclasses import dataclass
+from pathlib import Path
 
 from maw.errors import ConfigError, MawError
+
+DOMAIN = "localhost"
 
 
 @dataclass(frozen=True)
 class Address:
+    """Where the XMPP server listens. Every JID is on the domain ``localhost`` (pyjabber's
+    and ``ejabberd.yml``'s only host) wherever the server runs."""
+
     host: str
     port: int
     embedded: bool
+    domain: str = DOMAIN
 
     def __str__(self) -> str:
         return f"{self.host}:{self.port}" + (" (embedded)" if self.embedded else "")
 
 
 def parse_address(text: str, default_port: int = 5222) -> Address:
-    """``embedded`` or ``HOST:PORT`` (port optional)."""
+    """``embedded`` (optionally ``embedded:PORT``) or ``HOST:PORT`` (port optional)."""
     if text in ("embedded", ""):
         return Address("localhost", default_port, True)
+    if text.startswith("embedded:"):
+        port = text.partition(":")[2]
+        if not port.isdigit() or not 0 < int(port) < 65536:
+            raise ConfigError(f"bad XMPP address {text!r}: the port must be 1-65535")
+        return Address("localhost", int(port), True)
     host, sep, port = text.rpartition(":")
     if not sep:
         host, port = text, str(default_port)
@@ -38,6 +55,47 @@ def port_open(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
         return s.connect_ex((host if host != "localhost" else "127.0.0.1", port)) == 0
+
+
+def quiet_logs() -> None:
+    """SPADE, slixmpp and SQLAlchemy log chatter to the terminal the game is printed on;
+    what matters goes to the game log instead."""
+    for noisy in ("spade", "sqlalchemy", "sqlalchemy.pool", "slixmpp"):
+        logging.getLogger(noisy).setLevel(logging.CRITICAL)
+
+
+def lobby_jid(lobby: str, domain: str = DOMAIN) -> str:
+    """The GameMaster of the lobby named ``lobby``: a fixed JID players can find."""
+    if not lobby or not all(c.isalnum() or c in "-_" for c in lobby):
+        raise ConfigError(f"bad lobby name {lobby!r}: use letters, digits, - and _")
+    return f"maw-lobby-{lobby.lower()}@{domain}"
+
+
+def stable_password(jid: str) -> str:
+    """The password of an account whose JID is fixed (a lobby): it must be the same on every
+    run, because ejabberd keeps accounts. Derived from a local secret: ``MAW_XMPP_SECRET``,
+    else a random one kept in ``~/.config/maw/xmpp-secret`` (mode 600)."""
+    secret = os.environ.get("MAW_XMPP_SECRET") or _local_secret()
+    return hmac.new(secret.encode(), jid.encode(), hashlib.sha256).hexdigest()[:24]
+
+
+def _local_secret() -> str:
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    path = config / "maw" / "xmpp-secret"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(50):  # another process may be writing it this very moment
+            secret = path.read_text().strip()
+            if secret:
+                return secret
+            time.sleep(0.01)
+        raise ConfigError(f"{path} is empty: delete it and try again") from None
+    secret = secrets.token_hex(16)
+    with os.fdopen(fd, "w") as f:
+        f.write(secret + "\n")
+    return secret
 
 
 def free_port() -> int:
@@ -63,8 +121,7 @@ class EmbeddedServer:
         from pyjabber.server_parameters import Parameters
 
         loguru.logger.remove()  # pyjabber logs through loguru; keep the terminal for the game
-        for noisy in ("spade", "sqlalchemy", "sqlalchemy.pool", "slixmpp"):
-            logging.getLogger(noisy).setLevel(logging.CRITICAL)
+        quiet_logs()
         # without the upload plugin pyjabber opens no admin page on the fixed port 9090,
         # so two servers (or a test run beside a game) can coexist
         plugins = [p for p in Parameters().plugins if p != "urn:xmpp:http:upload:0"]

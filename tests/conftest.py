@@ -39,3 +39,38 @@ def shared_dir(sub: str) -> Path:
             pytest.fail(f"{path} is missing: CI must have shared/ beside the clone")
         pytest.skip(f"{path} not found (shared/ is not beside this checkout)")
     return path
+
+
+# ---------------------------------------------------------------- ejabberd
+
+
+@pytest.fixture(scope="session")
+def ejabberd():
+    """A real ejabberd for this test session, started from the project's ejabberd.yml by
+    scripts/ejabberd.sh on a free port (its own node and state directory), stopped at the
+    end. Where ejabberd is not installed the tests skip, except in CI, where .ci/run
+    installs it and a missing server is a failure."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from maw.xmpp import Address, free_port
+
+    if shutil.which("ejabberdctl") is None:
+        if os.environ.get("CI"):
+            pytest.fail("ejabberd is not installed (.ci/run installs it with apt-get)")
+        pytest.skip("ejabberd is not installed (apt-get install -y ejabberd)")
+    port = free_port()
+    state = tempfile.mkdtemp(prefix="maw-ejabberd-")
+    env = dict(os.environ, MAW_EJABBERD_DIR=state, MAW_EJABBERD_PORT=str(port),
+               MAW_EJABBERD_NODE=f"maw-test-{port}@localhost")
+    script = str(REPO / "scripts" / "ejabberd.sh")
+    started = subprocess.run(["bash", script, "start"], env=env, capture_output=True,
+                             text=True, timeout=120)
+    if started.returncode != 0:
+        pytest.fail(f"ejabberd did not start:\n{started.stdout}\n{started.stderr}")
+    try:
+        yield Address("127.0.0.1", port, False)
+    finally:
+        subprocess.run(["bash", script, "stop"], env=env, capture_output=True, timeout=120)
+        shutil.rmtree(state, ignore_errors=True)

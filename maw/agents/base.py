@@ -64,15 +64,52 @@ def of_types(*types: str) -> Template:
 
 
 class MawAgent(Agent):
-    """A SPADE agent with a game log and typed send."""
+    """A SPADE agent with a game log and typed send.
+
+    ``server_host``, when set, is where the agent connects, whatever its JID's domain: SPADE
+    connects to the domain itself, but the server of a domain ``localhost`` may be elsewhere
+    (``127.0.0.1``, or the ``ejabberd`` container of the docker demo).
+    """
 
     game_log: GameLog = NULL_LOG
+    server_host: str | None = None
+    sent = 0  # messages sent, for the benchmarks
+
+    @property  # type: ignore[override]
+    def client(self):  # noqa: D102 - SPADE's own attribute, kept in its slot
+        return Agent.client.__get__(self, Agent)  # type: ignore[attr-defined]
+
+    @client.setter
+    def client(self, value) -> None:
+        server = self.server_host
+        if value is not None and server:
+            connect = value.connect
+
+            def connect_to_server(host=None, port=5222, *args, **kwargs):
+                return connect(server, port, *args, **kwargs)
+
+            value.connect = connect_to_server
+        Agent.client.__set__(self, value)  # type: ignore[attr-defined]
+
+    def _message_received(self, msg):  # type: ignore[override]
+        """A stanza of type ``error`` is the server bouncing one of ours (the recipient is
+        offline, or gone): it is news about that recipient, not a message to answer."""
+        if msg["type"] == "error":
+            sender = str(msg["from"].bare)
+            self.game_log.write("bounced", sender=sender, condition=msg["error"]["condition"])
+            self.bounced(sender)
+            return []
+        return super()._message_received(msg)
+
+    def bounced(self, jid: str) -> None:
+        """``jid`` could not be reached (ejabberd says so; pyjabber stays silent)."""
 
     async def send_body(self, behaviour: CyclicBehaviour, to: str, body: Body,
                         thread: str | None = None) -> None:
         msg = encode(body, to, thread)
         self.game_log.write("msg", sender=str(self.jid.bare), to=to, type=body.type,  # type: ignore
                             body=body.model_dump(exclude={"view"}))
+        self.sent += 1
         await behaviour.send(msg)
 
     def decode_or_none(self, msg: Message) -> Body | None:
@@ -98,6 +135,7 @@ class MawAgent(Agent):
 
     async def flush_not_understood(self, behaviour: CyclicBehaviour) -> None:
         while self._pending_nu:
+            self.sent += 1
             await behaviour.send(self._pending_nu.pop(0))
 
     def add_catch_all(self, known: Iterable[str]) -> None:

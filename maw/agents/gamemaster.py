@@ -55,6 +55,7 @@ class Seat:
     jid: str
     token: str
     acted: bool = False
+    gone: bool = False  # the server bounced a message to it: its client is offline
 
 
 class GameMasterAgent(MawAgent):
@@ -106,6 +107,13 @@ class GameMasterAgent(MawAgent):
         self.add_behaviour(Referee(), of_types(*REFEREE_TYPES))
         self.add_behaviour(RoomReplies(), of_types(*ROOM_REPLIES))
         self.add_catch_all(REFEREE_TYPES + ROOM_REPLIES)
+
+    def bounced(self, jid: str) -> None:
+        for seat in self.seats.values():
+            if seat.jid == jid and not seat.gone:
+                seat.gone = True
+                self.game_log.write("gone", player=seat.name, jid=jid)
+                self.changed.set()  # a phase need not wait for it any more
 
     # ------------------------------------------------------------ the game state
 
@@ -253,8 +261,13 @@ class GameMasterAgent(MawAgent):
     # ------------------------------------------------------------ summary
 
     def absent(self) -> list[str]:
-        """Players who never acted (nor said listen) in the last round."""
-        return sorted(n for n, seat in self.seats.items() if not seat.acted)
+        """Players who never acted (nor said listen) in the last round, or whose client
+        went offline."""
+        return sorted(n for n, seat in self.seats.items() if not seat.acted or seat.gone)
+
+    def waiting_for(self, actors) -> bool:
+        """Is the phase still waiting for one of ``actors`` (not idle, not gone)?"""
+        return any(a not in self.idle and not self.seats[a].gone for a in actors)
 
 
 def _fields(obj: object) -> dict:
@@ -304,7 +317,7 @@ class Referee(CyclicBehaviour):
             await gm.send_body(self, sender, m.Refuse(reason="unknown player or wrong token"),
                                msg.thread)
             return
-        seat.acted = True
+        seat.acted, seat.gone = True, False
         if gm.state is None or gm.state.is_over:
             await gm.send_body(self, seat.jid, m.Refuse(reason="no game is in progress"),
                                msg.thread)
@@ -334,6 +347,11 @@ class Referee(CyclicBehaviour):
                     thread: str | None) -> None:
         name = body.player_name
         reason = None
+        seat = gm.seats.get(name)
+        if seat is not None and seat.jid == sender:
+            # the same client asking again (its first answer was slow): same seat, same token
+            await self._welcome(gm, seat, thread)
+            return
         if not gm.lobby_open:
             reason = "the lobby is closed: a game is in progress"
         elif name in gm.seats:
@@ -346,12 +364,17 @@ class Referee(CyclicBehaviour):
         seat = Seat(name=name, jid=sender, token=secrets.token_hex(16))
         gm.seats[name] = seat
         gm.game_log.write("join", player=name, jid=sender)
-        await gm.send_body(self, sender, m.Joined(player_name=name, token=seat.token,
-                                                   joined=len(gm.seats),
-                                                   expected=gm.config.players), thread)
+        await self._welcome(gm, seat, thread)
         if len(gm.seats) >= gm.config.players:
             gm.lobby_open = False
             gm.lobby_full.set()
+
+    async def _welcome(self, gm: GameMasterAgent, seat: Seat, thread: str | None) -> None:
+        rooms = {room.value: jid for room, jid in gm.rooms.items()}
+        await gm.send_body(self, seat.jid, m.Joined(player_name=seat.name, token=seat.token,
+                                                     joined=len(gm.seats),
+                                                     expected=gm.config.players, rooms=rooms),
+                           thread)
 
     async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, thread: str | None) -> None:
         room = next((r for r, jid in gm.rooms.items() if r.value == body.room), None)
@@ -407,7 +430,9 @@ class AssignRolesState(GMState):
         gm.round += 1
         for seat in gm.seats.values():
             seat.acted = False
-        names = list(gm.seats)
+        # roles are dealt to the names in sorted order, not in the order they joined: the
+        # same seed deals the same roles whatever the network did
+        names = sorted(gm.seats)
         rng = random.Random(f"{gm.config.seed}:{gm.round}")
         gm.state = engine.new_game(gm.config.rules, names, rng)
         gm.game_log.write("round", round=gm.round, roles={n: r.name for n, r in zip(
@@ -449,7 +474,7 @@ class PhaseState(GMState):
             before = gm.marker()
             while gm.marker() == before:
                 actors = engine.actors(gm.state)
-                if gm.config.early_end and actors and all(a in gm.idle for a in actors):
+                if gm.config.early_end and actors and not gm.waiting_for(actors):
                     break
                 if not actors and gm.config.early_end:
                     break

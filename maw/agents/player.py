@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Callable
 from typing import Any
 
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
@@ -29,13 +30,14 @@ OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal
 class PlayerAgent(MawAgent):
     def __init__(self, jid: str, password: str, player_interface: str, gamemaster: str,
                  rooms: dict[str, str], game_log: GameLog, port: int = 5222,
-                 reply_seconds: float = 30.0) -> None:
+                 reply_seconds: float = 30.0, join_seconds: float = 60.0) -> None:
         super().__init__(jid, password, port=port)
         self.player_interface = player_interface
         self.gamemaster = gamemaster
         self.rooms = rooms  # room name -> JID
         self.game_log = game_log
         self.reply_seconds = reply_seconds
+        self.join_seconds = join_seconds  # how long to keep knocking at a lobby not up yet
         self.seat_name: str | None = None
         self.token: str | None = None
         self.role: str | None = None
@@ -54,14 +56,30 @@ class PlayerAgent(MawAgent):
         self.results: list[m.EndGame] = []
         self.last_note = ""
         self.stamp = ""
+        self.roles: list[str] = []  # the role of each round
+        self.gm_gone = False
+        self.on_line: Callable[[str], None] | None = None
 
     def poke(self) -> None:
         self.version += 1
         self.changed.set()
 
-    def hear(self, line: str) -> None:
+    def note(self, line: str) -> None:
+        """Something the player learnt: for its interface's next get_input, and for
+        ``on_line`` (a terminal, a test) at once."""
         self.unread.append(line)
+        if self.on_line is not None:
+            self.on_line(line)
+
+    def hear(self, line: str) -> None:
+        self.note(line)
         self.poke()
+
+    def bounced(self, jid: str) -> None:
+        if jid == self.gamemaster and self.token is not None:
+            # the GameMaster's client is gone after we joined: nothing more will come
+            self.gm_gone = self.round_over = self.final = True
+            self.hear("[GM] The GameMaster is gone: the game is over.")
 
     async def setup(self) -> None:
         fsm = FSMBehaviour()
@@ -122,6 +140,7 @@ class SetupRole(Handler):
     def handle(self, agent: PlayerAgent, body: m.Body) -> None:
         assert isinstance(body, m.AssignRole)
         agent.role, agent.pack, agent.status = body.role, list(body.pack), "alive"
+        agent.roles.append(body.role)
         pack = f" (the pack: {', '.join(body.pack)})" if body.pack else ""
         agent.hear(f"[GM] You are a {body.role}{pack}.")
 
@@ -144,7 +163,7 @@ class PhaseChange(Handler):
         note = f"[GM] Day {body.day}, {body.new_phase}" + (" (revote)" if body.vote_round else "")
         if note != agent.last_note:
             agent.last_note = note
-            agent.unread.append(note + ".")
+            agent.note(note + ".")
         agent.poke()
 
 
@@ -169,20 +188,28 @@ class Observe(Handler):
             seen = agent.seen.get(body.room_name, 0)
             for line in body.messages:
                 if line.index >= seen:
-                    agent.unread.append(f"{line.speaker}: {line.text}")
+                    agent.note(f"{line.speaker}: {line.text}")
                     seen = line.index + 1
             agent.seen[body.room_name] = seen
         elif isinstance(body, m.AnnounceOpen):
-            agent.unread.append(f"[{body.room_name}] open for {', '.join(body.players)}.")
+            agent.note(f"[{body.room_name}] open for {', '.join(body.players)}.")
         elif isinstance(body, m.VoteCast):
+            # keep the view's current votes fresh: a decider that does not see its own
+            # vote keeps switching between its two best choices
+            view = agent.view or {}
+            if isinstance(view.get("votes"), dict) and view.get("day") == body.day:
+                if body.target is None:
+                    view["votes"].pop(body.voter, None)
+                else:
+                    view["votes"][body.voter] = body.target
             what = f"votes for {body.target}" if body.target else "withdraws the vote"
             verb = "attack" if body.kind == "attack" else body.kind
-            agent.unread.append(f"[GM] {body.voter} {what}" + (f" ({verb})" if verb !=
+            agent.note(f"[GM] {body.voter} {what}" + (f" ({verb})" if verb !=
                                                                  "execute" else "") + ".")
         elif isinstance(body, m.VoteResult):
-            agent.unread.append(_result_line(body))
+            agent.note(_result_line(body))
         elif isinstance(body, m.Reveal):
-            agent.unread.append(f"[GM] {body.kind}: {body.target} is {body.value}.")
+            agent.note(f"[GM] {body.kind}: {body.target} is {body.value}.")
         agent.poke()
 
 
@@ -253,15 +280,20 @@ class GetNameState(PlayerState):
 
 
 class JoinLobbyState(PlayerState):
-    """Ask the GameMaster to join until it answers (a few tries), or a name is refused."""
+    """Ask the GameMaster to join until it answers (it may not be up yet: keep asking for
+    ``join_seconds``), or a name is refused."""
 
     async def run(self) -> None:
         p = self.player
-        for _ in range(5):
+        end = time.monotonic() + p.join_seconds
+        while time.monotonic() < end:
             reply = await self.ask(p.gamemaster, m.JoinLobby(player_name=p.seat_name),
-                                   ("joined", "refuse", "not_understood"), timeout=5)
+                                   ("joined", "refuse", "not_understood"),
+                                   timeout=min(3.0, max(0.1, end - time.monotonic())))
             if isinstance(reply, m.Joined):
                 p.token = reply.token
+                if reply.rooms:
+                    p.rooms = dict(reply.rooms)
                 p.hear(f"[GM] Joined as {p.seat_name} ({reply.joined}/{reply.expected}).")
                 self.set_next_state("Lobby")
                 return
@@ -271,7 +303,8 @@ class JoinLobbyState(PlayerState):
                     self.set_next_state("GetName")
                     return
                 raise RuntimeError(f"could not join: {reply.reason}")
-        raise RuntimeError("the GameMaster did not answer the join request")
+        raise RuntimeError(f"the GameMaster {p.gamemaster} did not answer within "
+                           f"{p.join_seconds:.0f} s: is the lobby up?")
 
 
 class LobbyState(PlayerState):
@@ -283,7 +316,10 @@ class LobbyState(PlayerState):
             self.next_state = None  # SPADE keeps an earlier choice: end the FSM here
             return
         while True:
-            msg = await self.receive(timeout=60)
+            msg = await self.receive(timeout=1)
+            if p.final:  # the GameMaster went away while we waited
+                self.next_state = None
+                return
             if msg is None or str(msg.sender.bare) != p.gamemaster:
                 continue
             body = p.decode_or_none(msg)

@@ -39,6 +39,7 @@ class Joined(Body):
     token: str
     joined: int
     expected: int
+    rooms: dict[str, str] = {}  # room name -> JID, for a player that did not know them
 
 
 class StartGame(Body):
