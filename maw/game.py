@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from spade.agent import DisconnectedException
 from spade.container import Container
 
 from maw.agents.base import NULL_LOG, GameLog, MawAgent
@@ -25,7 +26,7 @@ from maw.agents.gamemaster import GameConfig, GameMasterAgent
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
-from maw.policies import make_decider
+from maw.policies import Decider, make_decider
 from maw.xmpp import (
     Address,
     EmbeddedServer,
@@ -71,6 +72,13 @@ def log_path(config: GameConfig) -> Path | None:
     return config.log_dir / f"game-{stamp}-{config.rules.name}-seed{config.seed}.jsonl"
 
 
+def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
+    """A fresh decider for each round of ``seat``, each with its own reproducible stream."""
+    def new(round_: int) -> Decider:
+        return make_decider(seat.decider, seat.name, random.Random(f"{seed}:{round_}"))
+    return new
+
+
 def _bind_container() -> None:
     """SPADE's container is a process-wide singleton bound to one event loop: rebind it
     when this game runs in another (a second game, a test)."""
@@ -80,10 +88,37 @@ def _bind_container() -> None:
     quiet_logs()
 
 
+# seconds allowed to each attempt: a connection normally takes well under a second, but
+# under load (75 players registering at once) PBKDF2 hashing on the server queues up
+CONNECT_TRIES = (4.0, 6.0, 10.0, 15.0, 25.0, 40.0)
+
+
+async def _connect(agent: MawAgent) -> None:
+    """Start ``agent``; retry when its stream stalls. pyjabber loses the TLS handshake of a
+    client now and then when several connect at once from other processes (it answers
+    <proceed> but never completes the handshake), and SPADE would wait forever."""
+    for i, seconds in enumerate(CONNECT_TRIES):
+        try:
+            await asyncio.wait_for(agent.start(auto_register=True), seconds)
+            return
+        except (asyncio.TimeoutError, DisconnectedException) as exc:
+            agent.game_log.write("connect_retry", agent=str(agent.jid), attempt=i + 1,
+                                 error=type(exc).__name__)
+            stalled = agent.client
+            with contextlib.suppress(Exception):
+                stalled.abort()
+            # SPADE's handlers look up agent.client when they fire: let the stalled
+            # client's "disconnected" fire now, not during the next attempt; and do not
+            # come back in step with the others that stalled
+            await asyncio.sleep(0.2 + random.random())
+    raise MawError(f"{agent.jid} could not connect in {len(CONNECT_TRIES)} attempts "
+                   f"({sum(CONNECT_TRIES):.0f} s)")
+
+
 async def _start(agents: Sequence[MawAgent], address: Address) -> None:
     for a in agents:
         a.server_host = address.host
-    await asyncio.gather(*(a.start(auto_register=True) for a in agents))
+    await asyncio.gather(*(_connect(a) for a in agents))
     for a in agents:
         a.presence.set_available()  # pyjabber drops messages to a JID without it
 
@@ -147,8 +182,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     rng = random.Random(f"{config.seed}:deciders")
     for seat in seats:
         interface = jid(f"ui-{seat.name}")
-        decider = make_decider(seat.decider, seat.name, random.Random(rng.getrandbits(64)))
-        first.append(ModelInterfaceAgent(interface, password(), seat.name, decider, game_log,
+        first.append(ModelInterfaceAgent(interface, password(), seat.name,
+                                         deciders(seat, rng.getrandbits(64)), game_log,
                                          seat.max_wait, rng.getrandbits(32), port))
         players.append(PlayerAgent(jid(f"p-{seat.name}"), password(), interface, gm_jid,
                                    rooms, game_log, port))
@@ -162,7 +197,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         result.startup_seconds = time.monotonic() - t0
         game_log.write("started", agents=len(agents), seconds=result.startup_seconds,
                        ruleset=config.rules.name, seed=config.seed, players=config.players,
-                       remote=remote, lobby=gm_jid)
+                       remote=remote, lobby=gm_jid, wall=time.time())
         t1 = time.monotonic()
         done = asyncio.create_task(gm.done.wait())
         fsm_end = asyncio.create_task(gm.fsm.join())
@@ -219,9 +254,9 @@ async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
     domain = address.domain
     game_log = GameLog(log_dir / f"player-{seat.name}-{tag}.jsonl") if log_dir else NULL_LOG
     rng = random.Random(seed)
-    decider = make_decider(seat.decider, seat.name, random.Random(rng.getrandbits(64)))
     ui_jid = f"maw-ui-{seat.name.lower()}-{tag}@{domain}"
-    interface = ModelInterfaceAgent(ui_jid, secrets.token_hex(8), seat.name, decider, game_log,
+    interface = ModelInterfaceAgent(ui_jid, secrets.token_hex(8), seat.name,
+                                    deciders(seat, rng.getrandbits(64)), game_log,
                                     seat.max_wait, rng.getrandbits(32), address.port)
     player = PlayerAgent(f"maw-p-{seat.name.lower()}-{tag}@{domain}", secrets.token_hex(8),
                          ui_jid, lobby_jid(lobby, domain), {}, game_log, address.port,

@@ -104,6 +104,38 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _patch_pyjabber_stream_restart() -> None:
+    """Fix a race in pyjabber 0.4.5 that stalls a client for good.
+
+    After STARTTLS (and SASL) the client restarts its stream with a new <stream:stream>
+    header. pyjabber's parser treats a stream header as a new stream only while its element
+    stack is empty, and empties the stack only when its queue consumer gets round to the
+    restart: a header that arrives sooner (TLS 1.3 sends it right behind the handshake; it
+    happens with a few clients connecting at once from other processes) is taken for a
+    child element and then thrown away, and the server never answers. Here a stream header
+    always starts a new stream, and the late reset no longer clears it.
+    """
+    from pyjabber.network.parsers.XMLParser import XMLParser
+
+    if getattr(XMLParser, "_maw_patched", False):
+        return
+    start_element = XMLParser.startElementNS
+    reset_stack = XMLParser.reset_stack
+
+    def startElementNS(self, name, qname, attrs):  # noqa: N802 - SAX's name
+        if name == ("http://etherx.jabber.org/streams", "stream"):
+            self._stack.clear()
+        return start_element(self, name, qname, attrs)
+
+    def reset(self) -> None:
+        if type(self) is not XMLParser:  # the server-to-server parsers keep their logic
+            reset_stack(self)
+
+    XMLParser.startElementNS = startElementNS
+    XMLParser.reset_stack = reset
+    XMLParser._maw_patched = True
+
+
 class EmbeddedServer:
     """pyjabber in this process (always on host ``localhost``: 0.0.0.0 drops messages)."""
 
@@ -122,12 +154,22 @@ class EmbeddedServer:
 
         loguru.logger.remove()  # pyjabber logs through loguru; keep the terminal for the game
         quiet_logs()
+        _patch_pyjabber_stream_restart()
         # without the upload plugin pyjabber opens no admin page on the fixed port 9090,
         # so two servers (or a test run beside a game) can coexist
         plugins = [p for p in Parameters().plugins if p != "urn:xmpp:http:upload:0"]
         params = Parameters(host="localhost", client_port=self.port, server_port=free_port(),
                             database_in_memory=True, plugins=plugins)
         self._server = Server(params)
+        # pyjabber's per-connection PluginManager builds the upload plugin's singleton
+        # whether or not the plugin is on, and without the HTTP app that fails inside
+        # every client's stanza handler: nothing a client sends after logging in (presence,
+        # roster, messages) is ever handled. Agents in one process never noticed (SPADE
+        # delivers in memory); any client in another process did. Make the singleton here,
+        # with no HTTP app: file upload stays off.
+        from pyjabber.plugins.xep_0363.xep_0363 import HTTPFieldUpload
+
+        HTTPFieldUpload(None)
         self._task = asyncio.create_task(self._server.start())
         waiter = asyncio.create_task(self._server.ready.wait())
         done, _ = await asyncio.wait({self._task, waiter}, timeout=20,

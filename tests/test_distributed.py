@@ -14,7 +14,9 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.ejabberd
+from maw.xmpp import Address, free_port, port_open
+
+pytestmark = pytest.mark.xmpp
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
 
@@ -27,10 +29,12 @@ def read_log(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def host(ejabberd, lobby: str, tmp_path, *extra: str) -> subprocess.Popen:
+def host(ejabberd, lobby: str, tmp_path, *extra: str, xmpp: str | None = None
+         ) -> subprocess.Popen:
     return subprocess.Popen(
         maw("game", "--players", "6", "--remote", "6", "--lobby", lobby, "--seed", "4",
-            "--xmpp", f"{ejabberd.host}:{ejabberd.port}", "--log-dir", str(tmp_path / "gm"),
+            "--xmpp", xmpp or f"{ejabberd.host}:{ejabberd.port}",
+            "--log-dir", str(tmp_path / "gm"),
             "--day-seconds", "10", "--night-seconds", "5", "--lobby-seconds", "120", *extra),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -43,6 +47,7 @@ def join(ejabberd, lobby: str, name: str, out_dir, decider: str = "rule") -> sub
         stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
+@pytest.mark.ejabberd
 def test_maw_game_plays_on_ejabberd(ejabberd, tmp_path):
     proc = subprocess.run(maw("game", "--players", "6", "--seed", "3", "--day-seconds", "10",
                               "--xmpp", f"{ejabberd.host}:{ejabberd.port}",
@@ -55,9 +60,21 @@ def test_maw_game_plays_on_ejabberd(ejabberd, tmp_path):
     assert rep.returncode == 0 and "Game over" in rep.stdout
 
 
-def test_every_player_in_its_own_process_plays_a_full_game(ejabberd, tmp_path):
-    gm = host(ejabberd, "procs", tmp_path)
-    players = [join(ejabberd, "procs", n, tmp_path) for n in NAMES]
+@pytest.mark.parametrize("server", [pytest.param("ejabberd", marks=pytest.mark.ejabberd),
+                                    "embedded"])
+def test_every_player_in_its_own_process_plays_a_full_game(server, request, tmp_path):
+    """On ejabberd, and on the pyjabber that ``maw game`` embeds (which needed two fixes
+    for clients in other processes: see maw.xmpp.EmbeddedServer)."""
+    if server == "ejabberd":
+        address = request.getfixturevalue("ejabberd")
+        gm = host(address, "procs", tmp_path)
+    else:
+        address = Address("127.0.0.1", free_port(), False)
+        gm = host(None, "procs", tmp_path, xmpp=f"embedded:{address.port}")
+        end = time.monotonic() + 60
+        while not port_open("127.0.0.1", address.port) and time.monotonic() < end:
+            time.sleep(0.1)
+    players = [join(address, "procs", n, tmp_path) for n in NAMES]
     try:
         out, err = gm.communicate(timeout=240)
         codes = [p.wait(timeout=60) for p in players]
@@ -84,6 +101,7 @@ def test_every_player_in_its_own_process_plays_a_full_game(ejabberd, tmp_path):
     assert {r["data"].get("actor") for r in actions} >= set(NAMES)
 
 
+@pytest.mark.ejabberd
 def test_a_killed_player_process_does_not_stall_the_game(ejabberd, tmp_path):
     victim = "Eve"
     gm = host(ejabberd, "kill", tmp_path)
@@ -163,6 +181,7 @@ class RawClient:
         raise AssertionError(f"no {types} within {timeout} s")
 
 
+@pytest.mark.ejabberd
 async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_path):
     from maw.agents.gamemaster import GameConfig
     from maw.engine import ruleset
@@ -205,11 +224,15 @@ async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_
                             "token": "0" * 32}), "vote"),
         # a villager writing to the Hideout, with its own valid token
         (rooms["Hideout"], action("chat", message="let me in", room="Hideout"), "chat"),
+        # a vote with its own token, but for a phase that is over
+        (lobby, action("vote", target="Bob", stamp="1:0:night:0"), "vote"),
     ]:
         raw.send(to, text, mtype)
         replies.append(await raw.expect("not_understood", "refuse"))
     kinds = [k for k, _ in replies]
-    assert kinds == ["not_understood", "not_understood", "not_understood", "refuse", "refuse"]
+    assert kinds == ["not_understood", "not_understood", "not_understood", "refuse", "refuse",
+                     "refuse"]
+    assert "too late" in replies[5][1]["reason"]
     assert "malformed JSON" in replies[0][1]["reason"]
     assert "byte limit" in replies[2][1]["reason"]
     assert "wrong token" in replies[3][1]["reason"]

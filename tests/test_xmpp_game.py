@@ -15,7 +15,8 @@ from spade.message import Message
 
 from maw.agents.gamemaster import GameConfig
 from maw.engine import ruleset
-from maw.game import default_seats, run_game
+from maw.game import Seat, default_seats, run_game
+from maw.policies import Decider, register_decider
 from maw.xmpp import Address, EmbeddedServer, free_port
 
 pytestmark = pytest.mark.xmpp
@@ -94,6 +95,30 @@ async def test_several_rounds_accumulate_a_leaderboard(server, tmp_path):
         for name, p in out.points.items():
             totals[name] = totals.get(name, 0) + p
     assert dict(result.standings) == totals
+
+
+class Broken(Decider):
+    """A decider that fails every time it is asked."""
+
+    def decide(self, view, legal):
+        raise RuntimeError("out of order")
+
+
+register_decider("broken-for-test", Broken)
+
+
+@session_loop
+async def test_a_broken_decider_never_stalls_the_game(server, tmp_path):
+    config = GameConfig(players=5, rules=ruleset("maw"), seed=2, day_seconds=20,
+                        night_seconds=20, log_dir=tmp_path)
+    seats = default_seats(5)
+    seats[0] = Seat(seats[0].name, "broken-for-test")
+    result = await run_game(config, seats, server, timeout=120)
+    assert result.outcomes[0].winner is not None
+    # it answered "listen" instead: every phase still ended early, long before its timer
+    assert result.seconds < 20
+    errors = [r for r in read_log(result.log_path) if r["kind"] == "decider_error"]
+    assert errors and all(r["player"] == seats[0].name for r in errors)
 
 
 class Attacker(Agent):

@@ -136,7 +136,8 @@ class OpenState(RoomState):
         ref = secrets.token_hex(6)
         room.pending[ref] = (name, body.message, thread)
         await room.send_body(self, room.gamemaster, m.ChatCheck(
-            room=room.room_name, player=name, token=body.token, message=body.message, ref=ref))
+            room=room.room_name, player=name, token=body.token, message=body.message, ref=ref,
+            stamp=body.stamp))
 
     async def verdict(self, body: m.ChatVerdict) -> None:
         room = self.room

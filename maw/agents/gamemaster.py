@@ -327,6 +327,11 @@ class Referee(CyclicBehaviour):
                 gm.idle.add(seat.name)
                 gm.changed.set()
             return
+        if body.stamp and body.stamp != gm.stamp():  # type: ignore[union-attr]
+            await gm.send_body(self, seat.jid, m.Refuse(
+                reason=f"too late: that phase is over ({body.stamp}; now {gm.stamp()})"),
+                msg.thread)
+            return
         before = gm.marker()
         try:
             room = engine.rules._room(gm.state)
@@ -386,6 +391,8 @@ class Referee(CyclicBehaviour):
             seat.acted = True
             if gm.state is None or gm.state.is_over:
                 reason = "no game is in progress"
+            elif body.stamp and body.stamp != gm.stamp():
+                reason = f"too late: that phase is over ({body.stamp}; now {gm.stamp()})"
             else:
                 before = gm.marker()
                 try:
@@ -407,6 +414,10 @@ class GMState(State):
     @property
     def gm(self) -> GameMasterAgent:
         return self.agent  # type: ignore[return-value]
+
+    async def on_start(self) -> None:
+        self.gm.game_log.write("state", agent="GameMaster", state=type(self).__name__[:-5],
+                               round=self.gm.round)
 
 
 class SetupState(GMState):

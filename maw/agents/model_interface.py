@@ -8,7 +8,9 @@ nothing to do. The decider sees only the player's own view and what the player h
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+from collections.abc import Callable
 
 from spade.behaviour import CyclicBehaviour
 
@@ -18,6 +20,8 @@ from maw.engine.events import Chatted
 from maw.policies.base import Decider
 from maw.protocol import convert
 from maw.protocol import messages as m
+
+log = logging.getLogger("maw.agents")
 
 
 def action_body(action: engine.Action | None) -> m.Body:
@@ -34,13 +38,21 @@ def action_body(action: engine.Action | None) -> m.Body:
     return m.ACTION_TYPES[kind.__name__.lower()](target=action.target)  # type: ignore
 
 
+DeciderFactory = Callable[[int], Decider]
+
+
 class ModelInterfaceAgent(MawAgent):
-    def __init__(self, jid: str, password: str, name: str, decider: Decider,
+    """``new_decider(round)`` makes the decider of each round: a round is a new game, and
+    a decider must not carry last round's roles and suspicions into it."""
+
+    def __init__(self, jid: str, password: str, name: str, new_decider: DeciderFactory,
                  game_log: GameLog, max_wait: float = 0.0, seed: int = 0,
                  port: int = 5222) -> None:
         super().__init__(jid, password, port=port)
         self.player_name = name
-        self.decider = decider
+        self.new_decider = new_decider
+        self.round = 1
+        self.decider = new_decider(1)
         self.game_log = game_log
         self.max_wait = max_wait
         self.rng = random.Random(seed)
@@ -63,10 +75,18 @@ class SendInput(CyclicBehaviour):
         else:
             if agent.max_wait > 0:
                 await asyncio.sleep(agent.rng.uniform(0, agent.max_wait))
-            reply = action_body(self.choose(agent, body))
+            try:
+                reply = action_body(self.choose(agent, body))
+            except Exception as exc:  # a broken decider must not take the player down
+                log.exception("decider of %s failed", agent.player_name)
+                agent.game_log.write("decider_error", player=agent.player_name,
+                                     error=repr(exc))
+                reply = m.Listen()
         await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
 
     def choose(self, agent: ModelInterfaceAgent, body: m.GetInput) -> engine.Action | None:
+        if body.round > agent.round:
+            agent.round, agent.decider = body.round, agent.new_decider(body.round)
         view = engine.PlayerView(**body.view) if body.view else None
         day = view.day if view else 0
         for line in body.messages:

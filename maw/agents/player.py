@@ -64,6 +64,18 @@ class PlayerAgent(MawAgent):
         self.version += 1
         self.changed.set()
 
+    def begin_round(self, number: int) -> bool:
+        """Start round ``number`` if it is new. The start of a round reaches the player by
+        several behaviours (start_game, assign_role, phase_change), in any order: whichever
+        comes first starts it, and nothing of the last round survives."""
+        if number <= self.round:
+            return False
+        self.round, self.round_over, self.status = number, False, "alive"
+        self.options, self.seen, self.view, self.last_note = [], {}, None, ""
+        self.stamp = ""
+        self.role, self.pack = None, []
+        return True
+
     def note(self, line: str) -> None:
         """Something the player learnt: for its interface's next get_input, and for
         ``on_line`` (a terminal, a test) at once."""
@@ -92,7 +104,7 @@ class PlayerAgent(MawAgent):
                            "Lobby": ["Awake", "Asleep", "Dead", "Lobby"],
                            "Awake": ["Asleep", "Dead", "Lobby", "Awake"],
                            "Asleep": ["Awake", "Dead", "Lobby", "Asleep"],
-                           "Dead": ["Lobby", "Dead"]}.items():
+                           "Dead": ["Lobby", "Dead", "Awake", "Asleep"]}.items():
             for dest in dests:
                 fsm.add_transition(src, dest)
         self.fsm = fsm
@@ -113,7 +125,8 @@ class PlayerAgent(MawAgent):
             return "Lobby"
         if self.status == "dead":
             return "Dead"
-        return "Awake" if self.options else "Asleep"
+        # options without a view: the round has begun, its first phase is yet to come
+        return "Awake" if self.options and self.view else "Asleep"
 
 
 # ---------------------------------------------------------------- handler behaviours
@@ -139,6 +152,9 @@ class SetupRole(Handler):
 
     def handle(self, agent: PlayerAgent, body: m.Body) -> None:
         assert isinstance(body, m.AssignRole)
+        agent.begin_round(body.round)
+        if body.round != agent.round:
+            return  # a late message of an earlier round
         agent.role, agent.pack, agent.status = body.role, list(body.pack), "alive"
         agent.roles.append(body.role)
         pack = f" (the pack: {', '.join(body.pack)})" if body.pack else ""
@@ -156,6 +172,7 @@ class Kill(Handler):
 class PhaseChange(Handler):
     def handle(self, agent: PlayerAgent, body: m.Body) -> None:
         assert isinstance(body, m.PhaseChange)
+        agent.begin_round(body.round)
         if body.round != agent.round:
             return  # a late message of an earlier round
         agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
@@ -174,6 +191,8 @@ class RoundEnd(Handler):
             agent.hear(f"[GM] The game is over: {body.winning_team or 'nobody'} won "
                        f"({body.reason}).")
         elif isinstance(body, m.Scores):
+            if body.round < agent.round:
+                return  # the next round has already begun
             agent.round_over = True
             agent.final = body.final
             agent.options = []
@@ -232,6 +251,11 @@ class PlayerState(State):
     @property
     def player(self) -> PlayerAgent:
         return self.agent  # type: ignore[return-value]
+
+    async def on_start(self) -> None:
+        p = self.player
+        p.game_log.write("state", player=p.seat_name, state=type(self).__name__[:-5],
+                         round=p.round)
 
     async def ask(self, to: str, body: m.Body, types: tuple[str, ...],
                   timeout: float) -> m.Body | None:
@@ -324,8 +348,7 @@ class LobbyState(PlayerState):
                 continue
             body = p.decode_or_none(msg)
             if isinstance(body, m.StartGame):
-                p.round, p.round_over, p.status = body.round, False, "alive"
-                p.options, p.seen = [], {}
+                p.begin_round(body.round)
                 p.hear(f"[GM] Round {body.round} of {body.rounds} starts with "
                        f"{body.total_players} players: {', '.join(body.players)}.")
                 break
@@ -353,7 +376,8 @@ class AwakeState(PlayerState):
             stamp = p.stamp
             messages, p.unread = p.unread, []
             request = m.GetInput(purpose="action", view=p.view, messages=messages,
-                                 options=p.options, seconds=round(p.seconds_left(), 2))
+                                 options=p.options, seconds=round(p.seconds_left(), 2),
+                                 round=p.round)
             p.game_log.write("input", player=p.seat_name, messages=messages,
                              options=[o.model_dump() for o in p.options])
             types = tuple(m.ACTION_TYPES)
@@ -367,9 +391,7 @@ class AwakeState(PlayerState):
     async def forward(self, action: m.Body, stamp: str) -> None:
         p = self.player
         data = action.model_dump()
-        data.update(player=p.seat_name, token=p.token)
-        if isinstance(action, m.Listen):
-            data["stamp"] = stamp
+        data.update(player=p.seat_name, token=p.token, stamp=stamp)
         body = type(action).model_validate(data)
         if isinstance(body, m.Listen):
             await p.send_body(self, p.gamemaster, body)
@@ -403,10 +425,11 @@ class AsleepState(PlayerState):
 
 
 class DeadState(PlayerState):
-    """An observer until the round ends."""
+    """An observer until the round ends (or the next one has already begun: its first
+    messages can overtake the scores, and then the player goes straight back in)."""
 
     async def run(self) -> None:
         p = self.player
-        while not p.round_over:
+        while p.next_state() == "Dead":
             await self.wait_change(p.version)
-        self.set_next_state("Lobby")
+        self.set_next_state(p.next_state())

@@ -104,6 +104,7 @@ class GetInput(Body):
     options: list[Option] = []
     seconds: float | None = None
     completions: dict[str, Any] | None = None  # design doc §3.2.2: a chat completion
+    round: int = 0  # a new round means a new game: the interface forgets the last one
 
 
 class NameChoice(Body):
@@ -121,6 +122,9 @@ class _Action(Body):
     PERFORMATIVE: ClassVar[str] = "request"
     player: str | None = None
     token: str | None = None
+    # the phase_change stamp it answers: an action chosen for a phase that is over (a
+    # vote sent as the day ended, arriving in the next round) is refused, not applied
+    stamp: str = ""
 
 
 class Chat(_Action):
@@ -166,7 +170,6 @@ class Listen(_Action):
 
     PERFORMATIVE: ClassVar[str] = "inform"
     type: Literal["listen"] = "listen"
-    stamp: str = ""  # the phase_change stamp this answers: a stale listen is ignored
 
 
 PlayerAction = Union[Chat, Vote, Unvote, Attack, Divine, Guard, Over, Listen]
@@ -294,6 +297,7 @@ class ChatCheck(Body):
     token: str | None
     message: Text
     ref: str
+    stamp: str = ""
 
 
 class ChatVerdict(Body):
