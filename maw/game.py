@@ -20,7 +20,7 @@ from pathlib import Path
 from spade.agent import DisconnectedException
 from spade.container import Container
 
-from maw.agents.base import NULL_LOG, GameLog, MawAgent
+from maw.agents.base import GameLog, MawAgent
 from maw.agents.chatroom import ChatRoomAgent
 from maw.agents.gamemaster import GameConfig, GameMasterAgent
 from maw.agents.model_interface import ModelInterfaceAgent
@@ -246,21 +246,56 @@ async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
                      log_dir: Path | None = None) -> PlayerResult:
     """One AI player in this process: join ``lobby`` on the server at ``address`` and play
     until the final scores (or the GameMaster goes away)."""
+    rng = random.Random(seed)
+    tag = secrets.token_hex(4)
+
+    def interface(jid: str, game_log: GameLog) -> MawAgent:
+        return ModelInterfaceAgent(jid, secrets.token_hex(8), seat.name,
+                                   deciders(seat, rng.getrandbits(64)), game_log,
+                                   seat.max_wait, rng.getrandbits(32), address.port)
+
+    log = log_dir / f"player-{seat.name}-{tag}.jsonl" if log_dir else None
+    return await _play(address, lobby, seat.name.lower(), tag, interface, log, on_line,
+                       join_seconds, timeout, push_news=False)
+
+
+async def run_person(address: Address, lobby: str, console, *, name: str | None = None,
+                     join_seconds: float = 60.0, timeout: float | None = None,
+                     log_dir: Path | None = None) -> PlayerResult:
+    """A person in this process: a PlayerAgent and a UserInterfaceAgent reading
+    ``console``; returns when the game ends or the person types /quit."""
+    from maw.agents.user_interface import UserInterfaceAgent
+
+    tag = secrets.token_hex(4)
+    holder: list[UserInterfaceAgent] = []
+
+    def interface(jid: str, game_log: GameLog) -> MawAgent:
+        ui = UserInterfaceAgent(jid, secrets.token_hex(8), console, game_log, name,
+                                address.port)
+        holder.append(ui)
+        return ui
+
+    log = log_dir / f"person-{tag}.jsonl" if log_dir else None
+    return await _play(address, lobby, "person", tag, interface, log, None, join_seconds,
+                       timeout, push_news=True, quit_event=lambda: holder[0].quit)
+
+
+async def _play(address: Address, lobby: str, label: str, tag: str,
+                make_interface: Callable[[str, GameLog], MawAgent], log: Path | None,
+                on_line: Callable[[str], None] | None, join_seconds: float,
+                timeout: float | None, push_news: bool,
+                quit_event: Callable[[], asyncio.Event] | None = None) -> PlayerResult:
     _bind_container()
     _check_server(address)
     if address.embedded:
         raise MawError("a player joins a running server: give --xmpp HOST:PORT")
-    tag = secrets.token_hex(4)
     domain = address.domain
-    game_log = GameLog(log_dir / f"player-{seat.name}-{tag}.jsonl") if log_dir else NULL_LOG
-    rng = random.Random(seed)
-    ui_jid = f"maw-ui-{seat.name.lower()}-{tag}@{domain}"
-    interface = ModelInterfaceAgent(ui_jid, secrets.token_hex(8), seat.name,
-                                    deciders(seat, rng.getrandbits(64)), game_log,
-                                    seat.max_wait, rng.getrandbits(32), address.port)
-    player = PlayerAgent(f"maw-p-{seat.name.lower()}-{tag}@{domain}", secrets.token_hex(8),
-                         ui_jid, lobby_jid(lobby, domain), {}, game_log, address.port,
-                         join_seconds=join_seconds)
+    game_log = GameLog(log)
+    ui_jid = f"maw-ui-{label}-{tag}@{domain}"
+    interface = make_interface(ui_jid, game_log)
+    player = PlayerAgent(f"maw-p-{label}-{tag}@{domain}", secrets.token_hex(8), ui_jid,
+                         lobby_jid(lobby, domain), {}, game_log, address.port,
+                         join_seconds=join_seconds, push_news=push_news)
     if on_line is not None:
         player.on_line = on_line
     agents: list[MawAgent] = [interface, player]
@@ -268,13 +303,16 @@ async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
     try:
         await _start([interface], address)  # the player asks it for a name at once
         await _start([player], address)
-        ended = asyncio.create_task(player.fsm.join())
-        try:
-            await asyncio.wait_for(asyncio.shield(ended), timeout)
-        except asyncio.TimeoutError:
-            ended.cancel()
-            raise MawError(f"the game did not end in {timeout:.0f} s") from None
-        code = player.fsm.exit_code
+        waits = [asyncio.create_task(player.fsm.join())]
+        if quit_event is not None:
+            waits.append(asyncio.create_task(quit_event().wait()))
+        done, _ = await asyncio.wait(waits, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        for t in waits:
+            t.cancel()
+        if not done:
+            raise MawError(f"the game did not end in {timeout:.0f} s")
+        code = player.fsm.exit_code if player.fsm.is_done() else None
         if isinstance(code, BaseException):
             raise MawError(str(code)) from code
         result.name = player.seat_name

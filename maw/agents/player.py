@@ -30,7 +30,8 @@ OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal
 class PlayerAgent(MawAgent):
     def __init__(self, jid: str, password: str, player_interface: str, gamemaster: str,
                  rooms: dict[str, str], game_log: GameLog, port: int = 5222,
-                 reply_seconds: float = 30.0, join_seconds: float = 60.0) -> None:
+                 reply_seconds: float = 30.0, join_seconds: float = 60.0,
+                 push_news: bool = False) -> None:
         super().__init__(jid, password, port=port)
         self.player_interface = player_interface
         self.gamemaster = gamemaster
@@ -38,6 +39,9 @@ class PlayerAgent(MawAgent):
         self.game_log = game_log
         self.reply_seconds = reply_seconds
         self.join_seconds = join_seconds  # how long to keep knocking at a lobby not up yet
+        self.push_news = push_news  # send each line to the interface at once (a person)
+        self.news: list[str] = []
+        self.news_ready = asyncio.Event()
         self.seat_name: str | None = None
         self.token: str | None = None
         self.role: str | None = None
@@ -82,6 +86,9 @@ class PlayerAgent(MawAgent):
         self.unread.append(line)
         if self.on_line is not None:
             self.on_line(line)
+        if self.push_news:
+            self.news.append(line)
+            self.news_ready.set()
 
     def hear(self, line: str) -> None:
         self.note(line)
@@ -114,6 +121,8 @@ class PlayerAgent(MawAgent):
         self.add_behaviour(PhaseChange(), of_types("phase_change"))
         self.add_behaviour(RoundEnd(), of_types("end_game", "scores"))
         self.add_behaviour(Observe(), of_types(*OBSERVED))
+        if self.push_news:
+            self.add_behaviour(Relay())
         self.add_catch_all(FSM_TYPES + OBSERVED + ("assign_role", "kill", "phase_change",
                                                    "end_game", "scores"))
 
@@ -232,6 +241,20 @@ class Observe(Handler):
         agent.poke()
 
 
+class Relay(CyclicBehaviour):
+    """Pushes what the player hears to its interface as it arrives (``push_news``)."""
+
+    async def run(self) -> None:
+        agent: PlayerAgent = self.agent  # type: ignore[assignment]
+        await agent.news_ready.wait()
+        agent.news_ready.clear()
+        lines, agent.news = agent.news, []
+        if lines:
+            await agent.send_body(self, agent.player_interface, m.News(
+                lines=lines, role=agent.role, pack=agent.pack, view=agent.view,
+                options=agent.options))
+
+
 def _result_line(body: m.VoteResult) -> str:
     if body.status == "executed":
         return f"[GM] {body.target} was executed."
@@ -258,15 +281,19 @@ class PlayerState(State):
                          round=p.round)
 
     async def ask(self, to: str, body: m.Body, types: tuple[str, ...],
-                  timeout: float) -> m.Body | None:
-        """Send ``body`` and wait for the answer in the same thread (others are dropped)."""
+                  timeout: float, abandon: Callable[[], bool] | None = None
+                  ) -> m.Body | None:
+        """Send ``body`` and wait for the answer in the same thread (others are dropped);
+        give up at ``timeout``, or as soon as ``abandon()`` says the question is moot."""
         thread = secrets.token_hex(6)
         await self.player.send_body(self, to, body, thread)
         end = time.monotonic() + timeout
         while (left := end - time.monotonic()) > 0:
-            msg = await self.receive(timeout=left)
+            if abandon is not None and abandon():
+                return None
+            msg = await self.receive(timeout=min(left, 0.25) if abandon else left)
             if msg is None:
-                break
+                continue
             if msg.thread != thread or msg.get_metadata("type") not in types:
                 continue
             reply = self.player.decode_or_none(msg)
@@ -381,8 +408,12 @@ class AwakeState(PlayerState):
             p.game_log.write("input", player=p.seat_name, messages=messages,
                              options=[o.model_dump() for o in p.options])
             types = tuple(m.ACTION_TYPES)
+            # a new phase makes the question moot: ask again with the new options (a
+            # person may take the whole phase to answer)
             reply = await self.ask(p.player_interface, request, types,
-                                   timeout=max(1.0, p.seconds_left() + 1))
+                                   timeout=max(1.0, p.seconds_left() + 1),
+                                   abandon=lambda s=stamp: p.stamp != s
+                                   or p.next_state() != "Awake")
             if reply is None or p.next_state() != "Awake":
                 continue
             await self.forward(reply, stamp)

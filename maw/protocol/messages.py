@@ -107,6 +107,18 @@ class GetInput(Body):
     round: int = 0  # a new round means a new game: the interface forgets the last one
 
 
+class News(Body):
+    """Player -> a person's interface: what the player just heard, as it arrives (a model
+    gets it with the next get_input instead; a person must see it while typing)."""
+
+    type: Literal["news"] = "news"
+    lines: list[str]
+    role: str | None = None  # the player's own role and pack, its latest view and options
+    pack: list[str] = []
+    view: dict[str, Any] | None = None
+    options: list[Option] = []
+
+
 class NameChoice(Body):
     """Interface -> Player: the name to join under."""
 
@@ -333,7 +345,7 @@ class NotUnderstood(Body):
 
 AnyBody = Annotated[
     Union[
-        JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, NameChoice, Chat,
+        JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, NameChoice, Chat,
         Vote, Unvote, Attack, Divine, Guard, Over, Listen, VoteCast, VoteResult, Kill, Reveal,
         EndGame, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages,
         ChatCheck, ChatVerdict, Agree, Refuse, NotUnderstood,

@@ -1,0 +1,209 @@
+"""UserInterfaceAgent: a person at a terminal answers the player's ``get_input``.
+
+Design document §3.3. The player pushes every line it hears (``news``) so the person sees
+messages the moment they arrive; a ``get_input`` for an action is held until the person
+types something (a newer one replaces it: the player asks again when the phase changes).
+What the person types is parsed by :func:`parse_command`: plain text is chat, ``/vote
+NAME``, ``/unvote``, ``/attack NAME``, ``/divine NAME``, ``/guard NAME``, ``/over``,
+``/pass``; ``/who``, ``/role``, ``/help`` are answered locally; ``/quit`` leaves.
+
+The terminal itself is a :class:`Console` (``maw play`` gives a prompt_toolkit one; tests
+give a scripted one): it shows lines and yields what the person typed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from spade.behaviour import CyclicBehaviour
+
+from maw.agents.base import GameLog, MawAgent, of_types
+from maw.protocol import messages as m
+
+HELP = """Type a message to say it in the open room. Commands:
+  /vote NAME     vote to execute NAME (again to change it)   /unvote  withdraw your vote
+  /attack NAME   (werewolf, at night)   /divine NAME (seer)   /guard NAME (bodyguard)
+  /over          done talking for today  /pass   nothing to do now
+  /who           who is alive, and the votes so far          /role    your role
+  /help          this text               /quit   leave the game"""
+
+TARGETED = ("vote", "attack", "divine", "guard")
+
+
+class Console(Protocol):
+    def show(self, line: str) -> None: ...
+
+    async def read(self) -> str | None:
+        """The next line the person typed; ``None`` when the input is closed."""
+
+
+@dataclass
+class Parsed:
+    """What a typed line means: an action for the player, or something local."""
+
+    action: m.Body | None = None
+    local: str | None = None  # help, who, role, quit
+    error: str | None = None
+
+
+def parse_command(text: str, options: list[m.Option]) -> Parsed:
+    """Parse one typed line against the options the person has now. Names match without
+    regard to case; an action the options do not offer is sent anyway when it names a
+    target (the GameMaster's refusal says why), but a command that cannot be understood
+    is answered here."""
+    text = text.strip()
+    if not text:
+        return Parsed()
+    if not text.startswith("/"):
+        room = next((o.room for o in options if o.action == "chat"), None)
+        if room is None:
+            return Parsed(error="you cannot speak now (no room is open to you)")
+        return Parsed(action=m.Chat(message=text, room=room))
+    word, _, rest = text[1:].partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if word in ("help", "who", "role", "quit"):
+        return Parsed(local=word)
+    if word == "pass":
+        return Parsed(action=m.Listen())
+    if word == "over":
+        return Parsed(action=m.Over())
+    if word == "unvote":
+        return Parsed(action=m.Unvote())
+    if word in TARGETED:
+        if not rest:
+            legal = [o.target for o in options if o.action == word and o.target]
+            hint = f": {', '.join(legal)}" if legal else ""
+            return Parsed(error=f"/{word} needs a name{hint}")
+        legal = {o.target.lower(): o.target for o in options
+                 if o.action == word and o.target}
+        target = legal.get(rest.lower(), rest)
+        if len(target) > 20:
+            return Parsed(error=f"no player is called {target!r}")
+        return Parsed(action=m.ACTION_TYPES[word](target=target))
+    return Parsed(error=f"unknown command /{word}; /help lists them")
+
+
+class UserInterfaceAgent(MawAgent):
+    def __init__(self, jid: str, password: str, console: Console, game_log: GameLog,
+                 name: str | None = None, port: int = 5222) -> None:
+        super().__init__(jid, password, port=port)
+        self.console = console
+        self.game_log = game_log
+        self.wanted_name = name
+        self.pending: tuple[Any, m.GetInput] | None = None  # (the request, its body)
+        self.view: dict[str, Any] | None = None
+        self.options: list[m.Option] = []
+        self.queued: list[m.Body] = []  # typed while the player was not asking
+        self.role_name: str | None = None
+        self.pack: list[str] = []
+        self.seat_name = name
+        self.quit = asyncio.Event()
+
+    async def setup(self) -> None:
+        self.add_behaviour(Requests(), of_types("get_input", "news"))
+        self.add_behaviour(Keyboard())
+        self.add_catch_all(("get_input", "news"))
+
+    def who(self) -> str:
+        v = self.view or {}
+        alive = ", ".join(v.get("living", [])) or "?"
+        votes = v.get("votes") or {}
+        shown = "; ".join(f"{a} -> {b}" for a, b in votes.items()) or "none yet"
+        return f"alive: {alive}\nvotes: {shown}"
+
+    def role(self) -> str:
+        v = self.view or {}
+        me = v.get("player") or self.seat_name or "?"
+        pack = [p for p in (v.get("pack") or self.pack) if p != me]
+        mates = f" (the pack: {', '.join(pack)})" if pack else ""
+        return f"you are {me}, a {v.get('role') or self.role_name or '?'}{mates}"
+
+
+class Requests(CyclicBehaviour):
+    """Shows news at once; keeps the latest get_input for the keyboard to answer."""
+
+    async def run(self) -> None:
+        agent: UserInterfaceAgent = self.agent  # type: ignore[assignment]
+        got = await agent.receive_body(self, timeout=10)
+        if got is None:
+            return
+        msg, body = got
+        if isinstance(body, m.News):
+            agent.role_name, agent.pack = body.role, list(body.pack)
+            if body.view:
+                agent.view, agent.options = body.view, list(body.options)
+            for line in body.lines:
+                agent.console.show(line)
+            return
+        if not isinstance(body, m.GetInput):
+            return
+        if body.purpose == "name":
+            if agent.wanted_name is None:
+                for line in body.messages:  # e.g. "the name 'Ann' is taken"
+                    agent.console.show(line)
+                agent.console.show("Your name?")
+                agent.pending = (msg, body)
+                return
+            name, agent.wanted_name = agent.wanted_name, None
+            agent.seat_name = name
+            await agent.send_body(self, str(msg.sender.bare), m.NameChoice(name=name),
+                                  msg.thread)
+            return
+        if body.view:
+            agent.view = body.view
+        agent.options = list(body.options)
+        if agent.queued:
+            await agent.send_body(self, str(msg.sender.bare), agent.queued.pop(0), msg.thread)
+            return
+        agent.pending = (msg, body)
+
+
+class Keyboard(CyclicBehaviour):
+    """Reads what the person types and answers the held request with it."""
+
+    async def run(self) -> None:
+        agent: UserInterfaceAgent = self.agent  # type: ignore[assignment]
+        text = await agent.console.read()
+        if text is None:
+            text = "/quit"
+        pending = agent.pending
+        if pending is not None and pending[1].purpose == "name":
+            name = text.strip()
+            try:
+                choice = m.NameChoice(name=name)
+            except ValueError:
+                agent.console.show(f"{name!r} cannot be a name: up to 20 letters or digits")
+                return
+            agent.pending = None
+            agent.seat_name = name
+            msg = pending[0]
+            await agent.send_body(self, str(msg.sender.bare), choice, msg.thread)
+            return
+        parsed = parse_command(text, agent.options)
+        if parsed.error:
+            agent.console.show(f"! {parsed.error}")
+            return
+        if parsed.local == "help":
+            agent.console.show(HELP)
+        elif parsed.local == "who":
+            agent.console.show(agent.who())
+        elif parsed.local == "role":
+            agent.console.show(agent.role())
+        elif parsed.local == "quit":
+            agent.console.show("You leave the game.")
+            agent.quit.set()
+            self.kill()
+        if parsed.action is None:
+            return
+        if pending is None:
+            agent.queued.append(parsed.action)
+            agent.console.show("(it goes out when it is your turn)")
+            return
+        agent.pending = None
+        msg = pending[0]
+        with contextlib.suppress(Exception):
+            agent.game_log.write("typed", text=text, action=parsed.action.type)
+        await agent.send_body(self, str(msg.sender.bare), parsed.action, msg.thread)
