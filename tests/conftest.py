@@ -5,6 +5,7 @@ import random
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 
 from maw.engine import (
     BODYGUARD,
@@ -39,6 +40,23 @@ def shared_dir(sub: str) -> Path:
             pytest.fail(f"{path} is missing: CI must have shared/ beside the clone")
         pytest.skip(f"{path} not found (shared/ is not beside this checkout)")
     return path
+
+
+# ---------------------------------------------------------------- pyjabber
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def server():
+    """The embedded pyjabber server, one per test session: pyjabber keeps process-wide
+    singletons bound to the event loop of the first server, so a second one in the same
+    process fails. Tests that use it run on the session loop
+    (``@pytest.mark.asyncio(loop_scope="session")``)."""
+    from maw.xmpp import Address, EmbeddedServer, free_port
+
+    srv = EmbeddedServer(free_port())
+    await srv.start()
+    yield Address("localhost", srv.port, False)
+    await srv.stop()
 
 
 # ---------------------------------------------------------------- ejabberd

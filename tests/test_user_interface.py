@@ -7,14 +7,12 @@ import asyncio
 import re
 
 import pytest
-import pytest_asyncio
 
 from maw.agents.gamemaster import GameConfig
 from maw.agents.user_interface import parse_command
 from maw.engine import ruleset
 from maw.game import default_seats, run_game, run_person
 from maw.protocol import messages as m
-from maw.xmpp import Address, EmbeddedServer, free_port
 
 DAY = [m.Option(action="chat", room="Village"), m.Option(action="vote", target="Bob"),
        m.Option(action="vote", target="Cid"), m.Option(action="over")]
@@ -93,16 +91,8 @@ class ScriptedPerson:
         return text.format(*found.groups()) if found.groups() else text
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server():
-    srv = EmbeddedServer(free_port())
-    await srv.start()
-    yield Address("localhost", srv.port, False)
-    await srv.stop()
-
-
 @pytest.mark.xmpp
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio(loop_scope="session")
 async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
     # seed 1 deals Zed a Villager among Ann..Eve (the roles go to the sorted names)
     config = GameConfig(players=6, rules=ruleset("maw"), seed=1, day_seconds=8,
@@ -136,7 +126,7 @@ async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
 
 
 @pytest.mark.xmpp
-@pytest.mark.asyncio(loop_scope="module")
+@pytest.mark.asyncio(loop_scope="session")
 async def test_a_person_who_quits_does_not_stop_the_game(server, tmp_path):
     config = GameConfig(players=6, rules=ruleset("maw"), seed=1, day_seconds=3,
                         night_seconds=2, log_dir=tmp_path, lobby_seconds=60)

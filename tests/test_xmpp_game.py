@@ -8,7 +8,6 @@ import subprocess
 import sys
 
 import pytest
-import pytest_asyncio
 from spade.agent import Agent
 from spade.behaviour import OneShotBehaviour
 from spade.message import Message
@@ -17,18 +16,10 @@ from maw.agents.gamemaster import GameConfig
 from maw.engine import ruleset
 from maw.game import Seat, default_seats, run_game
 from maw.policies import Decider, register_decider
-from maw.xmpp import Address, EmbeddedServer, free_port
+from maw.xmpp import free_port
 
 pytestmark = pytest.mark.xmpp
 session_loop = pytest.mark.asyncio(loop_scope="session")
-
-
-@pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def server():
-    srv = EmbeddedServer(free_port())
-    await srv.start()
-    yield Address("localhost", srv.port, False)
-    await srv.stop()
 
 
 def read_log(path):
