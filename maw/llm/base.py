@@ -1,0 +1,75 @@
+"""The model side of a player: one small backend interface, a registry, and errors.
+
+A backend turns chat messages into a completion. Backends register by name
+(``register_backend``), and a third-party package can add one without editing MAW through
+the ``maw.backends`` entry-point group (``name = "package.module:Class"``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, ClassVar
+
+from maw.errors import ConfigError, MawError
+
+
+class BackendError(MawError):
+    """The model could not answer: no server, an HTTP error, no model. Says which."""
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": ...}
+
+
+class Backend(ABC):
+    """``chat`` answers ``messages``; with ``schema`` (a JSON schema) the answer must be
+    JSON of that shape, where the server can enforce it."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, model: str = "", base_url: str | None = None,
+                 api_key: str | None = None, **options: Any) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.api_key = api_key
+        self.options = options
+
+    @abstractmethod
+    async def chat(self, messages: list[Message], schema: dict | None = None,
+                   max_tokens: int = 200, temperature: float = 0.7) -> Completion: ...
+
+    async def check(self) -> None:  # noqa: B027 - optional: a backend with nothing to check
+        """Raise ``BackendError`` now if the backend cannot answer (no server...)."""
+
+    def describe(self) -> str:
+        where = f" at {self.base_url}" if self.base_url else ""
+        return f"{self.name}:{self.model}{where}"
+
+
+BACKENDS: dict[str, type[Backend]] = {}
+
+
+def register_backend(cls: type[Backend]) -> type[Backend]:
+    if not cls.name:
+        raise ConfigError(f"{cls.__name__} has no name")
+    BACKENDS[cls.name] = cls
+    return cls
+
+
+def make_backend(name: str, **config: Any) -> Backend:
+    if name not in BACKENDS:
+        for ep in entry_points(group="maw.backends"):
+            if ep.name == name:
+                register_backend(ep.load())
+    if name not in BACKENDS:
+        raise ConfigError(f"unknown backend {name!r}: {', '.join(sorted(BACKENDS))}")
+    return BACKENDS[name](**config)

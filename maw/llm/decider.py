@@ -1,0 +1,207 @@
+"""The LLM decider: Algorithm 1's model step. It builds the prompt from what its player
+received and its own view only, asks for a JSON action constrained to the legal ones,
+re-prompts once naming the error, and falls back to "listen". Illegal actions never leave
+it: every answer is checked against ``legal`` before it is returned."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from maw import engine
+from maw.errors import ConfigError
+from maw.llm.llm import LLM
+from maw.policies.base import Decider
+
+REPO_PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+TARGETED = {engine.Vote: "vote", engine.Attack: "attack", engine.Divine: "divine",
+            engine.Guard: "guard"}
+
+
+class Prompts:
+    """The templates of a prompts/ folder (``MAW_PROMPTS``, else the repository's)."""
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder = Path(folder or os.environ.get("MAW_PROMPTS") or REPO_PROMPTS)
+        if not (self.folder / "turn.md").is_file():
+            raise ConfigError(f"no prompts in {self.folder} (turn.md is missing)")
+
+    def render(self, template: str, /, **values: object) -> str:
+        path = self.folder / template
+        try:
+            template = string.Template(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read prompt {path}: {exc}") from None
+        try:
+            return template.substitute({k: str(v) for k, v in values.items()}).strip()
+        except KeyError as exc:
+            raise ConfigError(f"prompt {path} uses ${exc.args[0]}, which the game does not "
+                              f"supply ({', '.join(sorted(values))})") from None
+        except ValueError as exc:
+            raise ConfigError(f"prompt {path}: {exc}") from None
+
+
+@dataclass
+class Tally:
+    calls: int = 0
+    legal: int = 0  # first answers that were legal
+    repaired: int = 0  # legal after the one re-prompt
+    fallbacks: int = 0  # never legal: listened instead
+    errors: int = 0  # the backend failed
+    log: list[dict] = field(default_factory=list)
+
+
+def choices(legal: tuple[engine.Action, ...]) -> tuple[list[str], str]:
+    """The action names offered, and a line describing them with their targets."""
+    kinds: dict[str, list[str]] = {}
+    for a in legal:
+        kind = TARGETED.get(type(a)) or type(a).__name__.lower()
+        targets = kinds.setdefault(kind, [])
+        if type(a) in TARGETED:
+            targets.append(a.target)  # type: ignore[union-attr]
+    parts = []
+    for kind, targets in kinds.items():
+        parts.append(f"{kind} ({', '.join(targets)})" if targets else kind)
+    parts.append("listen")
+    return [*kinds, "listen"], "; ".join(parts)
+
+
+def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int) -> dict:
+    targets = sorted({a.target for a in legal if type(a) in TARGETED})  # type: ignore
+    return {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": actions},
+            "target": {"anyOf": [{"type": "string", "enum": targets}, {"type": "null"}]}
+            if targets else {"type": "null"},
+            "text": {"anyOf": [{"type": "string", "maxLength": max_chars},
+                               {"type": "null"}]},
+        },
+        "required": ["action", "target", "text"],
+        "additionalProperties": False,
+    }
+
+
+def parse(text: str, player: str, legal: tuple[engine.Action, ...],
+          max_chars: int) -> engine.Action | None:
+    """The legal action ``text`` names (``None``: listen); ``ValueError`` says why not."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("action"), str):
+        raise ValueError('no "action" in the answer')
+    kind = data["action"].strip().lower()
+    target = data.get("target")
+    if kind == "listen":
+        return None
+    for a in legal:
+        name = TARGETED.get(type(a)) or type(a).__name__.lower()
+        if name != kind:
+            continue
+        if type(a) in TARGETED:
+            if isinstance(target, str) and target.strip().lower() == a.target.lower():  # type: ignore
+                return a
+            continue
+        if type(a) is engine.Chat:
+            said = data.get("text")
+            if not isinstance(said, str) or not said.strip():
+                raise ValueError('"chat" needs a "text"')
+            return engine.Chat(player, a.room, said.strip()[:max_chars])  # type: ignore
+        return a
+    offered = sorted({TARGETED.get(type(a)) or type(a).__name__.lower() for a in legal})
+    if kind in offered:
+        raise ValueError(f"{target!r} is not a legal target for {kind}")
+    raise ValueError(f"{kind!r} is not possible now (possible: {', '.join(offered)}, listen)")
+
+
+class LLMDecider(Decider):
+    """See the module docstring. ``llm`` is this player's own conversation."""
+
+    def __init__(self, player: str, rng: random.Random, llm: LLM,
+                 prompts: Prompts | None = None, persona: str = "",
+                 max_chars: int = 200, temperature: float = 0.7) -> None:
+        super().__init__(player, rng)
+        self.llm = llm
+        self.prompts = prompts or Prompts()
+        self.persona = persona
+        self.max_chars = max_chars
+        self.temperature = temperature
+        self.tally = Tally()
+        self.started = False
+
+    def decide(self, view, legal):  # pragma: no cover - the agents call adecide
+        raise TypeError("LLMDecider is asynchronous: call adecide")
+
+    def _start(self, view: engine.PlayerView) -> None:
+        self.llm.pin("system", self.prompts.render(
+            "rules.md", name=self.player, players=", ".join(view.players),
+            ruleset=view.ruleset))
+        pack = ", ".join(p for p in view.pack if p != self.player) or "none"
+        self.llm.pin("system", self.prompts.render(f"roles/{view.role}.md",
+                                                   name=self.player, pack=pack))
+        self.started = True
+
+    def turn_prompt(self, view: engine.PlayerView, messages: list[str],
+                    legal: tuple[engine.Action, ...]) -> tuple[str, list[str], str]:
+        actions, described = choices(legal)
+        known = "; ".join(f"{n} is a {r}" for n, r in view.known_roles.items()
+                          if n != self.player)
+        results = "; ".join(f"{k} on day {d}: {t} is {s}" for d, k, t, s in view.results)
+        text = self.prompts.render(
+            "turn.md", persona=self.persona, day=view.day, phase=view.phase,
+            room_line=f"You are in the {view.room}." if view.room else "",
+            living=", ".join(view.living),
+            known=" ".join(x for x in (f"You know: {known}." if known else "",
+                                       f"Your results: {results}." if results else "") if x),
+            messages="\n".join(messages) or "(nothing new)", choices=described,
+            actions=json.dumps(actions), max_chars=self.max_chars)
+        return text, actions, described
+
+    async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
+                      messages: list[str]) -> engine.Action | None:
+        if not legal:
+            return None
+        if not self.started:
+            self._start(view)
+        text, actions, described = self.turn_prompt(view, messages, legal)
+        schema = schema_for(actions, legal, self.max_chars)
+        record: dict = {"player": self.player, "day": view.day, "phase": view.phase}
+        try:
+            answer = await self.llm.prompt(text, schema, temperature=self.temperature)
+            self.tally.calls += 1
+            record.update(answer=answer.text, tokens=answer.prompt_tokens +
+                          answer.completion_tokens, seconds=round(answer.seconds, 3))
+            try:
+                action = parse(answer.text, self.player, legal, self.max_chars)
+                self.tally.legal += 1
+                record["outcome"] = "legal"
+                return action
+            except ValueError as exc:
+                record["error"] = str(exc)
+            repair = self.prompts.render("repair.md", error=record["error"],
+                                         choices=described)
+            answer = await self.llm.prompt(repair, schema, temperature=self.temperature)
+            self.tally.calls += 1
+            record["repair_answer"] = answer.text
+            try:
+                action = parse(answer.text, self.player, legal, self.max_chars)
+                self.tally.repaired += 1
+                record["outcome"] = "repaired"
+                return action
+            except ValueError as exc:
+                record["repair_error"] = str(exc)
+            self.tally.fallbacks += 1
+            record["outcome"] = "fallback"
+            return None
+        except Exception as exc:
+            self.tally.errors += 1
+            self.tally.fallbacks += 1
+            record.update(outcome="fallback", error=repr(exc))
+            return None
+        finally:
+            self.tally.log.append(record)

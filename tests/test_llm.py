@@ -1,0 +1,273 @@
+"""The LLM layer: the LLM class, prompts, the LLM decider (scripted backend), the ollama
+backend at its HTTP edge, and the openai backend against a real llama.cpp server."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from aiohttp import web
+
+from maw import engine
+from maw.errors import ConfigError
+from maw.llm import LLM, BackendError, make_backend
+from maw.llm.backends import ScriptedBackend
+from maw.llm.decider import LLMDecider, Prompts, parse
+from maw.xmpp import free_port
+
+NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+
+
+def game_and_view(player: str, seed: int = 1):
+    state = engine.new_game(engine.ruleset("maw"), NAMES, random.Random(seed))
+    return state, engine.view(state, player), engine.legal_actions(state, player)
+
+
+# ---------------------------------------------------------------- the LLM class
+
+
+async def test_each_player_has_its_own_context():
+    backend = ScriptedBackend(replies=["one", "two"])
+    ann, bob = LLM(backend), LLM(backend)
+    ann.pin("system", "Ann is a Werewolf.")
+    bob.pin("system", "Bob is a Villager.")
+    await ann.prompt("secret plan")
+    await bob.prompt("hello")
+    bob_saw = json.dumps(backend.calls[1])
+    assert "Werewolf" not in bob_saw and "secret plan" not in bob_saw
+    assert [m["content"] for m in ann.context] == ["Ann is a Werewolf.", "secret plan", "one"]
+
+
+async def test_truncation_drops_the_oldest_but_never_the_pinned_or_the_newest():
+    llm = LLM(ScriptedBackend(replies=["ok"] * 20), window=120)
+    llm.pin("system", "RULES " * 20)
+    llm.pin("system", "ROLE: Seer")
+    for i in range(10):
+        await llm.prompt(f"message {i} " + "x" * 40, max_tokens=10)
+    contents = [m["content"] for m in llm.context]
+    assert contents[:2] == ["RULES " * 20, "ROLE: Seer"]
+    assert contents[-2].startswith("message 9") and contents[-1] == "ok"
+    assert not any(c.startswith("message 0") for c in contents)
+
+
+async def test_save_and_load_round_trip(tmp_path):
+    llm = LLM(ScriptedBackend(replies=["fine"]), window=999)
+    llm.pin("system", "rules")
+    await llm.prompt("how are you?")
+    llm.save(tmp_path / "ann.json")
+    back = LLM.load(tmp_path / "ann.json", ScriptedBackend())
+    assert back.context == llm.context and back.pinned == 1 and back.window == 999
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ConfigError, match="cannot load"):
+        LLM.load(tmp_path / "bad.json", ScriptedBackend())
+
+
+async def test_a_failed_call_leaves_the_context_as_it_was():
+    llm = LLM(ScriptedBackend(replies=[]))
+    with pytest.raises(BackendError, match="no reply left"):
+        await llm.prompt("anyone?")
+    assert llm.context == []
+
+
+def test_unknown_backend_names_the_known_ones():
+    with pytest.raises(ConfigError, match="llamacpp, ollama, openai, scripted"):
+        make_backend("telepathy")
+
+
+# ---------------------------------------------------------------- prompts
+
+
+@pytest.mark.parametrize("role", ["Villager", "Werewolf", "Seer", "Medium", "Bodyguard",
+                                  "Possessed"])
+def test_every_role_prompt_renders(role):
+    text = Prompts().render(f"roles/{role}.md", name="Ann", pack="Bob")
+    assert role in text and "$" not in text
+
+
+def test_a_missing_variable_is_an_error_naming_it(tmp_path):
+    (tmp_path / "turn.md").write_text("Day $day, $weather")
+    with pytest.raises(ConfigError, match=r"uses \$weather"):
+        Prompts(tmp_path).render("turn.md", day=1)
+
+
+# ---------------------------------------------------------------- the decider
+
+
+def decider_for(player: str, *replies: str) -> tuple[LLMDecider, ScriptedBackend]:
+    backend = ScriptedBackend(replies=list(replies))
+    return LLMDecider(player, random.Random(0), LLM(backend, window=4096),
+                      persona="You are calm."), backend
+
+
+async def test_a_legal_answer_becomes_the_action():
+    state, view, legal = game_and_view("Ann")
+    target = next(a.target for a in legal if isinstance(a, engine.Vote))
+    d, backend = decider_for("Ann", json.dumps({"action": "vote", "target": target.lower(),
+                                                "text": None}))
+    action = await d.adecide(view, legal, ["Bob: hello"])
+    assert action == engine.Vote("Ann", target)
+    assert d.tally.legal == 1 and d.tally.calls == 1
+    engine.play(state, action)  # the engine takes it
+
+
+async def test_an_illegal_answer_is_repaired_once_then_falls_back_to_listen():
+    _, view, legal = game_and_view("Ann")
+    d, backend = decider_for("Ann", '{"action": "vote", "target": "Zed", "text": null}',
+                             '{"action": "chat", "target": null, "text": "  I trust Bob. "}')
+    action = await d.adecide(view, legal, [])
+    assert isinstance(action, engine.Chat) and action.text == "I trust Bob."
+    assert d.tally.repaired == 1
+    assert "'Zed' is not a legal target" in backend.calls[1][-1]["content"]
+    d2, _ = decider_for("Ann", "not json at all", '{"action": "fly"}')
+    assert await d2.adecide(view, legal, []) is None
+    assert d2.tally.fallbacks == 1 and d2.tally.log[-1]["outcome"] == "fallback"
+
+
+async def test_a_backend_failure_is_a_fallback_not_a_crash():
+    _, view, legal = game_and_view("Ann")
+    d, _ = decider_for("Ann")  # no replies: the backend raises
+    assert await d.adecide(view, legal, []) is None
+    assert d.tally.errors == 1
+
+
+async def test_the_prompt_holds_only_what_the_player_may_know():
+    state, _, _ = game_and_view("Ann", seed=3)
+    wolves = [n for n, r in zip(state.names, state.roles, strict=True) if r.pack]
+    villager = next(n for n, r in zip(state.names, state.roles, strict=True) if not r.pack)
+    view = engine.view(state, villager)
+    legal = engine.legal_actions(state, villager)
+    d, backend = decider_for(villager, '{"action": "listen", "target": null, "text": null}')
+    await d.adecide(view, legal, [])
+    seen = json.dumps(backend.calls[0])
+    assert "Your role: Villager" in seen and "Werewolf. Your pack" not in seen
+    wolf = wolves[0]
+    d, backend = decider_for(wolf, '{"action": "listen", "target": null, "text": null}')
+    await d.adecide(engine.view(state, wolf), engine.legal_actions(state, wolf), [])
+    mates = [w for w in wolves if w != wolf]
+    assert f"Your pack: {', '.join(mates)}" in json.dumps(backend.calls[0])
+
+
+def test_parse_rejects_what_is_not_offered():
+    _, _, legal = game_and_view("Ann")
+    with pytest.raises(ValueError, match="not possible now"):
+        parse('{"action": "attack", "target": "Bob"}', "Ann", legal, 100)
+    with pytest.raises(ValueError, match="needs a"):
+        parse('{"action": "chat", "target": null, "text": ""}', "Ann", legal, 100)
+
+
+# ---------------------------------------------------------------- ollama at its HTTP edge
+
+
+async def serve(routes) -> tuple[web.AppRunner, str]:
+    app = web.Application()
+    app.add_routes(routes)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    port = free_port()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return runner, f"http://127.0.0.1:{port}"
+
+
+async def test_ollama_backend_speaks_the_ollama_api():
+    seen = {}
+
+    async def chat(request):
+        seen.update(await request.json())
+        return web.json_response({
+            "model": "llama3.1", "created_at": "2026-11-22T00:00:00Z", "done": True,
+            "message": {"role": "assistant", "content": '{"action": "listen"}'},
+            "prompt_eval_count": 42, "eval_count": 7})
+
+    async def tags(request):
+        return web.json_response({"models": []})
+
+    runner, url = await serve([web.post("/api/chat", chat), web.get("/api/tags", tags)])
+    try:
+        backend = make_backend("ollama", model="llama3.1", base_url=url)
+        await backend.check()
+        c = await backend.chat([{"role": "user", "content": "hi"}], schema={"type": "object"},
+                               max_tokens=30)
+    finally:
+        await runner.cleanup()
+    assert c.text == '{"action": "listen"}' and c.prompt_tokens == 42
+    assert seen["format"] == {"type": "object"} and seen["options"]["num_predict"] == 30
+
+
+async def test_ollama_backend_errors_name_the_host():
+    async def broken(request):
+        return web.json_response({"error": "model 'x' not found"}, status=500)
+
+    runner, url = await serve([web.post("/api/chat", broken)])
+    try:
+        backend = make_backend("ollama", model="x", base_url=url)
+        with pytest.raises(BackendError, match="HTTP 500.*not found"):
+            await backend.chat([{"role": "user", "content": "hi"}])
+    finally:
+        await runner.cleanup()
+    nobody = f"http://127.0.0.1:{free_port()}"
+    backend = make_backend("ollama", model="x", base_url=nobody)
+    with pytest.raises(BackendError, match=f"no Ollama server answers at {nobody}"):
+        await backend.check()
+
+
+# ---------------------------------------------------------------- openai vs llama.cpp
+
+
+@pytest.fixture(scope="module")
+def llama_server(tmp_path_factory):
+    """llama-cpp-python's OpenAI-compatible server with the embedded model, on loopback."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    try:
+        from maw.llm.backends import default_model_path
+
+        path = default_model_path()
+    except BackendError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"the local extra is missing in CI: {exc}")
+        pytest.skip(str(exc))
+    port = free_port()
+    # its log goes to a file: a full pipe would block the server before it listens
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", path,
+                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024"],
+                            stdout=subprocess.DEVNULL, stderr=log.open("w"))
+    from maw.xmpp import port_open
+
+    end = time.monotonic() + 120
+    while not port_open("127.0.0.1", port):
+        if proc.poll() is not None or time.monotonic() > end:
+            proc.kill()
+            pytest.fail(f"llama_cpp.server did not start: {log.read_text()[-2000:]}")
+        time.sleep(0.2)
+    yield f"http://127.0.0.1:{port}/v1"
+    proc.terminate()
+    proc.wait(30)
+
+
+@pytest.mark.slow
+async def test_openai_backend_against_a_real_llama_cpp_server(llama_server):
+    backend = make_backend("openai", model="gemma3", base_url=llama_server,
+                           schema_mode="json_object")
+    await backend.check()
+    schema = {"type": "object", "properties": {
+        "action": {"type": "string", "enum": ["vote", "listen"]},
+        "target": {"type": "string", "enum": ["Bob", "Cid"]}},
+        "required": ["action", "target"]}
+    c = await backend.chat([{"role": "user", "content": "Werewolf. Vote for Bob or Cid. "
+                             "Answer in JSON."}], schema=schema, max_tokens=40,
+                           temperature=0.0)
+    answer = json.loads(c.text)
+    assert answer["action"] in ("vote", "listen") and answer["target"] in ("Bob", "Cid")
+    assert c.completion_tokens > 0 and c.prompt_tokens > 0
+
+
+async def test_openai_backend_errors_name_the_server():
+    nobody = f"http://127.0.0.1:{free_port()}/v1"
+    backend = make_backend("openai", model="m", base_url=nobody)
+    with pytest.raises(BackendError, match=f"no OpenAI-compatible server answers at {nobody}"):
+        await backend.check()
