@@ -85,15 +85,26 @@ def cmd_game(args: argparse.Namespace) -> int:
     config = GameConfig(players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
                         day_seconds=args.day_seconds, night_seconds=args.night_seconds,
                         lobby_seconds=args.lobby_seconds, log_dir=Path(args.log_dir))
-    seats = default_seats(args.players - args.remote, args.policy)
+    if args.roster:
+        from maw.game import check_backends, seats_from_roster
+        from maw.roster import load_roster
+
+        seats = seats_from_roster(load_roster(Path(args.roster)), args.players - args.remote)
+        models = asyncio.run(check_backends(seats))
+        if models:
+            print(f"maw game: models: {', '.join(models)}", flush=True)
+    else:
+        seats = default_seats(args.players - args.remote, args.policy)
 
     def show(event: object) -> None:
         text = live_line(event)
         if text and not args.quiet:
             print(text, flush=True)
 
-    print(f"maw game: {args.players} players ({len(seats)} {args.policy}, {args.remote} "
-          f"joining), ruleset {rules.name}, seed {args.seed}, XMPP {address}", flush=True)
+    kinds = ", ".join(f"{sum(s.decider == k for s in seats)} {k}"
+                      for k in dict.fromkeys(s.decider for s in seats))
+    print(f"maw game: {args.players} players ({kinds or 'no AI'}, {args.remote} joining), "
+          f"ruleset {rules.name}, seed {args.seed}, XMPP {address}", flush=True)
     if lobby:
         where = f"{address.host}:{address.port}"
         print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {args.remote} player(s) to "
@@ -108,6 +119,15 @@ def cmd_game(args: argparse.Namespace) -> int:
     print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
     if result.absent:
         print(f"  absent (never acted, or left): {', '.join(result.absent)}")
+    if result.llm:
+        total = sum(u["seconds"] for u in result.llm.values())
+        print(f"  LLM: {sum(u['calls'] for u in result.llm.values())} calls, "
+              f"{sum(u['tokens'] for u in result.llm.values())} tokens, {total:.1f} s of "
+              f"calls = {100 * total / max(result.seconds, 1e-9):.0f}% of the game's "
+              f"{result.seconds:.1f} s (the calls are serialised on one embedded model)")
+        for name, u in result.llm.items():
+            print(f"    {name}: {u['calls']} calls, {u['tokens']} tokens, {u['seconds']} s; "
+                  f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback")
     print(f"  log: {result.log_path}")
     return 0
 
@@ -197,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="embedded (default; embedded:PORT for another port) or HOST:PORT")
     p.add_argument("--log-dir", default="logs", help="where the JSONL game log goes")
     p.add_argument("--policy", default="rule", help="decider of the AI players: rule, random")
+    p.add_argument("--roster", default=None, metavar="TOML",
+                   help="who plays: agents/*.toml (LLM, rule and random seats)")
     p.add_argument("--timeout", type=float, default=3600.0, help="give up after this long")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.add_argument("--remote", type=int, default=0, metavar="N",

@@ -27,6 +27,7 @@ from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
 from maw.policies import Decider, make_decider
+from maw.roster import LLMSpec, Roster
 from maw.xmpp import (
     Address,
     EmbeddedServer,
@@ -42,11 +43,43 @@ DEFAULT_NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", 
 
 @dataclass
 class Seat:
-    """An AI seat: name, decider and how long it may think before answering."""
+    """An AI seat: name, decider and how long it may think before answering; an "llm"
+    seat also has its model (``llm``), persona and prompts folder."""
 
     name: str
     decider: str = "rule"
     max_wait: float = 0.0
+    llm: LLMSpec | None = None
+    persona: str = ""
+    prompts: str | None = None
+
+
+def seats_from_roster(roster: Roster, players: int) -> list[Seat]:
+    if len(roster.player) < players:
+        raise MawError(f"the roster seats {len(roster.player)} players, not {players}")
+    seats = []
+    for p in roster.player[:players]:
+        llm = roster.llm_for(p) if p.decider == "llm" else None
+        wait = p.max_wait if p.max_wait is not None else (llm.max_wait if llm else 0.0)
+        seats.append(Seat(p.name, p.decider, wait, llm, p.persona, roster.prompts))
+    return seats
+
+
+async def check_backends(seats: Sequence[Seat]) -> list[str]:
+    """Ask every distinct backend of ``seats`` whether it can answer, before any agent
+    starts: a roster naming an Ollama server that is not running fails now, saying so."""
+    from maw.llm import make_backend
+
+    seen: dict[str, str] = {}
+    for seat in seats:
+        if seat.llm is None:
+            continue
+        key = seat.llm.model_dump_json(include={"backend", "model", "base_url", "options"})
+        if key not in seen:
+            backend = make_backend(seat.llm.backend, **seat.llm.backend_config())
+            await backend.check()
+            seen[key] = backend.describe()
+    return sorted(set(seen.values()))
 
 
 @dataclass
@@ -58,6 +91,7 @@ class GameResult:
     seconds: float = 0.0
     startup_seconds: float = 0.0
     messages: int = 0  # messages the hosted agents sent
+    llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
 
 
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:
@@ -73,7 +107,22 @@ def log_path(config: GameConfig) -> Path | None:
 
 
 def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
-    """A fresh decider for each round of ``seat``, each with its own reproducible stream."""
+    """A fresh decider for each round of ``seat``, each with its own reproducible stream
+    (an LLM seat: a fresh conversation each round, on one backend for the game)."""
+    if seat.decider == "llm":
+        from maw.llm import LLM, make_backend
+        from maw.llm.decider import LLMDecider, Prompts
+
+        spec = seat.llm or LLMSpec()
+        backend = make_backend(spec.backend, **spec.backend_config())
+        prompts = Prompts(Path(seat.prompts) if seat.prompts else None)
+
+        def new_llm(round_: int) -> Decider:
+            return LLMDecider(seat.name, random.Random(f"{seed}:{round_}"),
+                              LLM(backend, window=spec.window), prompts, seat.persona,
+                              spec.max_chars, spec.temperature)
+        return new_llm
+
     def new(round_: int) -> Decider:
         return make_decider(seat.decider, seat.name, random.Random(f"{seed}:{round_}"))
     return new
@@ -223,6 +272,9 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             if isinstance(code, BaseException):
                 game_log.write("agent_error", agent=str(a.jid), error=repr(code))
         result.messages = sum(a.sent for a in agents)
+        for a in agents:
+            if isinstance(a, ModelInterfaceAgent) and a.usage()["calls"]:
+                result.llm[a.player_name] = a.usage()
         return result
     finally:
         await _stop(agents)

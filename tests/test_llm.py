@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 from aiohttp import web
@@ -271,3 +272,120 @@ async def test_openai_backend_errors_name_the_server():
     backend = make_backend("openai", model="m", base_url=nobody)
     with pytest.raises(BackendError, match=f"no OpenAI-compatible server answers at {nobody}"):
         await backend.check()
+
+
+# ---------------------------------------------------------------- rosters
+
+
+def test_the_shipped_rosters_load(tmp_path):
+    from pathlib import Path
+
+    from maw.game import seats_from_roster
+    from maw.roster import load_roster
+
+    agents = Path(__file__).resolve().parent.parent / "agents"
+    local = seats_from_roster(load_roster(agents / "local.toml"), 6)
+    assert [s.decider for s in local] == ["llm"] * 6
+    assert local[0].llm.backend == "llamacpp" and "calm" in local[0].persona
+    assert len({s.persona for s in local}) == 6
+    mixed = seats_from_roster(load_roster(agents / "ollama.toml"), 6)
+    assert mixed[5].decider == "rule" and mixed[5].llm is None
+    assert mixed[0].llm.model == "llama3.1"
+
+
+@pytest.mark.parametrize("text,error", [
+    ('[[player]]\nname = "Ann"\ndecider = "oracle"', "player.0.decider"),
+    ('[[player]]\nname = "A n"', "player.0.name"),
+    ('[[player]]\nname = "Ann"\n[[player]]\nname = "Ann"', "'Ann' is used twice"),
+    ('[[player]]\nname = "Ann"\nbackend = 3', "player.0.backend"),
+    ("player = [", "cannot read the roster"),
+])
+def test_a_bad_roster_says_where(tmp_path, text, error):
+    from maw.roster import load_roster
+
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(error)):
+        load_roster(path)
+
+
+def test_a_roster_with_a_missing_api_key_says_which_variable(tmp_path, monkeypatch):
+    from maw.roster import load_roster
+
+    monkeypatch.delenv("MAW_TEST_KEY", raising=False)
+    path = tmp_path / "r.toml"
+    path.write_text('[llm]\nbackend = "openai"\napi_key_env = "MAW_TEST_KEY"\n'
+                    '[[player]]\nname = "Ann"\ndecider = "llm"\n')
+    roster = load_roster(path)
+    with pytest.raises(ConfigError, match="MAW_TEST_KEY"):
+        roster.llm_for(roster.player[0]).backend_config()
+
+
+def test_maw_game_with_an_ollama_roster_and_no_server_fails_at_once(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, OLLAMA_HOST=f"http://127.0.0.1:{free_port()}")
+    from pathlib import Path
+
+    roster = Path(__file__).resolve().parent.parent / "agents" / "ollama.toml"
+    proc = subprocess.run([sys.executable, "-m", "maw", "game", "--players", "6", "--roster",
+                           str(roster), "--log-dir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 2
+    assert "no Ollama server answers at" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- LLM players over XMPP
+
+
+class FirstChoice(ScriptedBackend):
+    """A stand-in model that reads the guiding prompt and takes the first decision it
+    offers (a vote, an attack...), with the first name listed: the plumbing, not play."""
+
+    name = "first-choice-for-test"
+
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        prompt = messages[-1]["content"]
+        line = next(x for x in prompt.splitlines() if x.startswith("You may now: "))
+        first = line.removeprefix("You may now: ").split("; ")[0]
+        kind, _, names = first.partition(" (")
+        target = names.rstrip(").").split(", ")[0] if names else None
+        text = "I have my eye on someone." if kind == "chat" else None
+        self.replies.append(json.dumps({"action": kind, "target": target, "text": text}))
+        return await super().chat(messages, schema, max_tokens, temperature)
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(server,
+                                                                           tmp_path):
+    from maw.agents.gamemaster import GameConfig
+    from maw.game import run_game, seats_from_roster
+    from maw.llm import register_backend
+    from maw.roster import load_roster
+
+    register_backend(FirstChoice)
+    roster = tmp_path / "r.toml"
+    roster.write_text('[llm]\nbackend = "first-choice-for-test"\nmax_wait = 0\n' + "".join(
+        f'[[player]]\nname = "{n}"\ndecider = "llm"\npersona = "You are {n}."\n'
+        for n in NAMES[:5]) + '[[player]]\nname = "Fay"\ndecider = "rule"\n')
+    seats = seats_from_roster(load_roster(roster), 6)
+    config = GameConfig(players=6, rules=engine.ruleset("maw"), seed=4, day_seconds=20,
+                        night_seconds=10, log_dir=tmp_path)
+    result = await run_game(config, seats, server, timeout=300)
+    assert result.outcomes[0].winner is not None
+    records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    calls = [r for r in records if r["kind"] == "llm"]
+    assert {r["player"] for r in calls} == set(NAMES[:5])
+    assert all(r["outcome"] == "legal" for r in calls)
+    # nothing an LLM player chose was illegal: the only refusals are of actions that
+    # arrived after their phase had ended (the day decided by a majority meanwhile)
+    timing = ("too late", "the Village clos", "the Village is closed", "the Hideout",
+              "no game is in progress")
+    refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
+               and r["type"] == "refuse" and not r["body"]["reason"].startswith(timing)]
+    assert refused == []
+    assert set(result.llm) == set(NAMES[:5])
+    assert sum(u["calls"] for u in result.llm.values()) == len(calls)

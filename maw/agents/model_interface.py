@@ -54,9 +54,29 @@ class ModelInterfaceAgent(MawAgent):
         self.round = 1
         self.decider = new_decider(1)
         self.logged = 0  # LLM call records already written to the game log
+        self.past: list[dict] = []  # the LLM records of earlier rounds
         self.game_log = game_log
         self.max_wait = max_wait
         self.rng = random.Random(seed)
+
+    def retire(self) -> None:
+        tally = getattr(self.decider, "tally", None)
+        if tally is not None:
+            self.past.extend(tally.log)
+
+    def usage(self) -> dict:
+        """LLM calls of the whole game: calls, tokens, seconds, and how they ended."""
+        tally = getattr(self.decider, "tally", None)
+        records = self.past + (list(tally.log) if tally else [])
+        out = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
+               "fallback": 0}
+        for r in records:
+            out["calls"] += 2 if "repair_answer" in r else (1 if "answer" in r else 0)
+            out["tokens"] += r.get("tokens", 0)
+            out["seconds"] += r.get("seconds", 0.0)
+            out[r.get("outcome", "fallback")] += 1
+        out["seconds"] = round(out["seconds"], 2)
+        return out
 
     async def setup(self) -> None:
         self.add_behaviour(SendInput(), of_types("get_input"))
@@ -88,6 +108,7 @@ class SendInput(CyclicBehaviour):
     async def choose(self, agent: ModelInterfaceAgent,
                      body: m.GetInput) -> engine.Action | None:
         if body.round > agent.round:
+            agent.retire()
             agent.round, agent.decider = body.round, agent.new_decider(body.round)
             agent.logged = 0
         view = engine.PlayerView(**body.view) if body.view else None

@@ -183,8 +183,9 @@ class LlamaCppBackend(Backend):
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, n_ctx: int = 2048, threads: int | None = None,
-                 **options: Any) -> None:
+                 repeat_penalty: float = 1.3, **options: Any) -> None:
         super().__init__(model or "gemma3-270m", None, None, **options)
+        self.repeat_penalty = repeat_penalty  # a small base model repeats itself otherwise
         self.path = model if model.endswith(".gguf") else ""
         self.n_ctx = n_ctx
         self.threads = threads
@@ -222,13 +223,15 @@ class LlamaCppBackend(Backend):
             path, llm = self._load()
             grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False) \
                 if schema else None
-            t0 = time.monotonic()
-            with _LOCKS[path]:
+            with _LOCKS[path]:  # the seconds count the call, not the wait for the model
+                t0 = time.monotonic()
                 r = llm.create_completion(self.transcript(messages), max_tokens=max_tokens,
                                           temperature=temperature, grammar=grammar,
+                                          repeat_penalty=self.repeat_penalty,
                                           stop=["\n\n"] if grammar is None else None)
+                seconds = time.monotonic() - t0
             usage = r.get("usage", {})
             return Completion(r["choices"][0]["text"].strip(), usage.get("prompt_tokens", 0),
-                              usage.get("completion_tokens", 0), time.monotonic() - t0)
+                              usage.get("completion_tokens", 0), seconds)
 
         return await asyncio.to_thread(run)

@@ -63,6 +63,10 @@ def choices(legal: tuple[engine.Action, ...]) -> tuple[list[str], str]:
         targets = kinds.setdefault(kind, [])
         if type(a) in TARGETED:
             targets.append(a.target)  # type: ignore[union-attr]
+    # the decisions first (a small model favours what it reads first), talk after
+    order = ["vote", "attack", "divine", "guard", "chat", "unvote", "over"]
+    kinds = dict(sorted(kinds.items(), key=lambda kv: order.index(kv[0])
+                        if kv[0] in order else len(order)))
     parts = []
     for kind, targets in kinds.items():
         parts.append(f"{kind} ({', '.join(targets)})" if targets else kind)
@@ -90,7 +94,7 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
           max_chars: int) -> engine.Action | None:
     """The legal action ``text`` names (``None``: listen); ``ValueError`` says why not."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, strict=False)  # a raw newline inside "text" is fine
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg})") from None
     if not isinstance(data, dict) or not isinstance(data.get("action"), str):
@@ -133,6 +137,13 @@ class LLMDecider(Decider):
         self.temperature = temperature
         self.tally = Tally()
         self.started = False
+        self.spoke_in: tuple[int, str] | None = None
+
+    def _chose(self, action: engine.Action | None,
+               view: engine.PlayerView) -> engine.Action | None:
+        if type(action) is engine.Chat:
+            self.spoke_in = (view.day, view.phase)
+        return action
 
     def decide(self, view, legal):  # pragma: no cover - the agents call adecide
         raise TypeError("LLMDecider is asynchronous: call adecide")
@@ -152,8 +163,26 @@ class LLMDecider(Decider):
         known = "; ".join(f"{n} is a {r}" for n, r in view.known_roles.items()
                           if n != self.player)
         results = "; ".join(f"{k} on day {d}: {t} is {s}" for d, k, t, s in view.results)
+        votes = "; ".join(f"{a} votes {b}" for a, b in view.votes.items())
+        mine = view.votes.get(self.player)
+        offered = set(actions)
+        if mine:
+            advice = f"You vote for {mine}; change it only if you have a reason."
+        elif "vote" in offered:
+            advice = ("You have not voted yet: the player with the most votes is executed "
+                      "when the day ends. Vote now.")
+        elif "attack" in offered:
+            advice = "Choose tonight's victim with your pack: attack now."
+        elif offered & {"divine", "guard"}:
+            advice = "Use your power now."
+        else:
+            advice = ""
+        if "chat" in offered and self.spoke_in == (view.day, view.phase):
+            advice += " You have already spoken: do not repeat yourself."
         text = self.prompts.render(
             "turn.md", persona=self.persona, day=view.day, phase=view.phase,
+            votes=f"Votes so far: {votes}." if votes else "No votes yet.",
+            advice=advice.strip(),
             room_line=f"You are in the {view.room}." if view.room else "",
             living=", ".join(view.living),
             known=" ".join(x for x in (f"You know: {known}." if known else "",
@@ -180,7 +209,7 @@ class LLMDecider(Decider):
                 action = parse(answer.text, self.player, legal, self.max_chars)
                 self.tally.legal += 1
                 record["outcome"] = "legal"
-                return action
+                return self._chose(action, view)
             except ValueError as exc:
                 record["error"] = str(exc)
             repair = self.prompts.render("repair.md", error=record["error"],
@@ -188,11 +217,13 @@ class LLMDecider(Decider):
             answer = await self.llm.prompt(repair, schema, temperature=self.temperature)
             self.tally.calls += 1
             record["repair_answer"] = answer.text
+            record["tokens"] += answer.prompt_tokens + answer.completion_tokens
+            record["seconds"] = round(record["seconds"] + answer.seconds, 3)
             try:
                 action = parse(answer.text, self.player, legal, self.max_chars)
                 self.tally.repaired += 1
                 record["outcome"] = "repaired"
-                return action
+                return self._chose(action, view)
             except ValueError as exc:
                 record["repair_error"] = str(exc)
             self.tally.fallbacks += 1

@@ -1,0 +1,109 @@
+"""Rosters: who plays, as data (``agents/*.toml``).
+
+    [llm]                      # defaults for every "llm" seat (each may override)
+    backend = "llamacpp"       # llamacpp | ollama | openai | scripted | a registered one
+    model = ""                 # the backend's default when empty
+    base_url = ""              # ollama / openai servers
+    api_key_env = ""           # the NAME of an environment variable holding the key
+    options = {}               # backend options, e.g. {schema_mode = "json_object"}
+    max_wait = 1.0             # Algorithm 1: wait up to this long before answering
+    window = 2048              # context tokens
+
+    [[player]]
+    name = "Ann"
+    decider = "llm"            # llm | rule | random
+    persona = "You are ..."
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from maw.errors import ConfigError
+
+
+class LLMSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: str = "llamacpp"
+    model: str = ""
+    base_url: str = ""
+    api_key_env: str = ""
+    options: dict[str, Any] = {}
+    max_wait: float = Field(1.0, ge=0)
+    window: int = Field(2048, ge=256)
+    max_chars: int = Field(200, ge=20, le=500)
+    temperature: float = Field(0.7, ge=0, le=2)
+
+    def backend_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = dict(self.options)
+        if self.model:
+            config["model"] = self.model
+        if self.base_url:
+            config["base_url"] = self.base_url
+        if self.api_key_env:
+            key = os.environ.get(self.api_key_env)
+            if not key:
+                raise ConfigError(f"the environment variable {self.api_key_env} (the API key "
+                                  f"of {self.backend}) is not set")
+            config["api_key"] = key
+        return config
+
+    def label(self) -> str:
+        return f"{self.backend}:{self.model or 'default'}"
+
+
+class PlayerSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_]{1,20}$")
+    decider: Literal["llm", "rule", "random"] = "rule"
+    persona: str = ""
+    max_wait: float | None = Field(None, ge=0)
+    backend: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    options: dict[str, Any] | None = None
+
+
+class Roster(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    llm: LLMSpec = LLMSpec()
+    player: list[PlayerSpec] = Field(min_length=1)
+    prompts: str | None = None  # a prompts/ folder of this roster's own
+
+    def llm_for(self, p: PlayerSpec) -> LLMSpec:
+        overrides = {k: v for k in ("backend", "model", "base_url", "api_key_env", "options")
+                     if (v := getattr(p, k)) is not None}
+        if p.max_wait is not None:
+            overrides["max_wait"] = p.max_wait
+        return self.llm.model_copy(update=overrides)
+
+
+def load_roster(path: Path) -> Roster:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no roster at {path}") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read the roster {path}: {exc}") from None
+    try:
+        roster = Roster.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise ConfigError(f"roster {path}: {where}: {first['msg']}") from None
+    names = [p.name for p in roster.player]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(f"roster {path}: the name {dupes[0]!r} is used twice")
+    if roster.prompts and not Path(roster.prompts).is_absolute():
+        roster.prompts = str((path.parent / roster.prompts).resolve())
+    return roster
