@@ -372,8 +372,9 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
         f'[[player]]\nname = "{n}"\ndecider = "llm"\npersona = "You are {n}."\n'
         for n in NAMES[:5]) + '[[player]]\nname = "Fay"\ndecider = "rule"\n')
     seats = seats_from_roster(load_roster(roster), 6)
-    config = GameConfig(players=6, rules=engine.ruleset("maw"), seed=4, day_seconds=20,
-                        night_seconds=10, log_dir=tmp_path)
+    # it never says "listen", so every phase runs to its timer (or a majority)
+    config = GameConfig(players=6, rules=engine.ruleset("maw"), seed=4, day_seconds=4,
+                        night_seconds=2, log_dir=tmp_path)
     result = await run_game(config, seats, server, timeout=300)
     assert result.outcomes[0].winner is not None
     records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
@@ -389,3 +390,31 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     assert refused == []
     assert set(result.llm) == set(NAMES[:5])
     assert sum(u["calls"] for u in result.llm.values()) == len(calls)
+
+
+@pytest.mark.slow
+def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
+    """Six players on the embedded model (``llama_server`` only makes sure it is
+    installed), two days at most: every answer is parsed into a legal action, repaired,
+    or a fallback, and the GameMaster refuses nothing but late arrivals."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    roster = Path(__file__).resolve().parent.parent / "agents" / "local.toml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "maw", "game", "--players", "6", "--roster", str(roster),
+         "--seed", "1", "--day-seconds", "30", "--night-seconds", "15", "--rule",
+         "max_days=2", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "LLM: " in proc.stdout and "Game over" in proc.stdout
+    records = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
+    calls = [r for r in records if r["kind"] == "llm"]
+    assert len({r["player"] for r in calls}) == 6
+    assert {r["outcome"] for r in calls} <= {"legal", "repaired", "fallback"}
+    timing = ("too late", "the Village clos", "the Village is closed", "the Hideout",
+              "no game is in progress")
+    refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
+               and r["type"] == "refuse" and not r["body"]["reason"].startswith(timing)]
+    assert refused == []

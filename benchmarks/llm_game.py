@@ -1,0 +1,104 @@
+"""One 6-player all-LLM game on the embedded model, and where its time goes.
+
+    .venv/bin/python benchmarks/llm_game.py [--roster agents/local.toml] [--seed 1]
+                                            [--max-days 0] [--day-seconds 45]
+
+Runs ``maw game --roster`` (embedded XMPP server, six llamacpp players) and reads its JSONL
+log. Printed and stored in ``benchmarks/results/llm_game.json``: LLM calls, tokens,
+seconds per game and per call, legal / repaired / fallback answers, refusals, and the
+game's time split into "a model call was running" and the rest (the deliberate waits of
+Algorithm 1, phase timers with nobody to ask, and MAW's own overhead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+RESULTS = REPO / "benchmarks" / "results" / "llm_game.json"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def busy_seconds(calls: list[dict]) -> float:
+    """The union of the intervals during which a call ran (a record's ``t`` is its end)."""
+    spans = sorted((r["t"] - r.get("seconds", 0.0), r["t"]) for r in calls)
+    total, end = 0.0, float("-inf")
+    for a, b in spans:
+        if b <= end:
+            continue
+        total += b - max(a, end)
+        end = b
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--roster", default=str(REPO / "agents" / "local.toml"))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-days", type=int, default=0, help="0: the ruleset's default")
+    parser.add_argument("--day-seconds", type=float, default=45)
+    parser.add_argument("--night-seconds", type=float, default=20)
+    parser.add_argument("--no-save", action="store_true")
+    args = parser.parse_args()
+    out = Path(tempfile.mkdtemp(prefix="maw-llm-bench-"))
+    cmd = [sys.executable, "-m", "maw", "game", "--players", "6", "--roster", args.roster,
+           "--seed", str(args.seed), "--day-seconds", str(args.day_seconds),
+           "--night-seconds", str(args.night_seconds), "--xmpp", f"embedded:{free_port()}",
+           "--log-dir", str(out), "--quiet"]
+    if args.max_days:
+        cmd += ["--rule", f"max_days={args.max_days}"]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    if proc.returncode != 0:
+        raise SystemExit(proc.stderr[-3000:])
+    log = [json.loads(x) for x in next(out.glob("*.jsonl")).read_text().splitlines()]
+    dealt = next(r["t"] for r in log if r["kind"] == "round")
+    over = next(r for r in log if r["kind"] == "outcome")
+    calls = [r for r in log if r["kind"] == "llm"]
+    game = over["t"] - dealt
+    busy = busy_seconds(calls)
+    n = sum(2 if "repair_answer" in r else 1 for r in calls if "answer" in r)
+    refusals = [r["body"]["reason"] for r in log if r["kind"] == "msg" and r["type"] == "refuse"]
+    row = {
+        "roster": Path(args.roster).name, "seed": args.seed, "wall_seconds": round(wall, 1),
+        "game_seconds": round(game, 1), "days": over["day"], "winner": over["winner"],
+        "reason": over["reason"], "llm_calls": n,
+        "tokens": sum(r.get("tokens", 0) for r in calls),
+        "seconds_per_call": round(sum(r.get("seconds", 0) for r in calls) / max(n, 1), 2),
+        "legal": sum(r["outcome"] == "legal" for r in calls),
+        "repaired": sum(r["outcome"] == "repaired" for r in calls),
+        "fallback": sum(r["outcome"] == "fallback" for r in calls),
+        "refusals": len(refusals),
+        "refusals_not_late": sum(not x.startswith(("too late", "the Village", "the Hideout",
+                                                    "no game")) for x in refusals),
+        "model_busy_seconds": round(busy, 1),
+        "other_seconds": round(game - busy, 1),
+        "other_share": round((game - busy) / game, 3) if game else 0.0,
+    }
+    for k, v in row.items():
+        print(f"{k:20} {v}")
+    if not args.no_save:
+        RESULTS.parent.mkdir(parents=True, exist_ok=True)
+        RESULTS.write_text(json.dumps({
+            "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+            "date": time.strftime("%Y-%m-%d"), "rows": [row]}, indent=2) + "\n")
+        print(f"saved to {RESULTS.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
