@@ -199,33 +199,30 @@ class LLMDecider(Decider):
             self._start(view)
         text, actions, described = self.turn_prompt(view, messages, legal)
         schema = schema_for(actions, legal, self.max_chars)
-        record: dict = {"player": self.player, "day": view.day, "phase": view.phase}
+        record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
+                        "tokens": 0, "seconds": 0.0}
+        prompt = text
         try:
-            answer = await self.llm.prompt(text, schema, temperature=self.temperature)
-            self.tally.calls += 1
-            record.update(answer=answer.text, tokens=answer.prompt_tokens +
-                          answer.completion_tokens, seconds=round(answer.seconds, 3))
-            try:
-                action = parse(answer.text, self.player, legal, self.max_chars)
-                self.tally.legal += 1
-                record["outcome"] = "legal"
+            # the first answer, then one re-prompt naming what was wrong with it
+            for outcome, key in (("legal", ""), ("repaired", "repair_")):
+                answer = await self.llm.prompt(prompt, schema, temperature=self.temperature)
+                self.tally.calls += 1
+                record[f"{key}answer"] = answer.text
+                record["tokens"] += answer.prompt_tokens + answer.completion_tokens
+                record["seconds"] = round(record["seconds"] + answer.seconds, 3)
+                try:
+                    action = parse(answer.text, self.player, legal, self.max_chars)
+                except ValueError as exc:
+                    record[f"{key}error"] = str(exc)
+                    prompt = self.prompts.render("repair.md", error=str(exc),
+                                                 choices=described)
+                    continue
+                if outcome == "legal":
+                    self.tally.legal += 1
+                else:
+                    self.tally.repaired += 1
+                record["outcome"] = outcome
                 return self._chose(action, view)
-            except ValueError as exc:
-                record["error"] = str(exc)
-            repair = self.prompts.render("repair.md", error=record["error"],
-                                         choices=described)
-            answer = await self.llm.prompt(repair, schema, temperature=self.temperature)
-            self.tally.calls += 1
-            record["repair_answer"] = answer.text
-            record["tokens"] += answer.prompt_tokens + answer.completion_tokens
-            record["seconds"] = round(record["seconds"] + answer.seconds, 3)
-            try:
-                action = parse(answer.text, self.player, legal, self.max_chars)
-                self.tally.repaired += 1
-                record["outcome"] = "repaired"
-                return self._chose(action, view)
-            except ValueError as exc:
-                record["repair_error"] = str(exc)
             self.tally.fallbacks += 1
             record["outcome"] = "fallback"
             return None
