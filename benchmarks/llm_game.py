@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
@@ -24,13 +23,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from maw.llm.decider import summarize  # noqa: E402
+from maw.xmpp import free_port  # noqa: E402
+
+# refusals of an action that arrived after its phase ended: timing, not an illegal move
+LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
 RESULTS = REPO / "benchmarks" / "results" / "llm_game.json"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def busy_seconds(calls: list[dict]) -> float:
@@ -72,20 +71,17 @@ def main() -> None:
     calls = [r for r in log if r["kind"] == "llm"]
     game = over["t"] - dealt
     busy = busy_seconds(calls)
-    n = sum(2 if "repair_answer" in r else 1 for r in calls if "answer" in r)
+    totals = summarize(calls)
     refusals = [r["body"]["reason"] for r in log if r["kind"] == "msg" and r["type"] == "refuse"]
     row = {
         "roster": Path(args.roster).name, "seed": args.seed, "wall_seconds": round(wall, 1),
         "game_seconds": round(game, 1), "days": over["day"], "winner": over["winner"],
-        "reason": over["reason"], "llm_calls": n,
-        "tokens": sum(r.get("tokens", 0) for r in calls),
-        "seconds_per_call": round(sum(r.get("seconds", 0) for r in calls) / max(n, 1), 2),
-        "legal": sum(r["outcome"] == "legal" for r in calls),
-        "repaired": sum(r["outcome"] == "repaired" for r in calls),
-        "fallback": sum(r["outcome"] == "fallback" for r in calls),
+        "reason": over["reason"], "llm_calls": totals["calls"], "tokens": totals["tokens"],
+        "seconds_per_call": round(totals["seconds"] / max(totals["calls"], 1), 2),
+        "legal": totals["legal"], "repaired": totals["repaired"],
+        "fallback": totals["fallback"],
         "refusals": len(refusals),
-        "refusals_not_late": sum(not x.startswith(("too late", "the Village", "the Hideout",
-                                                    "no game")) for x in refusals),
+        "refusals_not_late": sum(not x.startswith(LATE) for x in refusals),
         "model_busy_seconds": round(busy, 1),
         "other_seconds": round(game - busy, 1),
         "other_share": round((game - busy) / game, 3) if game else 0.0,

@@ -22,7 +22,6 @@ import json
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,21 +29,17 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from maw.xmpp import free_port, port_open  # noqa: E402
+
 RESULTS = REPO / "benchmarks" / "results" / "xmpp_game.json"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port: int, seconds: float = 30) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
+        if port_open("127.0.0.1", port):
+            return
         time.sleep(0.1)
     raise SystemExit(f"no server on port {port} after {seconds} s")
 

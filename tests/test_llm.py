@@ -18,6 +18,9 @@ from maw.llm.decider import LLMDecider, Prompts, parse
 from maw.xmpp import free_port
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+# refusals of an action that arrived after its phase ended (a majority decided the day
+# meanwhile): timing, not an illegal move
+LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
 
 
 def game_and_view(player: str, seed: int = 1):
@@ -383,10 +386,8 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     assert all(r["outcome"] == "legal" for r in calls)
     # nothing an LLM player chose was illegal: the only refusals are of actions that
     # arrived after their phase had ended (the day decided by a majority meanwhile)
-    timing = ("too late", "the Village clos", "the Village is closed", "the Hideout",
-              "no game is in progress")
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
-               and r["type"] == "refuse" and not r["body"]["reason"].startswith(timing)]
+               and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]
     assert refused == []
     assert set(result.llm) == set(NAMES[:5])
     assert sum(u["calls"] for u in result.llm.values()) == len(calls)
@@ -413,8 +414,6 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     calls = [r for r in records if r["kind"] == "llm"]
     assert len({r["player"] for r in calls}) == 6
     assert {r["outcome"] for r in calls} <= {"legal", "repaired", "fallback"}
-    timing = ("too late", "the Village clos", "the Village is closed", "the Hideout",
-              "no game is in progress")
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
-               and r["type"] == "refuse" and not r["body"]["reason"].startswith(timing)]
+               and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]
     assert refused == []

@@ -14,6 +14,7 @@ import secrets
 from pathlib import Path
 
 from spade.behaviour import FSMBehaviour, State
+from spade.message import Message
 
 from maw.agents.base import GameLog, MawAgent, of_types
 from maw.protocol import messages as m
@@ -68,6 +69,13 @@ class RoomState(State):
     def room(self) -> ChatRoomAgent:
         return self.agent  # type: ignore[return-value]
 
+    async def next_message(self) -> tuple[Message, m.Body, str]:
+        """The next message that decodes (others get not-understood), and its sender."""
+        while True:
+            got = await self.room.receive_body(self, timeout=60)
+            if got is not None:
+                return got[0], got[1], str(got[0].sender.bare)
+
     async def answer_open(self, body: m.OpenRoom, thread: str | None) -> None:
         room = self.room
         room.writers, room.readers = dict(body.writers), dict(body.readers)
@@ -79,24 +87,31 @@ class RoomState(State):
             await room.send_body(self, jid, announce)
 
 
-class SetupState(RoomState):
-    """Wait for the GameMaster to open the room for the first time."""
+class ClosedState(RoomState):
+    """Closed: refuse every chat, wait for the GameMaster to open the room."""
 
     async def run(self) -> None:
+        room = self.room
         while True:
-            msg = await self.receive(timeout=60)
-            if msg is None or str(msg.sender.bare) != self.room.gamemaster:
-                if msg is not None and msg.get_metadata("type") == "chat":
-                    await self.room.send_body(self, str(msg.sender.bare),
-                                              m.Refuse(reason=f"the {self.room.room_name} "
-                                                       "is closed"), msg.thread)
-                continue
-            body = self.room.decode_or_none(msg)
-            if isinstance(body, m.OpenRoom):
+            msg, body, sender = await self.next_message()
+            if isinstance(body, m.OpenRoom) and sender == room.gamemaster:
                 await self.answer_open(body, msg.thread)
                 self.set_next_state("Open")
                 return
-            await self.room.flush_not_understood(self)
+            elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
+                await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
+            elif isinstance(body, m.Chat):
+                await room.send_body(self, sender, m.Refuse(
+                    reason=f"the {room.room_name} is closed"), msg.thread)
+            elif isinstance(body, m.GetNewMessages):
+                name = room.member(sender, room.readers)
+                if name is not None:
+                    await room.send_body(self, room.readers[name], m.NewMessages(
+                        room_name=room.room_name, messages=[], next=room.base))
+
+
+class SetupState(ClosedState):
+    """Closed until the GameMaster opens the room for the first time."""
 
 
 class OpenState(RoomState):
@@ -105,11 +120,7 @@ class OpenState(RoomState):
     async def run(self) -> None:
         room = self.room
         while True:
-            got = await room.receive_body(self, timeout=60)
-            if got is None:
-                continue
-            msg, body = got
-            sender = str(msg.sender.bare)
+            msg, body, sender = await self.next_message()
             if isinstance(body, m.CloseRoom) and sender == room.gamemaster:
                 await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
                 self.set_next_state("Close")
@@ -166,8 +177,8 @@ class OpenState(RoomState):
                                                       messages=lines, next=nxt))
 
 
-class CloseState(RoomState):
-    """Refuse every chat; archive and clear the phase's log; wait to open again."""
+class CloseState(ClosedState):
+    """Archive and clear the phase's log, then wait, closed, to open again."""
 
     async def on_start(self) -> None:
         room = self.room
@@ -177,29 +188,7 @@ class CloseState(RoomState):
         for name, _text, thread in room.pending.values():  # verdicts that never came
             if name in room.writers:
                 await room.send_body(self, room.writers[name],
-                                     m.Refuse(reason=f"the {room.room_name} closed"), thread)
+                                     m.Refuse(reason=f"the {room.room_name} is closed"),
+                                     thread)
         room.pending.clear()
         room.writers = {}
-
-    async def run(self) -> None:
-        room = self.room
-        while True:
-            got = await room.receive_body(self, timeout=60)
-            if got is None:
-                continue
-            msg, body = got
-            sender = str(msg.sender.bare)
-            if isinstance(body, m.OpenRoom) and sender == room.gamemaster:
-                await self.answer_open(body, msg.thread)
-                self.set_next_state("Open")
-                return
-            elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
-                await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
-            elif isinstance(body, m.Chat):
-                await room.send_body(self, sender, m.Refuse(
-                    reason=f"the {room.room_name} is closed"), msg.thread)
-            elif isinstance(body, m.GetNewMessages):
-                name = room.member(sender, room.readers)
-                if name is not None:
-                    await room.send_body(self, room.readers[name], m.NewMessages(
-                        room_name=room.room_name, messages=[], next=room.base))

@@ -66,17 +66,10 @@ class ModelInterfaceAgent(MawAgent):
 
     def usage(self) -> dict:
         """LLM calls of the whole game: calls, tokens, seconds, and how they ended."""
+        from maw.llm.decider import summarize
+
         tally = getattr(self.decider, "tally", None)
-        records = self.past + (list(tally.log) if tally else [])
-        out = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
-               "fallback": 0}
-        for r in records:
-            out["calls"] += 2 if "repair_answer" in r else (1 if "answer" in r else 0)
-            out["tokens"] += r.get("tokens", 0)
-            out["seconds"] += r.get("seconds", 0.0)
-            out[r.get("outcome", "fallback")] += 1
-        out["seconds"] = round(out["seconds"], 2)
-        return out
+        return summarize(self.past + (list(tally.log) if tally else []))
 
     async def setup(self) -> None:
         self.add_behaviour(SendInput(), of_types("get_input"))

@@ -9,7 +9,7 @@ from maw.llm.base import (
     make_backend,
     register_backend,
 )
-from maw.llm.llm import LLM, Usage, estimate_tokens
+from maw.llm.llm import LLM, estimate_tokens
 
-__all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "LLM", "Usage",
+__all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "LLM",
            "estimate_tokens", "make_backend", "register_backend"]

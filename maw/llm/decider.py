@@ -47,12 +47,44 @@ class Prompts:
 
 @dataclass
 class Tally:
-    calls: int = 0
-    legal: int = 0  # first answers that were legal
-    repaired: int = 0  # legal after the one re-prompt
-    fallbacks: int = 0  # never legal: listened instead
-    errors: int = 0  # the backend failed
+    """One record per decision (the game log's ``llm`` records); the counts derive from
+    them: ``legal`` first time, ``repaired`` by the one re-prompt, ``fallback`` (never
+    legal, or the backend failed: ``errors``)."""
+
     log: list[dict] = field(default_factory=list)
+
+    @property
+    def calls(self) -> int:
+        return summarize(self.log)["calls"]
+
+    @property
+    def legal(self) -> int:
+        return summarize(self.log)["legal"]
+
+    @property
+    def repaired(self) -> int:
+        return summarize(self.log)["repaired"]
+
+    @property
+    def fallbacks(self) -> int:
+        return summarize(self.log)["fallback"]
+
+    @property
+    def errors(self) -> int:
+        return sum("exception" in r for r in self.log)
+
+
+def summarize(records: list[dict]) -> dict:
+    """Calls, tokens, seconds and outcomes of LLM decision records."""
+    out = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
+           "fallback": 0}
+    for r in records:
+        out["calls"] += r.get("calls", 0)
+        out["tokens"] += r.get("tokens", 0)
+        out["seconds"] += r.get("seconds", 0.0)
+        out[r["outcome"]] += 1
+    out["seconds"] = round(out["seconds"], 2)
+    return out
 
 
 def choices(legal: tuple[engine.Action, ...]) -> tuple[list[str], str]:
@@ -200,13 +232,13 @@ class LLMDecider(Decider):
         text, actions, described = self.turn_prompt(view, messages, legal)
         schema = schema_for(actions, legal, self.max_chars)
         record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
-                        "tokens": 0, "seconds": 0.0}
+                        "calls": 0, "tokens": 0, "seconds": 0.0}
         prompt = text
         try:
             # the first answer, then one re-prompt naming what was wrong with it
             for outcome, key in (("legal", ""), ("repaired", "repair_")):
                 answer = await self.llm.prompt(prompt, schema, temperature=self.temperature)
-                self.tally.calls += 1
+                record["calls"] += 1
                 record[f"{key}answer"] = answer.text
                 record["tokens"] += answer.prompt_tokens + answer.completion_tokens
                 record["seconds"] = round(record["seconds"] + answer.seconds, 3)
@@ -217,19 +249,12 @@ class LLMDecider(Decider):
                     prompt = self.prompts.render("repair.md", error=str(exc),
                                                  choices=described)
                     continue
-                if outcome == "legal":
-                    self.tally.legal += 1
-                else:
-                    self.tally.repaired += 1
                 record["outcome"] = outcome
                 return self._chose(action, view)
-            self.tally.fallbacks += 1
             record["outcome"] = "fallback"
             return None
         except Exception as exc:
-            self.tally.errors += 1
-            self.tally.fallbacks += 1
-            record.update(outcome="fallback", error=repr(exc))
+            record.update(outcome="fallback", exception=repr(exc))
             return None
         finally:
             self.tally.log.append(record)

@@ -22,26 +22,11 @@ def estimate_tokens(messages: list[Message]) -> int:
 
 
 @dataclass
-class Usage:
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-
-    def add(self, c: Completion) -> None:
-        self.calls += 1
-        self.prompt_tokens += c.prompt_tokens
-        self.completion_tokens += c.completion_tokens
-        self.seconds += c.seconds
-
-
-@dataclass
 class LLM:
     backend: Backend
     context: list[Message] = field(default_factory=list)
     pinned: int = 0  # leading messages truncation never drops
     window: int = 2048  # tokens the context may fill, answer included
-    usage: Usage = field(default_factory=Usage)
 
     @property
     def model(self) -> str:
@@ -72,7 +57,6 @@ class LLM:
         except BaseException:
             self.context.pop()
             raise
-        self.usage.add(completion)
         if remember:
             self.context.append({"role": "assistant", "content": completion.text})
         else:
