@@ -175,6 +175,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_server(args: argparse.Namespace) -> int:
     import asyncio
+    import signal
 
     from maw.xmpp import EmbeddedServer
 
@@ -183,9 +184,12 @@ def cmd_server(args: argparse.Namespace) -> int:
         await server.start()
         print(f"maw server: embedded XMPP server on localhost:{args.port} "
               "(Ctrl-C to stop)", flush=True)
+        # SIGTERM stops it as Ctrl-C does: through server.stop(), which also ends
+        # pyjabber's worker processes (killed outright, they outlive the server)
+        stop = asyncio.Event()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         try:
-            while True:
-                await asyncio.sleep(3600)
+            await stop.wait()
         finally:
             await server.stop()
 
