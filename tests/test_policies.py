@@ -58,3 +58,26 @@ def test_a_seer_votes_for_the_wolf_it_found():
         assert act == Vote(seer, wolf)
         found += 1
     assert found == 40
+
+
+def test_a_wolf_whose_mate_does_not_vote_keeps_its_attack():
+    # the options leave out the current pick; a wolf that weighed only the others flipped
+    # between two victims at every message (1120 attack votes in one night, with a person
+    # as its silent packmate)
+    from maw.engine import EndPhase, Phase, play
+
+    for seed in range(20):
+        state = new_game(ruleset("maw"), list("ABCDEF"), random.Random(seed))
+        while state.phase is not Phase.NIGHT:
+            state, _ = play(state, EndPhase())
+        wolf = sorted(state.pack)[0]
+        d = make_decider("rule", wolf, random.Random(seed))
+        def attacks(state, wolf=wolf):
+            return tuple(a for a in legal_actions(state, wolf) if isinstance(a, Attack))
+
+        first = d.decide(view(state, wolf), attacks(state))
+        assert isinstance(first, Attack)
+        state, _ = play(state, first)
+        assert state.phase is Phase.NIGHT and first.target not in {
+            a.target for a in attacks(state)}  # the case: the pick is not offered again
+        assert d.decide(view(state, wolf), attacks(state)) is None, seed

@@ -188,9 +188,12 @@ class RuleDecider(Decider):
             if best is None and Unvote in by_kind:
                 return Unvote(self.player)
         if Attack in by_kind:
+            # the options leave out the current pick: weigh it too, or the choice flips
+            # between two victims at every message
+            current = view.votes.get(self.player)
             options = [a.target for a in by_kind[Attack]]  # type: ignore[union-attr]
-            target = self._night_target(view, options)
-            if target and view.votes.get(self.player) != target:
+            target = self._night_target(view, options + ([current] if current else []))
+            if target and current != target:
                 return Attack(self.player, target)
         if Divine in by_kind:
             done = {t for _d, k, t, _s in view.results if k == "divine"}
