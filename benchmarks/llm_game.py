@@ -6,8 +6,9 @@
 Runs ``maw game --roster`` (embedded XMPP server, six llamacpp players) and reads its JSONL
 log. Printed and stored in ``benchmarks/results/llm_game.json``: LLM calls, tokens,
 seconds per game and per call, legal / repaired / fallback answers, refusals, and the
-game's time split into "a model call was running" and the rest (the deliberate waits of
-Algorithm 1, phase timers with nobody to ask, and MAW's own overhead).
+game's time split (``maw.accounting``) into model calls, Algorithm 1's deliberate waits,
+timers and idle (nobody had been asked anything), and MAW's own overhead (a question was
+open and neither a call nor a wait ran: XMPP delivery, prompts, parsing, lock hand-over).
 """
 
 from __future__ import annotations
@@ -24,24 +25,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+from maw.accounting import time_split  # noqa: E402
 from maw.llm.decider import summarize  # noqa: E402
 from maw.xmpp import free_port  # noqa: E402
 
 # refusals of an action that arrived after its phase ended: timing, not an illegal move
 LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
 RESULTS = REPO / "benchmarks" / "results" / "llm_game.json"
-
-
-def busy_seconds(calls: list[dict]) -> float:
-    """The union of the intervals during which a call ran (a record's ``t`` is its end)."""
-    spans = sorted((r["t"] - r.get("seconds", 0.0), r["t"]) for r in calls)
-    total, end = 0.0, float("-inf")
-    for a, b in spans:
-        if b <= end:
-            continue
-        total += b - max(a, end)
-        end = b
-    return total
 
 
 def main() -> None:
@@ -66,11 +56,10 @@ def main() -> None:
     if proc.returncode != 0:
         raise SystemExit(proc.stderr[-3000:])
     log = [json.loads(x) for x in next(out.glob("*.jsonl")).read_text().splitlines()]
-    dealt = next(r["t"] for r in log if r["kind"] == "round")
     over = next(r for r in log if r["kind"] == "outcome")
     calls = [r for r in log if r["kind"] == "llm"]
-    game = over["t"] - dealt
-    busy = busy_seconds(calls)
+    split = time_split(log)
+    game = split["game"]
     totals = summarize(calls)
     refusals = [r["body"]["reason"] for r in log if r["kind"] == "msg" and r["type"] == "refuse"]
     row = {
@@ -82,9 +71,10 @@ def main() -> None:
         "fallback": totals["fallback"],
         "refusals": len(refusals),
         "refusals_not_late": sum(not x.startswith(LATE) for x in refusals),
-        "model_busy_seconds": round(busy, 1),
-        "other_seconds": round(game - busy, 1),
-        "other_share": round((game - busy) / game, 3) if game else 0.0,
+        "llm_seconds": split["llm"], "wait_seconds": split["waits"],
+        "idle_seconds": split["idle"], "overhead_seconds": split["overhead"],
+        "llm_share": round(split["llm"] / game, 3) if game else 0.0,
+        "overhead_share": round(split["overhead"] / game, 4) if game else 0.0,
     }
     for k, v in row.items():
         print(f"{k:20} {v}")

@@ -340,6 +340,63 @@ def test_maw_game_with_an_ollama_roster_and_no_server_fails_at_once(tmp_path):
     assert "no Ollama server answers at" in proc.stderr and "Traceback" not in proc.stderr
 
 
+
+# ---------------------------------------------------------------- what `maw game` picks
+
+
+async def test_maw_game_picks_ollama_when_it_answers_with_the_model(monkeypatch):
+    from maw import roster
+
+    listed: list[str] = []
+
+    async def tags(request):
+        return web.json_response({"models": [{"name": m, "model": m} for m in listed]})
+
+    runner, url = await serve([web.get("/api/tags", tags)])
+    monkeypatch.setenv("OLLAMA_HOST", url)
+    try:
+        listed[:] = ["llama3.1:latest", "qwen3:4b"]
+        path, why = await roster.choose_roster()
+        assert path is not None and path.name == "ollama.toml"
+        assert why == f"an Ollama server at {url} has llama3.1"
+        listed[:] = ["qwen3:4b"]  # up, but without the roster's model
+        path, why = await roster.choose_roster()
+    finally:
+        await runner.cleanup()
+    assert path is None or path.name == "local.toml"
+    assert f"the Ollama server at {url} does not have llama3.1 (ollama pull llama3.1)" in why
+
+
+async def test_maw_game_falls_back_to_the_embedded_model_then_rule_players(monkeypatch):
+    from maw import roster
+
+    nobody = f"http://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("OLLAMA_HOST", nobody)
+    monkeypatch.setattr(roster, "embedded_model_installed", lambda: True)
+    path, why = await roster.choose_roster()
+    assert path is not None and path.name == "local.toml"
+    assert why == f"no Ollama server answers at {nobody}; the embedded model is installed"
+    monkeypatch.setattr(roster, "embedded_model_installed", lambda: False)
+    path, why = await roster.choose_roster()
+    assert path is None and "the embedded model is not installed" in why
+
+
+def test_a_short_roster_is_filled_with_rule_players_only_when_asked():
+    from pathlib import Path
+
+    from maw.errors import MawError
+    from maw.game import seats_from_roster
+    from maw.roster import load_roster
+
+    local = load_roster(Path(__file__).resolve().parent.parent / "agents" / "local.toml")
+    with pytest.raises(MawError, match="seats 6 players, not 9"):
+        seats_from_roster(local, 9)
+    seats = seats_from_roster(local, 9, fill="rule")
+    names = [s.name for s in seats]
+    assert len(set(names)) == 9 and [s.decider for s in seats[6:]] == ["rule"] * 3
+    assert all(s.decider == "llm" for s in seats[:6])
+
+
 # ---------------------------------------------------------------- LLM players over XMPP
 
 
@@ -398,18 +455,22 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     """Six players on the embedded model (``llama_server`` only makes sure it is
     installed), two days at most: every answer is parsed into a legal action, repaired,
     or a fallback, and the GameMaster refuses nothing but late arrivals."""
+    import os
     import subprocess
     import sys
-    from pathlib import Path
 
-    roster = Path(__file__).resolve().parent.parent / "agents" / "local.toml"
+    # no roster and no Ollama server: `maw game` chooses the embedded model itself
+    env = dict(os.environ, OLLAMA_HOST=f"http://127.0.0.1:{free_port()}")
     proc = subprocess.run(
-        [sys.executable, "-m", "maw", "game", "--players", "6", "--roster", str(roster),
+        [sys.executable, "-m", "maw", "game", "--players", "6",
          "--seed", "1", "--day-seconds", "30", "--night-seconds", "15", "--rule",
          "max_days=2", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=900)
+        capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "local.toml: no Ollama server answers at" in proc.stdout
+    assert "the embedded model is installed" in proc.stdout
     assert "LLM: " in proc.stdout and "Game over" in proc.stdout
+    assert "LLM calls" in proc.stdout and "MAW overhead" in proc.stdout
     records = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
     calls = [r for r in records if r["kind"] == "llm"]
     assert len({r["player"] for r in calls}) == 6
@@ -417,3 +478,24 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
                and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]
     assert refused == []
+
+
+@pytest.mark.slow
+async def test_the_embedded_model_counts_tokens_exactly_so_a_context_never_overflows():
+    # the 4-characters-a-token estimate let contexts of 2182 tokens through to a 2048
+    # window, and every later call of that player failed
+    try:
+        backend = make_backend("llamacpp")
+        await backend.check()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    llm = LLM(backend, window=600)
+    llm.pin("system", "Rules: " + "vote for the wolf. " * 20)
+    for i in range(60):
+        llm.context.append({"role": "user", "content": f"[GM] Eve votes for Bob {i}; "
+                                                       '{"action": "vote"} Ann: hi!'})
+    dropped = llm.truncate_context(500)
+    exact = len(backend.loaded[1].tokenize(backend.transcript(llm.context).encode(),
+                                           add_bos=True, special=True))
+    assert dropped > 0 and exact <= 500 < exact + 40
+    assert llm.context[0]["content"].startswith("Rules: ")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Callable
 
 from spade.behaviour import CyclicBehaviour
@@ -84,11 +85,13 @@ class SendInput(CyclicBehaviour):
             return
         msg, body = got
         reply: m.Body
+        asked, wait = time.monotonic(), 0.0
         if body.purpose == "name":
             reply = m.NameChoice(name=agent.player_name)
         else:
             if agent.max_wait > 0:
-                await asyncio.sleep(agent.rng.uniform(0, agent.max_wait))
+                wait = agent.rng.uniform(0, agent.max_wait)
+                await asyncio.sleep(wait)
             try:
                 reply = action_body(await self.choose(agent, body))
             except Exception as exc:  # a broken decider must not take the player down
@@ -97,6 +100,9 @@ class SendInput(CyclicBehaviour):
                                      error=repr(exc))
                 reply = m.Listen()
         await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
+        if body.purpose != "name":  # for the time split (maw.accounting)
+            agent.game_log.write("turn", player=agent.player_name, wait=round(wait, 4),
+                                 seconds=round(time.monotonic() - asked, 4))
 
     async def choose(self, agent: ModelInterfaceAgent,
                      body: m.GetInput) -> engine.Action | None:
@@ -122,7 +128,10 @@ class SendInput(CyclicBehaviour):
             action = await adecide(view, legal, list(body.messages))
             tally = getattr(agent.decider, "tally", None)
             for record in tally.log[agent.logged:] if tally else []:
-                agent.game_log.write("llm", **record)
+                start = agent.game_log.start  # the spans on the log's clock
+                spans = [[round(a - start, 4), round(b - start, 4)]
+                         for a, b in record.get("spans", [])]
+                agent.game_log.write("llm", **{**record, "spans": spans})
             agent.logged = len(tally.log) if tally else 0
             return action
         return agent.decider.decide(view, legal)

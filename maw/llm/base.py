@@ -24,7 +24,8 @@ class Completion:
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the call itself, without any wait for a shared model
+    end: float = 0.0  # time.monotonic() when the answer came back (set by LLM.prompt)
 
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": ...}
@@ -49,6 +50,12 @@ class Backend(ABC):
 
     async def check(self) -> None:  # noqa: B027 - optional: a backend with nothing to check
         """Raise ``BackendError`` now if the backend cannot answer (no server...)."""
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        """How many tokens ``messages`` take: about three characters a token (names and
+        JSON tokenize worse than prose) and a few for each message's framing. A backend
+        that has the model's tokenizer counts exactly."""
+        return sum(len(m["content"]) // 3 + 4 for m in messages)
 
     def describe(self) -> str:
         where = f" at {self.base_url}" if self.base_url else ""

@@ -242,6 +242,9 @@ class LLMDecider(Decider):
                 record[f"{key}answer"] = answer.text
                 record["tokens"] += answer.prompt_tokens + answer.completion_tokens
                 record["seconds"] = round(record["seconds"] + answer.seconds, 3)
+                # when each call ran (time.monotonic()): a repair may wait its turn
+                record.setdefault("spans", []).append(
+                    [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
                 try:
                     action = parse(answer.text, self.player, legal, self.max_chars)
                 except ValueError as exc:

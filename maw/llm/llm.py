@@ -7,18 +7,15 @@ and persona) are never truncated; the rest is dropped oldest first to fit the wi
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from maw.errors import ConfigError
 from maw.llm.base import Backend, Completion, Message
-
-
-def estimate_tokens(messages: list[Message]) -> int:
-    """About four characters a token, and a few tokens of framing per message."""
-    return sum(len(m["content"]) // 4 + 4 for m in messages)
 
 
 @dataclass
@@ -57,6 +54,7 @@ class LLM:
         except BaseException:
             self.context.pop()
             raise
+        completion = dataclasses.replace(completion, end=time.monotonic())
         if remember:
             self.context.append({"role": "assistant", "content": completion.text})
         else:
@@ -68,7 +66,8 @@ class LLM:
         (default: the window); the newest message always stays. Returns how many went."""
         limit = self.window if max_tokens is None else max_tokens
         dropped = 0
-        while estimate_tokens(self.context) > limit and len(self.context) > self.pinned + 1:
+        while (len(self.context) > self.pinned + 1
+               and self.backend.count_tokens(self.context) > limit):
             del self.context[self.pinned]
             dropped += 1
         return dropped
