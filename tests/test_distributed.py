@@ -50,6 +50,7 @@ def join(ejabberd, lobby: str, name: str, out_dir, decider: str = "rule") -> sub
 @pytest.mark.ejabberd
 def test_maw_game_plays_on_ejabberd(ejabberd, tmp_path):
     proc = subprocess.run(maw("game", "--players", "6", "--seed", "3", "--day-seconds", "10",
+                              "--policy", "rule",
                               "--xmpp", f"{ejabberd.host}:{ejabberd.port}",
                               "--log-dir", str(tmp_path)),
                           capture_output=True, text=True, timeout=180)

@@ -187,11 +187,12 @@ async def test_forged_malformed_and_oversized_messages_change_nothing(server, tm
 
 def test_maw_game_command_plays_and_maw_replay_prints_it(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "maw", "game", "--players", "6", "--seed", "3",
-                           "--log-dir", str(tmp_path), "--day-seconds", "10",
+                           "--log-dir", str(tmp_path), "--day-seconds", "10", "--policy", "rule",
                            "--xmpp", f"embedded:{free_port()}"],
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     assert "Game over" in proc.stdout and "leaderboard" in proc.stdout
+    assert "6 rule" in proc.stdout and "time: " in proc.stdout
     log = next(tmp_path.glob("*.jsonl"))
     rep = subprocess.run([sys.executable, "-m", "maw", "replay", str(log)],
                          capture_output=True, text=True, timeout=60)

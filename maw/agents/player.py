@@ -252,7 +252,8 @@ class Relay(CyclicBehaviour):
         if lines:
             await agent.send_body(self, agent.player_interface, m.News(
                 lines=lines, role=agent.role, pack=agent.pack, view=agent.view,
-                options=agent.options))
+                options=agent.options,
+                seconds=round(agent.seconds_left(), 2) if agent.deadline else None))
 
 
 def _result_line(body: m.VoteResult) -> str:

@@ -34,6 +34,9 @@ TARGETED = ("vote", "attack", "divine", "guard")
 
 
 class Console(Protocol):
+    """A terminal. It may also have ``update(**status)``: the player's name, role, pack,
+    view and the seconds left in the phase, for a status bar (``maw.screen``)."""
+
     def show(self, line: str) -> None: ...
 
     async def read(self) -> str | None:
@@ -107,6 +110,11 @@ class UserInterfaceAgent(MawAgent):
         self.add_behaviour(Keyboard())
         self.add_catch_all(("get_input", "news"))
 
+    def status(self, **status: Any) -> None:
+        update = getattr(self.console, "update", None)
+        if update is not None:
+            update(**status)
+
     def who(self) -> str:
         v = self.view or {}
         alive = ", ".join(v.get("living", [])) or "?"
@@ -135,6 +143,8 @@ class Requests(CyclicBehaviour):
             agent.role_name, agent.pack = body.role, list(body.pack)
             if body.view:
                 agent.view, agent.options = body.view, list(body.options)
+            agent.status(role=body.role, pack=list(body.pack), view=body.view,
+                         seconds=body.seconds)
             for line in body.lines:
                 agent.console.show(line)
             return
@@ -149,12 +159,14 @@ class Requests(CyclicBehaviour):
                 return
             name, agent.wanted_name = agent.wanted_name, None
             agent.seat_name = name
+            agent.status(name=name)
             await agent.send_body(self, str(msg.sender.bare), m.NameChoice(name=name),
                                   msg.thread)
             return
         if body.view:
             agent.view = body.view
         agent.options = list(body.options)
+        agent.status(view=body.view, seconds=body.seconds)
         if agent.queued:
             await agent.send_body(self, str(msg.sender.bare), agent.queued.pop(0), msg.thread)
             return
@@ -179,12 +191,15 @@ class Keyboard(CyclicBehaviour):
                 return
             agent.pending = None
             agent.seat_name = name
+            agent.status(name=name)
             msg = pending[0]
             await agent.send_body(self, str(msg.sender.bare), choice, msg.thread)
             return
         parsed = parse_command(text, agent.options)
         if parsed.error:
             agent.console.show(f"! {parsed.error}")
+            if parsed.error.startswith("unknown command"):
+                agent.console.show(HELP)
             return
         if parsed.local == "help":
             agent.console.show(HELP)

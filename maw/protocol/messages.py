@@ -117,6 +117,7 @@ class News(Body):
     pack: list[str] = []
     view: dict[str, Any] | None = None
     options: list[Option] = []
+    seconds: float | None = None  # left in the current phase
 
 
 class NameChoice(Body):

@@ -1,0 +1,170 @@
+"""A person's terminal (``maw play``): messages scroll above an input line that they never
+overwrite, and a status bar under it shows the phase, the time left, the person's role
+(and pack), who is alive and the votes so far.
+
+:class:`Screen` is the model (what the bar says, how a line is styled), testable alone;
+:class:`TerminalConsole` draws it with prompt_toolkit (``patch_stdout``, so lines printed
+while the person types go above the prompt) and rich (the styles).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console as RichConsole
+from rich.text import Text
+
+PHASES = {"day": "day: talk", "vote": "vote", "whisper": "wolves whisper",
+          "night": "night", "over": "over"}
+
+
+@dataclass
+class Screen:
+    """What the person knows now, from the player's news and questions."""
+
+    name: str | None = None
+    role: str | None = None
+    pack: list[str] = field(default_factory=list)
+    view: dict[str, Any] = field(default_factory=dict)
+    deadline: float | None = None  # time.monotonic() when the phase ends
+    over: bool = False
+
+    def update(self, *, name: str | None = None, role: str | None = None,
+               pack: list[str] | None = None, view: dict[str, Any] | None = None,
+               seconds: float | None = None) -> None:
+        if name:
+            self.name = name
+        if role:
+            self.role = role
+        if pack is not None:
+            self.pack = list(pack)
+        if view:
+            phase_changed = (view.get("day"), view.get("phase"), view.get("vote_round")) != (
+                self.view.get("day"), self.view.get("phase"), self.view.get("vote_round"))
+            self.view = view
+            if phase_changed and seconds is None:
+                self.deadline = None
+            self.over = view.get("phase") == "over" or view.get("winner") is not None
+        if seconds is not None:
+            self.deadline = time.monotonic() + seconds
+
+    def seconds_left(self, now: float | None = None) -> float | None:
+        if self.deadline is None or self.over:
+            return None
+        return max(0.0, self.deadline - (time.monotonic() if now is None else now))
+
+    def toolbar(self, now: float | None = None) -> str:
+        """The status bar: who I am, the phase and its time, the living, the votes."""
+        v = self.view
+        me = v.get("player") or self.name or "joining"
+        role = v.get("role") or self.role
+        parts = [f"{me}" + (f" ({role})" if role else "")]
+        pack = [p for p in (v.get("pack") or self.pack) if p != me]
+        if pack:
+            parts.append(f"pack: {', '.join(pack)}")
+        if v.get("alive") is False:
+            parts.append("dead: watching")
+        if v.get("day") is not None:
+            phase = PHASES.get(v.get("phase", ""), v.get("phase", ""))
+            revote = " (revote)" if v.get("vote_round") else ""
+            room = f" in the {v['room']}" if v.get("room") else ""
+            parts.append(f"Day {v['day']} {phase}{revote}{room}")
+        left = self.seconds_left(now)
+        if left is not None:
+            parts.append(f"{left:.0f} s left")
+        if v.get("living"):
+            parts.append(f"alive: {', '.join(v['living'])}")
+        votes = v.get("votes") or {}
+        if votes:
+            parts.append("votes: " + ", ".join(f"{a}>{b}" for a, b in votes.items()))
+        return " | ".join(parts)
+
+    def style(self, line: str) -> Text:
+        """A line as the person sees it: the GameMaster's in bold, deaths and refusals in
+        red, the wolves' room in magenta, the person's own words in green."""
+        me = self.view.get("player") or self.name
+        if line.startswith("! ") or line.startswith("[GM] Refused"):
+            return Text(line, style="bold red")
+        if line.startswith("[GM]"):
+            dark = any(w in line for w in ("executed", "murdered", "You were"))
+            over = "game is over" in line
+            return Text(line, style="bold red" if dark else "bold yellow" if over else "bold")
+        if line.startswith("["):
+            return Text(line, style="cyan")
+        speaker, sep, _ = line.partition(": ")
+        if sep and me and speaker == me:
+            return Text(line, style="green")
+        if sep and self.view.get("room") == "Hideout":
+            return Text(line, style="magenta")
+        return Text(line)
+
+
+class TerminalConsole:
+    """The :class:`~maw.agents.user_interface.Console` of a real terminal."""
+
+    def __init__(self, screen: Screen | None = None) -> None:
+        from prompt_toolkit import PromptSession
+
+        self.screen = screen or Screen()
+        self.session: PromptSession = PromptSession()
+        self._rich = RichConsole(file=io.StringIO(), force_terminal=True,
+                                 color_system="standard", width=10_000, soft_wrap=True)
+
+    def show(self, line: str) -> None:
+        from prompt_toolkit import print_formatted_text
+        from prompt_toolkit.formatted_text import ANSI
+
+        for one in line.splitlines() or [""]:
+            with self._rich.capture() as cap:
+                self._rich.print(self.screen.style(one), end="")
+            print_formatted_text(ANSI(cap.get()))
+
+    def update(self, **status: Any) -> None:
+        self.screen.update(**status)
+
+    async def read(self) -> str | None:
+        """What the person typed; Ctrl-C is /quit, Ctrl-D (end of input) is ``None``."""
+        try:
+            return await self.session.prompt_async(
+                "> ", bottom_toolbar=lambda: " " + self.screen.toolbar(),
+                refresh_interval=1.0)
+        except KeyboardInterrupt:
+            return "/quit"
+        except EOFError:
+            return None
+
+
+class PlainConsole:
+    """Lines in, lines out: ``maw play`` with a pipe instead of a terminal. stdin is read
+    by a daemon thread, so a game that ends does not wait for the pipe to close."""
+
+    def __init__(self) -> None:
+        self._lines: asyncio.Queue[str | None] | None = None
+
+    def show(self, line: str) -> None:
+        print(line, flush=True)
+
+    def _start(self) -> asyncio.Queue[str | None]:
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def pump() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: the game is over
+                for line in sys.stdin:
+                    loop.call_soon_threadsafe(lines.put_nowait, line.rstrip("\n"))
+                loop.call_soon_threadsafe(lines.put_nowait, None)
+
+        threading.Thread(target=pump, name="maw-stdin", daemon=True).start()
+        return lines
+
+    async def read(self) -> str | None:
+        if self._lines is None:
+            self._lines = self._start()
+        return await self._lines.get()
