@@ -51,6 +51,14 @@ def parse_address(text: str, default_port: int = 5222) -> Address:
     return Address(host, int(port), False)
 
 
+def die_with_parent() -> None:
+    """In a child process (Linux): be killed when the parent dies, even by SIGKILL."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 def port_open(host: str, port: int) -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
@@ -183,6 +191,18 @@ class EmbeddedServer:
             if self._task in done and self._task.exception():
                 raise MawError(f"the embedded XMPP server failed: {self._task.exception()}")
             raise MawError("the embedded XMPP server did not start in 20 s")
+        # pyjabber hashes passwords in worker processes that outlive a process killed
+        # outright (a SIGKILLed tournament left them behind): the same pool, but workers
+        # that die with this process. No worker has started yet (they start on first use).
+        from concurrent.futures import ProcessPoolExecutor
+
+        import pyjabber.AppConfig as pyjabber_config
+
+        config = pyjabber_config.app_config
+        unused = config.process_pool_exe
+        object.__setattr__(config, "process_pool_exe", ProcessPoolExecutor(  # a frozen attrs
+            os.cpu_count() or 1, initializer=die_with_parent))
+        unused.shutdown(wait=False)
 
     async def stop(self) -> None:
         if self._task is not None:

@@ -1,0 +1,118 @@
+"""Per-game and per-player metrics, read from a game's JSONL log (``maw tournament``).
+
+A log holds everything: the roles dealt (``round``), every accepted action (``action``),
+deaths (``event``), refusals (``msg`` of type ``refuse``), LLM calls (``llm``), questions
+and answers (``input``, ``turn``) and the result (``outcome``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from maw import engine
+
+# refusals that are timing, not a bad move: the action arrived after its phase ended
+LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
+
+
+@dataclass
+class PlayerMetrics:
+    name: str
+    agent: str  # what played the seat: rule, random, llm:BACKEND:MODEL
+    role: str = ""
+    team: str = ""
+    won: bool = False
+    points: int = 0
+    survived: bool = True
+    votes: int = 0  # accepted execution votes (changes included)
+    dead_target_votes: int = 0  # accepted votes or attacks on a dead player: must be 0
+    refused: int = 0  # actions the GameMaster or a room refused, not for being late
+    late: int = 0  # actions that arrived after their phase
+    teammates_attacked: int = 0  # a wolf's attack votes on a wolf
+    questions: int = 0  # get_input asked of its interface
+    unanswered: int = 0  # ... that were never answered
+    llm_calls: int = 0
+    tokens: int = 0
+    llm_seconds: float = 0.0
+    repaired: int = 0
+    fallbacks: int = 0
+
+
+@dataclass
+class GameMetrics:
+    winner: str | None = None  # "village", "werewolves", None for a draw
+    reason: str = ""
+    days: int = 0
+    seconds: float = 0.0  # from the deal to the result
+    players: list[PlayerMetrics] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
+    """The metrics of the first round of the game in ``records``; ``agents`` names what
+    played each seat."""
+    deal = next((r for r in records if r["kind"] == "round"), None)
+    over = next((r for r in records if r["kind"] == "outcome"), None)
+    if deal is None or over is None:
+        raise ValueError("the log has no complete round")
+    roles: dict[str, str] = deal["roles"]
+    teams = {n: engine.role_named(r).team.value for n, r in roles.items()}
+    wolves = {n for n, r in roles.items() if r == "Werewolf"}
+    out = {n: PlayerMetrics(n, agents.get(n, "?"), role=roles[n], team=teams[n])
+           for n in roles}
+    game = GameMetrics(over.get("winner"), over.get("reason", ""), over.get("day", 0),
+                       round(over["t"] - deal["t"], 3), list(out.values()))
+    for n, p in out.items():
+        p.won = game.winner is not None and p.team == game.winner
+        p.points = int(over.get("points", {}).get(n, 0))
+    by_jid: dict[str, str] = {}
+    dead: set[str] = set()
+    for r in records:
+        if r["t"] < deal["t"] or r["t"] > over["t"]:
+            continue
+        kind = r["kind"]
+        if kind == "action":
+            data, action = r.get("data", {}), r.get("action")
+            actor, target = data.get("actor"), data.get("target")
+            if actor not in out:
+                continue
+            if action in ("Vote", "Attack") and target in dead:
+                out[actor].dead_target_votes += 1
+            if action == "Vote":
+                out[actor].votes += 1
+            elif action == "Attack" and target in wolves:
+                out[actor].teammates_attacked += 1
+        elif kind == "event" and r.get("event") in ("Executed", "Murdered"):
+            victim = r.get("data", {}).get("target") or r.get("data", {}).get("player")
+            if victim:
+                dead.add(victim)
+                if victim in out:
+                    out[victim].survived = False
+        elif kind == "msg":
+            body = r.get("body") or {}
+            if r.get("type") in ("vote", "attack", "divine", "guard", "chat", "over",
+                                 "unvote", "listen") and body.get("player") in out:
+                by_jid[r.get("sender", "")] = body["player"]
+            if r.get("type") == "refuse":
+                who = by_jid.get(r.get("to") or r.get("receiver") or "")
+                if who is not None:
+                    if str(body.get("reason", "")).startswith(LATE):
+                        out[who].late += 1
+                    else:
+                        out[who].refused += 1
+        elif kind == "input" and r.get("player") in out:
+            out[r["player"]].questions += 1
+        elif kind == "turn" and r.get("player") in out:
+            out[r["player"]].unanswered -= 1
+        elif kind == "llm" and r.get("player") in out:
+            p = out[r["player"]]
+            p.llm_calls += r.get("calls", 0)
+            p.tokens += r.get("tokens", 0)
+            p.llm_seconds = round(p.llm_seconds + r.get("seconds", 0.0), 3)
+            p.repaired += r.get("outcome") == "repaired"
+            p.fallbacks += r.get("outcome") == "fallback"
+    for p in out.values():
+        p.unanswered = max(0, p.questions + p.unanswered)
+    return game

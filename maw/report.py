@@ -1,0 +1,234 @@
+"""``maw report results.db``: what a tournament showed, with 95% confidence intervals.
+
+Win rates carry Wilson score intervals (sound for small samples and rates near 0 or 1);
+means carry a normal interval (1.96 standard errors).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from maw.errors import MawError
+
+Z = 1.959964  # the 97.5th percentile of the standard normal
+
+
+def wilson(wins: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a rate of ``wins`` in ``n``."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_ci(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% interval (0 for fewer than two values)."""
+    n = len(values)
+    if n == 0:
+        return (0.0, 0.0)
+    mean = sum(values) / n
+    if n < 2:
+        return (mean, 0.0)
+    var = sum((v - mean) ** 2 for v in values) / (n - 1)
+    return (mean, Z * math.sqrt(var / n))
+
+
+@dataclass
+class Row:
+    """One line of a table: a group (an agent, a team, a role...) and its record."""
+
+    group: str
+    games: int
+    wins: int
+    points: float | None = None  # mean points (None: not a player's record)
+    points_ci: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+    def cells(self) -> list[str]:
+        lo, hi = self.ci
+        points = "" if self.points is None else f"{self.points:.2f} ± {self.points_ci:.2f}"
+        return [self.group, str(self.games), str(self.wins), f"{100 * self.rate:.1f}%",
+                f"{100 * lo:.1f}-{100 * hi:.1f}%", points]
+
+
+HEADER = ["", "games", "wins", "win rate", "95% CI", "points (95% CI)"]
+
+
+class Report:
+    def __init__(self, path: Path) -> None:
+        if not path.is_file():
+            raise MawError(f"no results database at {path}")
+        self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            self.games = self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise MawError(f"{path} is not a MAW results database: {exc}") from None
+        if self.games == 0:
+            raise MawError(f"{path} holds no finished game yet")
+
+    def _rows(self, column: str) -> list[Row]:
+        rows = []
+        groups = self.db.execute(
+            f"SELECT {column}, COUNT(*), SUM(won) FROM players GROUP BY {column} "
+            f"ORDER BY SUM(won) * 1.0 / COUNT(*) DESC, {column}").fetchall()
+        for group, n, wins in groups:
+            points = [p for (p,) in self.db.execute(
+                f"SELECT points FROM players WHERE {column} = ?", (group,))]
+            mean, ci = mean_ci(points)
+            rows.append(Row(str(group), n, int(wins or 0), mean, ci))
+        return rows
+
+    def by_agent(self) -> list[Row]:
+        return self._rows("agent")
+
+    def by_player(self) -> list[Row]:
+        return self._rows("name")
+
+    def by_role(self) -> list[Row]:
+        return self._rows("role")
+
+    def by_team(self) -> list[Row]:
+        """Each team's record per game (not per player): how often it won."""
+        rows = []
+        teams = [t for (t,) in self.db.execute("SELECT DISTINCT team FROM players")]
+        for team in sorted(teams):
+            wins = self.db.execute("SELECT COUNT(*) FROM games WHERE winner = ?",
+                                   (team,)).fetchone()[0]
+            rows.append(Row(team, self.games, wins))
+        return rows
+
+    def length(self) -> dict[str, float]:
+        days = [d for (d,) in self.db.execute("SELECT days FROM games")]
+        secs = [s for (s,) in self.db.execute("SELECT seconds FROM games")]
+        draws = self.db.execute("SELECT COUNT(*) FROM games WHERE winner IS NULL").fetchone()[0]
+        d, dci = mean_ci(days)
+        s, sci = mean_ci(secs)
+        return {"games": self.games, "days": d, "days_ci": dci, "seconds": s,
+                "seconds_ci": sci, "draws": draws}
+
+    def llm_cost(self) -> dict[str, float]:
+        calls, tokens, secs, repaired, fallbacks = self.db.execute(
+            "SELECT SUM(llm_calls), SUM(tokens), SUM(llm_seconds), SUM(repaired), "
+            "SUM(fallbacks) FROM players").fetchone()
+        g = self.games
+        return {"calls": (calls or 0) / g, "tokens": (tokens or 0) / g,
+                "seconds": (secs or 0) / g, "repaired": (repaired or 0) / g,
+                "fallbacks": (fallbacks or 0) / g}
+
+    def checks(self) -> dict[str, int]:
+        """Counts that must be 0 in a sound game (dead targets), and the others."""
+        row = self.db.execute(
+            "SELECT SUM(dead_target_votes), SUM(refused), SUM(late), SUM(teammates_attacked), "
+            "SUM(unanswered) FROM players").fetchone()
+        keys = ("dead_target_votes", "refused", "late", "teammates_attacked", "unanswered")
+        return {k: int(v or 0) for k, v in zip(keys, row, strict=True)}
+
+    def tables(self) -> dict[str, list[Row]]:
+        return {"agents": self.by_agent(), "teams": self.by_team(), "roles": self.by_role(),
+                "players": self.by_player()}
+
+    # ------------------------------------------------------------ output
+
+    def print(self) -> None:
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console()
+        for title, rows in self.tables().items():
+            table = Table(title=f"by {title[:-1]}", title_justify="left")
+            for h in HEADER:
+                table.add_column(h, justify="left" if not h else "right")
+            for r in rows:
+                table.add_row(*r.cells())
+            console.print(table)
+        n = self.length()
+        console.print(f"games: {n['games']}, mean length {n['days']:.2f} ± {n['days_ci']:.2f} "
+                      f"days, {n['seconds']:.1f} ± {n['seconds_ci']:.1f} s; draws "
+                      f"{n['draws']}")
+        c = self.llm_cost()
+        if c["calls"]:
+            console.print(f"LLM per game: {c['calls']:.1f} calls, {c['tokens']:.0f} tokens, "
+                          f"{c['seconds']:.1f} s of calls, {c['repaired']:.1f} repaired, "
+                          f"{c['fallbacks']:.1f} fallbacks")
+        k = self.checks()
+        console.print(f"votes on dead targets: {k['dead_target_votes']} (must be 0); "
+                      f"refused actions: {k['refused']}; late: {k['late']}; "
+                      f"attacks on a packmate: {k['teammates_attacked']}; unanswered "
+                      f"questions: {k['unanswered']}")
+
+    def write_csv(self, folder: Path) -> list[Path]:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for title, rows in self.tables().items():
+            path = folder / f"{title}.csv"
+            with path.open("w", newline="", encoding="utf-8") as f:
+                w = csv.writer(f)
+                w.writerow([title[:-1], "games", "wins", "win_rate", "ci_low", "ci_high",
+                            "points", "points_ci"])
+                for r in rows:
+                    lo, hi = r.ci
+                    points = ("", "") if r.points is None else (round(r.points, 4),
+                                                                round(r.points_ci, 4))
+                    w.writerow([r.group, r.games, r.wins, round(r.rate, 4), round(lo, 4),
+                                round(hi, 4), *points])
+            written.append(path)
+        path = folder / "games.csv"
+        cur = self.db.execute("SELECT idx, seed, seats, ruleset, winner, reason, days, "
+                              "seconds, wall_seconds, log FROM games ORDER BY idx")
+        with path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow([d[0] for d in cur.description])
+            w.writerows(cur)
+        written.append(path)
+        return written
+
+    def plot(self, folder: Path) -> list[Path]:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise MawError("--plots needs matplotlib: pip install 'maw[report]'") from None
+        folder.mkdir(parents=True, exist_ok=True)
+        written = []
+        for title, rows in (("agent", self.by_agent()), ("role", self.by_role())):
+            fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(rows) + 2), 4))
+            rates = [r.rate for r in rows]
+            errs = [[r.rate - r.ci[0] for r in rows], [r.ci[1] - r.rate for r in rows]]
+            ax.bar([r.group for r in rows], rates, yerr=errs, capsize=4, color="#4c72b0")
+            ax.set_ylim(0, 1)
+            ax.set_ylabel("win rate (95% CI)")
+            ax.set_title(f"Win rate by {title} ({self.games} games)")
+            ax.tick_params(axis="x", labelrotation=20)
+            fig.tight_layout()
+            path = folder / f"win_rate_by_{title}.png"
+            fig.savefig(path, dpi=100)
+            plt.close(fig)
+            written.append(path)
+        days = [d for (d,) in self.db.execute("SELECT days FROM games")]
+        fig, ax = plt.subplots(figsize=(5, 4))
+        ax.hist(days, bins=range(min(days), max(days) + 2), align="left", rwidth=0.8,
+                color="#55a868")
+        ax.set_xlabel("days")
+        ax.set_ylabel("games")
+        ax.set_title(f"Game length ({self.games} games)")
+        fig.tight_layout()
+        path = folder / "game_length.png"
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+        return written

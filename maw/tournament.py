@@ -1,0 +1,227 @@
+"""Tournaments: many games, unattended, with durable results (``maw tournament``).
+
+Each game is ``maw game`` itself, run as a child process on one XMPP server (embedded in
+this process by default), ``parallel`` at a time. The schedule (which roster players sit
+in each game, and its seed) derives from the tournament's seed alone, so the same command
+plays the same games. Each finished game is committed to SQLite in one transaction with
+its metrics (``maw.metrics``): a runner killed at any point loses only the games in
+progress, and ``--resume`` plays exactly the games the database lacks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import random
+import sqlite3
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from maw.errors import MawError
+from maw.metrics import game_metrics
+from maw.roster import Roster, load_roster
+from maw.xmpp import die_with_parent
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tournament (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    idx INTEGER PRIMARY KEY, seed INTEGER NOT NULL, seats TEXT NOT NULL,
+    ruleset TEXT NOT NULL, winner TEXT, reason TEXT, days INTEGER, seconds REAL,
+    wall_seconds REAL, log TEXT, config TEXT NOT NULL, finished TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS players (
+    game INTEGER NOT NULL REFERENCES games(idx), name TEXT NOT NULL, agent TEXT NOT NULL,
+    role TEXT, team TEXT, won INTEGER, points INTEGER, survived INTEGER, votes INTEGER,
+    dead_target_votes INTEGER, refused INTEGER, late INTEGER, teammates_attacked INTEGER,
+    questions INTEGER, unanswered INTEGER, llm_calls INTEGER, tokens INTEGER,
+    llm_seconds REAL, repaired INTEGER, fallbacks INTEGER, PRIMARY KEY (game, name));
+"""
+PLAYER_COLUMNS = ("name", "agent", "role", "team", "won", "points", "survived", "votes",
+                  "dead_target_votes", "refused", "late", "teammates_attacked", "questions",
+                  "unanswered", "llm_calls", "tokens", "llm_seconds", "repaired", "fallbacks")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a tournament plays; stored in the database so a resume plays the same."""
+
+    roster: str  # the roster file
+    roster_sha: str  # ... and its content: a changed roster is another tournament
+    games: int
+    players: int
+    ruleset: str
+    rules: tuple[str, ...]
+    seed: int
+    day_seconds: float
+    night_seconds: float
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    index: int
+    seed: int
+    seats: tuple[str, ...]
+
+
+def agent_label(roster: Roster, name: str) -> str:
+    p = next(p for p in roster.player if p.name == name)
+    if p.decider != "llm":
+        return p.decider
+    spec = roster.llm_for(p)
+    return f"llm:{spec.backend}:{spec.model or 'default'}"
+
+
+def schedule(roster: Roster, plan: Plan) -> list[GameSpec]:
+    """The games of ``plan``: each seats ``players`` of the roster, drawn from the seed."""
+    names = [p.name for p in roster.player]
+    if plan.players > len(names):
+        raise MawError(f"the roster seats {len(names)} players, not {plan.players}")
+    rng = random.Random(f"{plan.seed}:schedule")
+    return [GameSpec(i, rng.getrandbits(31), tuple(rng.sample(names, plan.players)))
+            for i in range(plan.games)]
+
+
+class Results:
+    """The SQLite database of one tournament."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.db = sqlite3.connect(path)
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise MawError(f"{path} is not a MAW results database: {exc}") from None
+
+    def plan(self) -> Plan | None:
+        row = self.db.execute("SELECT value FROM tournament WHERE key = 'plan'").fetchone()
+        if row is None:
+            return None
+        data = json.loads(row[0])
+        data["rules"] = tuple(data["rules"])
+        return Plan(**data)
+
+    def save_plan(self, plan: Plan) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO tournament VALUES ('plan', ?)",
+                            (json.dumps(asdict(plan)),))
+
+    def done(self) -> set[int]:
+        return {i for (i,) in self.db.execute("SELECT idx FROM games")}
+
+    def record(self, spec: GameSpec, ruleset: str, metrics, log: Path, wall: float,
+               config: dict) -> None:
+        """One game and its players, in one transaction."""
+        with self.db:
+            self.db.execute(
+                "INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (spec.index, spec.seed, json.dumps(list(spec.seats)), ruleset,
+                 metrics.winner, metrics.reason, metrics.days, metrics.seconds,
+                 round(wall, 3), str(log), json.dumps(config),
+                 time.strftime("%Y-%m-%dT%H:%M:%S")))
+            for p in metrics.players:
+                row = asdict(p)
+                self.db.execute(
+                    f"INSERT INTO players (game, {', '.join(PLAYER_COLUMNS)}) VALUES "
+                    f"(?, {', '.join('?' * len(PLAYER_COLUMNS))})",
+                    (spec.index, *(row[c] for c in PLAYER_COLUMNS)))
+
+    def leader(self) -> tuple[str, int] | None:
+        row = self.db.execute("SELECT name, SUM(points) AS s FROM players GROUP BY name "
+                              "ORDER BY s DESC, name LIMIT 1").fetchone()
+        return (row[0], row[1]) if row else None
+
+    def close(self) -> None:
+        self.db.close()
+
+
+@dataclass
+class Finished:
+    spec: GameSpec
+    ok: bool
+    wall: float
+    error: str = ""
+
+
+async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
+                   log_dir: Path, results: Results, roster: Roster,
+                   timeout: float) -> Finished:
+    """``maw game`` for one scheduled game, then its metrics into the database."""
+    out = log_dir / f"game-{spec.index:05d}"
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob("*.jsonl"):  # a game the runner was killed during
+        stale.unlink()
+    cmd = [sys.executable, "-m", "maw", "game", "--players", str(plan.players),
+           "--roster", str(roster_path), "--seats", ",".join(spec.seats),
+           "--seed", str(spec.seed), "--ruleset", plan.ruleset,
+           "--day-seconds", str(plan.day_seconds), "--night-seconds", str(plan.night_seconds),
+           "--xmpp", xmpp, "--log-dir", str(out), "--quiet", "--timeout", str(timeout)]
+    for rule in plan.rules:
+        cmd += ["--rule", rule]
+    t0 = time.monotonic()
+    proc = await asyncio.create_subprocess_exec(
+        *cmd, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        preexec_fn=die_with_parent)  # no orphan game plays on
+    try:
+        _, err = await proc.communicate()
+    except asyncio.CancelledError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        raise
+    wall = time.monotonic() - t0
+    logs = sorted(out.glob("*.jsonl"))
+    if proc.returncode != 0 or not logs:
+        text = err.decode(errors="replace").strip().splitlines()
+        return Finished(spec, False, wall, text[-1] if text else f"exit {proc.returncode}")
+    from maw.accounting import read_log
+
+    agents = {n: agent_label(roster, n) for n in spec.seats}
+    try:
+        metrics = game_metrics(read_log(logs[-1]), agents)
+    except ValueError as exc:
+        return Finished(spec, False, wall, f"{logs[-1]}: {exc}")
+    results.record(spec, plan.ruleset, metrics, logs[-1], wall,
+                   {"players": plan.players, "rules": list(plan.rules),
+                    "day_seconds": plan.day_seconds, "night_seconds": plan.night_seconds})
+    return Finished(spec, True, wall)
+
+
+async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
+                         xmpp: str, parallel: int, log_dir: Path, timeout: float,
+                         on_done: Callable[[Finished], None] | None = None) -> list[Finished]:
+    """Play the games of ``plan`` the database lacks, ``parallel`` at a time."""
+    from maw.xmpp import EmbeddedServer, free_port, parse_address
+
+    roster = load_roster(roster_path)
+    todo = [g for g in schedule(roster, plan) if g.index not in results.done()]
+    address = parse_address(xmpp)
+    server = None
+    if address.embedded:
+        port = address.port if xmpp != "embedded" else free_port()
+        server = EmbeddedServer(port)
+        await server.start()
+        xmpp = f"127.0.0.1:{port}"
+    gate = asyncio.Semaphore(max(1, parallel))
+    finished: list[Finished] = []
+
+    async def one(spec: GameSpec) -> None:
+        async with gate:
+            f = await play_one(spec, plan, roster_path, xmpp, log_dir, results, roster,
+                               timeout)
+        finished.append(f)
+        if on_done is not None:
+            on_done(f)
+
+    try:
+        await asyncio.gather(*(one(g) for g in todo))
+    finally:
+        if server is not None:
+            await server.stop()
+    return finished
+
+
+def roster_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]

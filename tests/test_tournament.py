@@ -1,0 +1,138 @@
+"""`maw tournament` and `maw report`: games over a real XMPP server, results in SQLite that
+survive a SIGKILL, and a report whose numbers are those of the games."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from maw.accounting import read_log
+from maw.metrics import game_metrics
+from maw.report import Report, mean_ci, wilson
+from maw.roster import load_roster
+from maw.tournament import Plan, schedule
+
+pytestmark = pytest.mark.xmpp
+ROSTER = Path(__file__).resolve().parent.parent / "agents" / "rule.toml"
+
+
+def maw(*args: str) -> list[str]:
+    return [sys.executable, "-m", "maw", *args]
+
+
+def tournament(db: Path, logs: Path, games: int, *extra: str) -> list[str]:
+    return maw("tournament", "--roster", str(ROSTER), "--games", str(games), "--players", "6",
+               "--out", str(db), "--log-dir", str(logs), "--day-seconds", "10",
+               "--night-seconds", "5", *extra)
+
+
+def rows(db: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(db) as c:
+        return c.execute(sql).fetchall()
+
+
+def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
+    db, logs = tmp_path / "t.db", tmp_path / "logs"
+    proc = subprocess.run(tournament(db, logs, 20, "--parallel", "2"),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "[20/20]" in proc.stdout and "leader" in proc.stdout
+    games = rows(db, "SELECT idx, seed, seats, winner, days, log FROM games ORDER BY idx")
+    assert [g[0] for g in games] == list(range(20))
+    # the schedule is the seed's: the same command plays the same games
+    plan = Plan(str(ROSTER), "", 20, 6, "maw", (), 1, 10.0, 5.0)
+    expected = schedule(load_roster(ROSTER), plan)
+    assert [(g[1], tuple(json.loads(g[2]))) for g in games] == [(s.seed, s.seats)
+                                                               for s in expected]
+    # every game's stored metrics are those of its log
+    for idx, _seed, seats, winner, days, log in games[:5]:
+        m = game_metrics(read_log(Path(log)), {n: "rule" for n in json.loads(seats)})
+        assert (m.winner, m.days) == (winner, days)
+        stored = rows(db, f"SELECT name, role, won, points, votes FROM players WHERE game = {idx}")
+        assert sorted(stored) == sorted((p.name, p.role, int(p.won), p.points, p.votes)
+                                        for p in m.players)
+    assert rows(db, "SELECT SUM(dead_target_votes), SUM(teammates_attacked) "
+                    "FROM players") == [(0, 0)]
+
+    report = subprocess.run(maw("report", str(db), "--csv", str(tmp_path / "csv"),
+                                "--plots", str(tmp_path / "plots")),
+                            capture_output=True, text=True, timeout=120)
+    assert report.returncode == 0, report.stderr
+    assert "by agent" in report.stdout and "votes on dead targets: 0" in report.stdout
+    for png in ("win_rate_by_agent.png", "win_rate_by_role.png", "game_length.png"):
+        data = (tmp_path / "plots" / png).read_bytes()
+        assert data.startswith(b"\x89PNG") and len(data) > 5000
+    # the report's numbers, recomputed from the games
+    village = sum(g[3] == "village" for g in games)
+    r = Report(db)
+    teams = {row.group: row for row in r.by_team()}
+    assert teams["village"].wins == village and teams["werewolves"].wins == sum(
+        g[3] == "werewolves" for g in games)
+    assert teams["village"].ci == wilson(village, 20)
+    mean_days, _ = mean_ci([g[4] for g in games])
+    assert r.length()["days"] == pytest.approx(mean_days)
+    csv_agents = (tmp_path / "csv" / "agents.csv").read_text().splitlines()
+    wins = rows(db, "SELECT SUM(won), COUNT(*) FROM players")[0]
+    assert csv_agents[1].startswith(f"rule,{wins[1]},{wins[0]},")
+
+
+def test_a_sigkilled_runner_resumes_without_losing_or_repeating_a_game(tmp_path):
+    db, logs = tmp_path / "t.db", tmp_path / "logs"
+    runner = subprocess.Popen(tournament(db, logs, 8), stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    done = 0
+    while time.monotonic() < deadline and done < 2:
+        time.sleep(0.5)
+        if db.exists():
+            try:
+                done = rows(db, "SELECT COUNT(*) FROM games")[0][0]
+            except sqlite3.OperationalError:
+                continue
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait(timeout=30)
+    before = rows(db, "SELECT * FROM games ORDER BY idx")
+    assert 2 <= len(before) < 8
+    # its game in progress died with it (no orphan plays on)
+    time.sleep(1)
+    orphans = subprocess.run(["pgrep", "-f", str(logs)], capture_output=True, text=True)
+    assert orphans.stdout.strip() == ""
+    again = subprocess.run(tournament(db, logs, 8), capture_output=True, text=True,
+                           timeout=300)
+    assert again.returncode == 2 and "--resume" in again.stderr
+    resumed = subprocess.run(tournament(db, logs, 8, "--resume"), capture_output=True,
+                             text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    after = rows(db, "SELECT * FROM games ORDER BY idx")
+    assert [g[0] for g in after] == list(range(8))
+    assert all(g in after for g in before)  # the finished games are untouched
+    assert rows(db, "SELECT COUNT(*) FROM players")[0][0] == 8 * 6
+    other = subprocess.run(tournament(db, logs, 8, "--resume", "--seed", "2"),
+                           capture_output=True, text=True, timeout=60)
+    assert other.returncode == 2 and "another tournament" in other.stderr
+
+
+def test_report_errors_are_clear(tmp_path):
+    missing = subprocess.run(maw("report", str(tmp_path / "none.db")), capture_output=True,
+                             text=True, timeout=60)
+    assert missing.returncode == 2 and "no results database" in missing.stderr
+    junk = tmp_path / "junk.db"
+    junk.write_text("not sqlite at all " * 100)
+    bad = subprocess.run(maw("report", str(junk)), capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "not a MAW results database" in bad.stderr
+
+
+def test_wilson_and_mean_intervals():
+    lo, hi = wilson(10, 20)
+    assert lo == pytest.approx(0.2993, abs=1e-4) and hi == pytest.approx(0.7007, abs=1e-4)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+    mean, half = mean_ci([1, 2, 3, 4])
+    assert mean == 2.5 and half == pytest.approx(1.959964 * (1.6667 / 4) ** 0.5, rel=1e-3)
