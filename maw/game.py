@@ -268,6 +268,9 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             raise MawError(f"the GameMaster stopped: {code}") from (
                 code if isinstance(code, BaseException) else None)
         result.seconds = time.monotonic() - t1
+        for a in agents:
+            if isinstance(a, ModelInterfaceAgent):
+                a.log_unfinished()
         result.outcomes = list(gm.outcomes)
         result.standings = gm.board.standings()
         result.absent = gm.absent()

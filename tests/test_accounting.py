@@ -61,3 +61,16 @@ def test_a_repaired_decision_counts_its_two_calls_where_they_ran():
     ]
     split = time_split(records)
     assert split["llm"] == 6.0 and split["overhead"] == 0.0 and split["idle"] == 2.0
+
+
+def test_a_decision_cut_short_by_the_end_of_the_game_still_counts_its_calls():
+    from maw.llm.decider import summarize
+
+    records = [rec("round", 0.0), rec("input", 1.0, player="Fay"),
+               rec("outcome", 9.0),
+               # written after the outcome: the call ran 1..8, its repair never finished
+               rec("llm", 9.5, player="Fay", calls=1, tokens=10, seconds=7.0,
+                   spans=[[1.0, 8.0]], outcome="unfinished")]
+    assert time_split(records)["llm"] == 7.0
+    totals = summarize([r for r in records if r["kind"] == "llm"])
+    assert totals["calls"] == 1 and totals["legal"] + totals["fallback"] == 0

@@ -72,6 +72,18 @@ class ModelInterfaceAgent(MawAgent):
         tally = getattr(self.decider, "tally", None)
         return summarize(self.past + (list(tally.log) if tally else []))
 
+    def log_unfinished(self) -> None:
+        """The game ended during a decision: log the calls it made (they took the model's
+        time) as an ``unfinished`` decision."""
+        record = getattr(self.decider, "pending", None)
+        if record and record.get("spans"):
+            self.write_llm({**record, "outcome": "unfinished"})
+
+    def write_llm(self, record: dict) -> None:
+        start = self.game_log.start  # the spans on the log's clock
+        spans = [[round(a - start, 4), round(b - start, 4)] for a, b in record.get("spans", [])]
+        self.game_log.write("llm", **{**record, "spans": spans})
+
     async def setup(self) -> None:
         self.add_behaviour(SendInput(), of_types("get_input"))
         self.add_catch_all(("get_input",))
@@ -128,10 +140,7 @@ class SendInput(CyclicBehaviour):
             action = await adecide(view, legal, list(body.messages))
             tally = getattr(agent.decider, "tally", None)
             for record in tally.log[agent.logged:] if tally else []:
-                start = agent.game_log.start  # the spans on the log's clock
-                spans = [[round(a - start, 4), round(b - start, 4)]
-                         for a, b in record.get("spans", [])]
-                agent.game_log.write("llm", **{**record, "spans": spans})
+                agent.write_llm(record)
             agent.logged = len(tally.log) if tally else 0
             return action
         return agent.decider.decide(view, legal)

@@ -82,7 +82,8 @@ def summarize(records: list[dict]) -> dict:
         out["calls"] += r.get("calls", 0)
         out["tokens"] += r.get("tokens", 0)
         out["seconds"] += r.get("seconds", 0.0)
-        out[r["outcome"]] += 1
+        if r["outcome"] in out:  # not "unfinished" (cut short by the game's end)
+            out[r["outcome"]] += 1
     out["seconds"] = round(out["seconds"], 2)
     return out
 
@@ -168,6 +169,7 @@ class LLMDecider(Decider):
         self.max_chars = max_chars
         self.temperature = temperature
         self.tally = Tally()
+        self.pending: dict | None = None  # the decision being made (its calls so far)
         self.started = False
         self.spoke_in: tuple[int, str] | None = None
 
@@ -233,6 +235,7 @@ class LLMDecider(Decider):
         schema = schema_for(actions, legal, self.max_chars)
         record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
                         "calls": 0, "tokens": 0, "seconds": 0.0}
+        self.pending = record
         prompt = text
         try:
             # the first answer, then one re-prompt naming what was wrong with it
@@ -260,4 +263,5 @@ class LLMDecider(Decider):
             record.update(outcome="fallback", exception=repr(exc))
             return None
         finally:
+            self.pending = None
             self.tally.log.append(record)
