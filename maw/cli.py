@@ -316,12 +316,23 @@ def cmd_player(args: argparse.Namespace) -> int:
     if not _good_name(args.name):
         raise MawError(f"bad name {args.name!r}: up to 20 letters, digits or _")
 
+    seat = Seat(args.name, args.decider)
+    if args.roster:  # the seat of that name in a roster: its decider, model and persona
+        from maw.game import check_backends, seats_from_roster
+        from maw.roster import load_roster
+
+        roster = Path(args.roster)
+        seat = seats_from_roster(pick_seats(load_roster(roster), args.name, roster), 1)[0]
+        if args.model and seat.llm is not None:
+            seat.llm = seat.llm.model_copy(update={"model": args.model})
+        asyncio.run(check_backends([seat]))
+
     def show(line: str) -> None:
         if not args.quiet:
             print(f"{args.name} | {line}", flush=True)
 
     result = asyncio.run(run_player(
-        address, args.lobby, Seat(args.name, args.decider), seed=args.seed, on_line=show,
+        address, args.lobby, seat, seed=args.seed, on_line=show,
         join_seconds=args.join_seconds, timeout=args.timeout,
         log_dir=Path(args.log_dir) if args.log_dir else None))
     for body in result.results:
@@ -482,6 +493,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("player", help="one AI player in this process: join a lobby and play")
     p.add_argument("--name", required=True)
     p.add_argument("--decider", default="rule", help="rule (default) or random")
+    p.add_argument("--roster", default=None, metavar="TOML",
+                   help="play the seat of --name in this roster (an LLM, its persona...)")
+    p.add_argument("--model", default=None,
+                   help="with --roster: another model than the roster's, for an LLM seat")
     p.add_argument("--lobby", default="main")
     p.add_argument("--xmpp", default="localhost:5222", help="HOST:PORT of the server")
     p.add_argument("--seed", type=int, default=0)
