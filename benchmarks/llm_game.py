@@ -15,23 +15,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from record import save  # benchmarks/record.py
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from maw.accounting import time_split  # noqa: E402
 from maw.llm.decider import summarize  # noqa: E402
+from maw.metrics import LATE  # noqa: E402 - refusals for arriving after the phase
 from maw.xmpp import free_port  # noqa: E402
-
-# refusals of an action that arrived after its phase ended: timing, not an illegal move
-LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
-RESULTS = REPO / "benchmarks" / "results" / "llm_game.json"
 
 
 def main() -> None:
@@ -79,11 +76,7 @@ def main() -> None:
     for k, v in row.items():
         print(f"{k:20} {v}")
     if not args.no_save:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({
-            "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
-            "date": time.strftime("%Y-%m-%d"), "rows": [row]}, indent=2) + "\n")
-        print(f"saved to {RESULTS.relative_to(REPO)}")
+        save("llm_game", [row])
 
 
 if __name__ == "__main__":

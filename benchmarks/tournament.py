@@ -11,9 +11,6 @@ stored in ``benchmarks/results/tournament.json``.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import sqlite3
 import subprocess
 import sys
@@ -21,8 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from record import save  # benchmarks/record.py
+
 REPO = Path(__file__).resolve().parent.parent
-RESULTS = REPO / "benchmarks" / "results" / "tournament.json"
 
 
 def run(roster: str, games: int, parallel: int, day: float, night: float) -> dict:
@@ -61,11 +59,7 @@ def main() -> None:
         rows.append(run(str(REPO / "agents" / "local.toml"), args.llm_games, 1, 45, 20))
         print(rows[-1], flush=True)
     if not args.no_save:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({
-            "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
-            "date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
-        print(f"saved to {RESULTS.relative_to(REPO)}")
+        save("tournament", rows)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -28,11 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from record import save  # benchmarks/record.py
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from maw.xmpp import free_port, port_open  # noqa: E402
-
-RESULTS = REPO / "benchmarks" / "results" / "xmpp_game.json"
 
 
 def wait_port(port: int, seconds: float = 30) -> None:
@@ -162,11 +161,7 @@ def main() -> None:
                       f"{row['messages_over_server']:9d} {row['messages_per_second']:7d}",
                       flush=True)
     if not args.no_save:
-        RESULTS.parent.mkdir(parents=True, exist_ok=True)
-        RESULTS.write_text(json.dumps({
-            "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
-            "date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
-        print(f"saved to {RESULTS.relative_to(REPO)}")
+        save("xmpp_game", rows)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,10 @@ from maw.errors import ConfigError
 from maw.llm import LLM, BackendError, make_backend
 from maw.llm.backends import ScriptedBackend
 from maw.llm.decider import LLMDecider, Prompts, parse
+from maw.metrics import LATE  # refusals for arriving after the phase: timing, not a bad move
 from maw.xmpp import free_port
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
-# refusals of an action that arrived after its phase ended (a majority decided the day
-# meanwhile): timing, not an illegal move
-LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
 
 
 def game_and_view(player: str, seed: int = 1):

@@ -1,0 +1,22 @@
+"""Where the benchmarks keep their figures: ``benchmarks/results/NAME.json``, with the
+machine and the date beside the rows."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def save(name: str, rows: list[dict]) -> Path:
+    path = RESULTS / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
+        "date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
+    print(f"saved to benchmarks/results/{path.name}")
+    return path
