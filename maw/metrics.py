@@ -43,6 +43,7 @@ class GameMetrics:
     winner: str | None = None  # "village", "werewolves", None for a draw
     reason: str = ""
     days: int = 0
+    phases: int = 0  # phases played (a revote is one more)
     seconds: float = 0.0  # from the deal to the result
     players: list[PlayerMetrics] = field(default_factory=list)
 
@@ -62,7 +63,7 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
     wolves = {n for n, r in roles.items() if r == "Werewolf"}
     out = {n: PlayerMetrics(n, agents.get(n, "?"), role=roles[n], team=teams[n])
            for n in roles}
-    game = GameMetrics(over.get("winner"), over.get("reason", ""), over.get("day", 0),
+    game = GameMetrics(over.get("winner"), over.get("reason", ""), over.get("day", 0), 0,
                        round(over["t"] - deal["t"], 3), list(out.values()))
     for n, p in out.items():
         p.won = game.winner is not None and p.team == game.winner
@@ -84,6 +85,8 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
                 out[actor].votes += 1
             elif action == "Attack" and target in wolves:
                 out[actor].teammates_attacked += 1
+        elif kind == "event" and r.get("event") == "PhaseStarted":
+            game.phases += 1
         elif kind == "event" and r.get("event") in ("Executed", "Murdered"):
             victim = r.get("data", {}).get("target") or r.get("data", {}).get("player")
             if victim:

@@ -112,12 +112,13 @@ class Report:
 
     def length(self) -> dict[str, float]:
         days = [d for (d,) in self.db.execute("SELECT days FROM games")]
+        phases = [p for (p,) in self.db.execute("SELECT phases FROM games")]
         secs = [s for (s,) in self.db.execute("SELECT seconds FROM games")]
         draws = self.db.execute("SELECT COUNT(*) FROM games WHERE winner IS NULL").fetchone()[0]
         d, dci = mean_ci(days)
         s, sci = mean_ci(secs)
-        return {"games": self.games, "days": d, "days_ci": dci, "seconds": s,
-                "seconds_ci": sci, "draws": draws}
+        return {"games": self.games, "days": d, "days_ci": dci, "phases": mean_ci(phases)[0],
+                "seconds": s, "seconds_ci": sci, "draws": draws}
 
     def llm_cost(self) -> dict[str, float]:
         calls, tokens, secs, repaired, fallbacks = self.db.execute(
@@ -156,8 +157,8 @@ class Report:
             console.print(table)
         n = self.length()
         console.print(f"games: {n['games']}, mean length {n['days']:.2f} ± {n['days_ci']:.2f} "
-                      f"days, {n['seconds']:.1f} ± {n['seconds_ci']:.1f} s; draws "
-                      f"{n['draws']}")
+                      f"days ({n['phases']:.1f} phases), {n['seconds']:.1f} ± "
+                      f"{n['seconds_ci']:.1f} s; draws {n['draws']}")
         c = self.llm_cost()
         if c["calls"]:
             console.print(f"LLM per game: {c['calls']:.1f} calls, {c['tokens']:.0f} tokens, "
@@ -187,7 +188,7 @@ class Report:
             written.append(path)
         path = folder / "games.csv"
         cur = self.db.execute("SELECT idx, seed, seats, ruleset, winner, reason, days, "
-                              "seconds, wall_seconds, log FROM games ORDER BY idx")
+                              "phases, seconds, wall_seconds, log FROM games ORDER BY idx")
         with path.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow([d[0] for d in cur.description])

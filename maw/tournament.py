@@ -31,7 +31,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS games (
     idx INTEGER PRIMARY KEY, seed INTEGER NOT NULL, seats TEXT NOT NULL,
-    ruleset TEXT NOT NULL, winner TEXT, reason TEXT, days INTEGER, seconds REAL,
+    ruleset TEXT NOT NULL, winner TEXT, reason TEXT, days INTEGER, phases INTEGER,
+    seconds REAL,
     wall_seconds REAL, log TEXT, config TEXT NOT NULL, finished TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS players (
     game INTEGER NOT NULL REFERENCES games(idx), name TEXT NOT NULL, agent TEXT NOT NULL,
@@ -117,9 +118,10 @@ class Results:
         """One game and its players, in one transaction."""
         with self.db:
             self.db.execute(
-                "INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (spec.index, spec.seed, json.dumps(list(spec.seats)), ruleset,
-                 metrics.winner, metrics.reason, metrics.days, metrics.seconds,
+                 metrics.winner, metrics.reason, metrics.days, metrics.phases,
+                 metrics.seconds,
                  round(wall, 3), str(log), json.dumps(config),
                  time.strftime("%Y-%m-%dT%H:%M:%S")))
             for p in metrics.players:
@@ -196,7 +198,8 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
     from maw.xmpp import EmbeddedServer, free_port, parse_address
 
     roster = load_roster(roster_path)
-    todo = [g for g in schedule(roster, plan) if g.index not in results.done()]
+    done = results.done()
+    todo = [g for g in schedule(roster, plan) if g.index not in done]
     address = parse_address(xmpp)
     server = None
     if address.embedded:

@@ -45,7 +45,8 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "[20/20]" in proc.stdout and "leader" in proc.stdout
-    games = rows(db, "SELECT idx, seed, seats, winner, days, log FROM games ORDER BY idx")
+    games = rows(db, "SELECT idx, seed, seats, winner, days, log, phases FROM games "
+                     "ORDER BY idx")
     assert [g[0] for g in games] == list(range(20))
     # the schedule is the seed's: the same command plays the same games
     plan = Plan(str(ROSTER), "", 20, 6, "maw", (), 1, 10.0, 5.0)
@@ -53,9 +54,9 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     assert [(g[1], tuple(json.loads(g[2]))) for g in games] == [(s.seed, s.seats)
                                                                for s in expected]
     # every game's stored metrics are those of its log
-    for idx, _seed, seats, winner, days, log in games[:5]:
+    for idx, _seed, seats, winner, days, log, phases in games[:5]:
         m = game_metrics(read_log(Path(log)), {n: "rule" for n in json.loads(seats)})
-        assert (m.winner, m.days) == (winner, days)
+        assert (m.winner, m.days, m.phases) == (winner, days, phases) and phases >= 2 * days - 1
         stored = rows(db, f"SELECT name, role, won, points, votes FROM players WHERE game = {idx}")
         assert sorted(stored) == sorted((p.name, p.role, int(p.won), p.points, p.votes)
                                         for p in m.players)
