@@ -213,6 +213,9 @@ class Keyboard(CyclicBehaviour):
             self.kill()
         if parsed.action is None:
             return
+        if (agent.view or {}).get("alive") is False:
+            agent.console.show("! you are dead: you can watch the game, not act in it")
+            return
         if pending is None:
             agent.queued.append(parsed.action)
             agent.console.show("(it goes out when it is your turn)")
