@@ -472,7 +472,11 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     records = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
     calls = [r for r in records if r["kind"] == "llm"]
     assert len({r["player"] for r in calls}) == 6
-    assert {r["outcome"] for r in calls} <= {"legal", "repaired", "fallback"}
+    # cancelled: the phase ended while the question waited for the model (its answer
+    # would have been too late); unfinished: the game ended during the decision
+    assert {r["outcome"] for r in calls} <= {"legal", "repaired", "fallback", "cancelled",
+                                             "unfinished"}
+    assert sum(r["outcome"] in ("legal", "repaired") for r in calls) > len(calls) / 2
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
                and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]
     assert refused == []

@@ -72,9 +72,17 @@ class ModelInterfaceAgent(MawAgent):
         tally = getattr(self.decider, "tally", None)
         return summarize(self.past + (list(tally.log) if tally else []))
 
+    def log_llm(self) -> None:
+        """Write the decider's LLM records not yet in the game log."""
+        tally = getattr(self.decider, "tally", None)
+        for record in tally.log[self.logged:] if tally else []:
+            self.write_llm(record)
+        self.logged = len(tally.log) if tally else 0
+
     def log_unfinished(self) -> None:
-        """The game ended during a decision: log the calls it made (they took the model's
-        time) as an ``unfinished`` decision."""
+        """At the game's end: the records not yet written, and a decision in progress
+        (its calls took the model's time) as ``unfinished``."""
+        self.log_llm()
         record = getattr(self.decider, "pending", None)
         if record and record.get("spans"):
             self.write_llm({**record, "outcome": "unfinished"})
@@ -85,36 +93,69 @@ class ModelInterfaceAgent(MawAgent):
         self.game_log.write("llm", **{**record, "spans": spans})
 
     async def setup(self) -> None:
-        self.add_behaviour(SendInput(), of_types("get_input"))
-        self.add_catch_all(("get_input",))
+        self.add_behaviour(SendInput(), of_types("get_input", "cancel"))
+        self.add_catch_all(("get_input", "cancel"))
 
 
 class SendInput(CyclicBehaviour):
+    """Answers each question in a task of its own, so that a ``cancel`` from the player
+    (the phase ended: the question is moot) stops it before it takes a model's turn; a
+    newer question supersedes an older one the same way."""
+
+    async def on_start(self) -> None:
+        self.task: asyncio.Task | None = None
+        self.thread: str | None = None
+
+    async def on_end(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
     async def run(self) -> None:
         agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
         got = await agent.receive_body(self, timeout=30)
-        if got is None or not isinstance(got[1], m.GetInput):
+        if got is None:
             return
         msg, body = got
-        reply: m.Body
-        asked, wait = time.monotonic(), 0.0
+        if isinstance(body, m.Cancel):
+            if msg.thread == self.thread:
+                self.drop("cancelled")
+            return
+        if not isinstance(body, m.GetInput):
+            return
         if body.purpose == "name":
-            reply = m.NameChoice(name=agent.player_name)
-        else:
-            if agent.max_wait > 0:
-                wait = agent.rng.uniform(0, agent.max_wait)
-                await asyncio.sleep(wait)
-            try:
-                reply = action_body(await self.choose(agent, body))
-            except Exception as exc:  # a broken decider must not take the player down
-                log.exception("decider of %s failed", agent.player_name)
-                agent.game_log.write("decider_error", player=agent.player_name,
-                                     error=repr(exc))
-                reply = m.Listen()
+            await agent.send_body(self, str(msg.sender.bare),
+                                  m.NameChoice(name=agent.player_name), msg.thread)
+            return
+        self.drop("superseded")
+        self.thread = msg.thread
+        self.task = asyncio.create_task(self.answer(msg, body))
+
+    def drop(self, why: str) -> None:
+        agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            agent.game_log.write("dropped", player=agent.player_name, why=why)
+        self.task = None
+
+    async def answer(self, msg, body: m.GetInput) -> None:
+        agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
+        asked, wait = time.monotonic(), 0.0
+        if agent.max_wait > 0:
+            wait = agent.rng.uniform(0, agent.max_wait)
+            await asyncio.sleep(wait)
+        reply: m.Body
+        try:
+            reply = action_body(await self.choose(agent, body))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a broken decider must not take the player down
+            log.exception("decider of %s failed", agent.player_name)
+            agent.game_log.write("decider_error", player=agent.player_name, error=repr(exc))
+            reply = m.Listen()
         await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
-        if body.purpose != "name":  # for the time split (maw.accounting)
-            agent.game_log.write("turn", player=agent.player_name, wait=round(wait, 4),
-                                 seconds=round(time.monotonic() - asked, 4))
+        # for the time split (maw.accounting)
+        agent.game_log.write("turn", player=agent.player_name, wait=round(wait, 4),
+                             seconds=round(time.monotonic() - asked, 4))
 
     async def choose(self, agent: ModelInterfaceAgent,
                      body: m.GetInput) -> engine.Action | None:
@@ -137,10 +178,8 @@ class SendInput(CyclicBehaviour):
         if adecide is not None:  # a model: it reads the messages as they were written
             if view is None:
                 return None
-            action = await adecide(view, legal, list(body.messages))
-            tally = getattr(agent.decider, "tally", None)
-            for record in tally.log[agent.logged:] if tally else []:
-                agent.write_llm(record)
-            agent.logged = len(tally.log) if tally else 0
-            return action
+            try:
+                return await adecide(view, legal, list(body.messages))
+            finally:  # cancelled too: its record says so
+                agent.log_llm()
         return agent.decider.decide(view, legal)

@@ -41,6 +41,7 @@ class PlayerAgent(MawAgent):
         self.join_seconds = join_seconds  # how long to keep knocking at a lobby not up yet
         self.push_news = push_news  # send each line to the interface at once (a person)
         self.news: list[str] = []
+        self.stash: list = []  # FSM messages an earlier state received for a later one
         self.news_ready = asyncio.Event()
         self.seat_name: str | None = None
         self.token: str | None = None
@@ -291,11 +292,15 @@ class PlayerState(State):
         end = time.monotonic() + timeout
         while (left := end - time.monotonic()) > 0:
             if abandon is not None and abandon():
+                # spare a model the work: its answer would be refused as too late
+                await self.player.send_body(self, to, m.Cancel(), thread)
                 return None
             msg = await self.receive(timeout=min(left, 0.25) if abandon else left)
             if msg is None:
                 continue
             if msg.thread != thread or msg.get_metadata("type") not in types:
+                if msg.get_metadata("type") == "start_game":  # the Lobby state's
+                    self.player.stash.append(msg)
                 continue
             reply = self.player.decode_or_none(msg)
             await self.player.flush_not_understood(self)
@@ -368,7 +373,8 @@ class LobbyState(PlayerState):
             self.next_state = None  # SPADE keeps an earlier choice: end the FSM here
             return
         while True:
-            msg = await self.receive(timeout=1)
+            # a start_game that came while the last question of a round was still open
+            msg = p.stash.pop(0) if p.stash else await self.receive(timeout=1)
             if p.final:  # the GameMaster went away while we waited
                 self.next_state = None
                 return

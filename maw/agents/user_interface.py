@@ -99,16 +99,17 @@ class UserInterfaceAgent(MawAgent):
         self.pending: tuple[Any, m.GetInput] | None = None  # (the request, its body)
         self.view: dict[str, Any] | None = None
         self.options: list[m.Option] = []
-        self.queued: list[m.Body] = []  # typed while the player was not asking
+        # typed while the player was not asking, with the phase it was typed in
+        self.queued: list[tuple[m.Body, tuple]] = []
         self.role_name: str | None = None
         self.pack: list[str] = []
         self.seat_name = name
         self.quit = asyncio.Event()
 
     async def setup(self) -> None:
-        self.add_behaviour(Requests(), of_types("get_input", "news"))
+        self.add_behaviour(Requests(), of_types("get_input", "news", "cancel"))
         self.add_behaviour(Keyboard())
-        self.add_catch_all(("get_input", "news"))
+        self.add_catch_all(("get_input", "news", "cancel"))
 
     def status(self, **status: Any) -> None:
         update = getattr(self.console, "update", None)
@@ -130,6 +131,11 @@ class UserInterfaceAgent(MawAgent):
         return f"you are {me}, a {v.get('role') or self.role_name or '?'}{mates}"
 
 
+def phase_of(view: dict[str, Any] | None) -> tuple:
+    v = view or {}
+    return (v.get("day"), v.get("phase"), v.get("vote_round"))
+
+
 class Requests(CyclicBehaviour):
     """Shows news at once; keeps the latest get_input for the keyboard to answer."""
 
@@ -147,6 +153,10 @@ class Requests(CyclicBehaviour):
                          seconds=body.seconds)
             for line in body.lines:
                 agent.console.show(line)
+            return
+        if isinstance(body, m.Cancel):  # the phase ended: nothing to answer any more
+            if agent.pending is not None and agent.pending[0].thread == msg.thread:
+                agent.pending = None
             return
         if not isinstance(body, m.GetInput):
             return
@@ -167,8 +177,13 @@ class Requests(CyclicBehaviour):
             agent.view = body.view
         agent.options = list(body.options)
         agent.status(view=body.view, seconds=body.seconds)
-        if agent.queued:
-            await agent.send_body(self, str(msg.sender.bare), agent.queued.pop(0), msg.thread)
+        while agent.queued:  # what was typed in this phase goes out; older is too late
+            action, typed_in = agent.queued.pop(0)
+            if typed_in == phase_of(agent.view):
+                await agent.send_body(self, str(msg.sender.bare), action, msg.thread)
+                return
+            what = "message" if action.type == "chat" else f"/{action.type}"
+            agent.console.show(f"! too late for your {what}: that phase is over")
             return
         agent.pending = (msg, body)
 
@@ -217,7 +232,7 @@ class Keyboard(CyclicBehaviour):
             agent.console.show("! you are dead: you can watch the game, not act in it")
             return
         if pending is None:
-            agent.queued.append(parsed.action)
+            agent.queued.append((parsed.action, phase_of(agent.view)))
             agent.console.show("(it goes out when it is your turn)")
             return
         agent.pending = None

