@@ -501,3 +501,24 @@ async def test_the_embedded_model_counts_tokens_exactly_so_a_context_never_overf
                                            add_bos=True, special=True))
     assert dropped > 0 and exact <= 500 < exact + 40
     assert llm.context[0]["content"].startswith("Rules: ")
+
+
+@pytest.mark.slow
+async def test_a_cancelled_call_frees_the_embedded_model_at_its_next_token():
+    # a question that became moot while the model answered it used to hold the model
+    # (shared by six players) until its answer was complete
+    import asyncio
+
+    try:
+        backend = make_backend("llamacpp")
+        await backend.check()
+    except BackendError as exc:
+        pytest.skip(str(exc))
+    long = [{"role": "user", "content": "Tell a long story about a village and its wolves."}]
+    call = asyncio.create_task(backend.chat(long, max_tokens=400))
+    await asyncio.sleep(1.0)  # the prompt is read by now, and tokens are coming
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    answer = await backend.chat([{"role": "user", "content": "Say yes."}], max_tokens=2)
+    assert backend.stopped_early == 1 and answer.completion_tokens <= 2

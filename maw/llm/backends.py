@@ -206,6 +206,7 @@ class LlamaCppBackend(Backend):
         self.n_ctx = n_ctx
         self.threads = threads
         self.loaded: tuple[str, Any] | None = None
+        self.stopped_early = 0  # calls cancelled while they ran
 
     def _load(self):
         try:
@@ -247,8 +248,16 @@ class LlamaCppBackend(Backend):
         return "\n\n".join(parts) + "\n\nAnswer: "
 
     async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        cancelled, stopped = threading.Event(), threading.Event()
+
+        def stop_early(_tokens, _logits) -> bool:
+            if cancelled.is_set() and not stopped.is_set():  # (asked again after True)
+                stopped.set()
+                self.stopped_early += 1
+            return cancelled.is_set()
+
         def run() -> Completion:
-            from llama_cpp import LlamaGrammar
+            from llama_cpp import LlamaGrammar, StoppingCriteriaList
 
             t0 = time.monotonic()  # the call, not its wait in the model's queue
             grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False) \
@@ -256,11 +265,18 @@ class LlamaCppBackend(Backend):
             r = llm.create_completion(self.transcript(messages), max_tokens=max_tokens,
                                       temperature=temperature, grammar=grammar,
                                       repeat_penalty=self.repeat_penalty,
-                                      stop=["\n\n"] if grammar is None else None)
+                                      stop=["\n\n"] if grammar is None else None,
+                                      stopping_criteria=StoppingCriteriaList([stop_early]))
             seconds = time.monotonic() - t0
             usage = r.get("usage", {})
             return Completion(r["choices"][0]["text"].strip(), usage.get("prompt_tokens", 0),
                               usage.get("completion_tokens", 0), seconds)
 
         path, llm = self.loaded or await asyncio.to_thread(self._load)
-        return await asyncio.get_running_loop().run_in_executor(_RUNNERS[path], run)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(_RUNNERS[path], run)
+        except asyncio.CancelledError:
+            # a call not started yet never runs; one running stops at its next token,
+            # instead of holding the model for seconds for an answer nobody wants
+            cancelled.set()
+            raise
