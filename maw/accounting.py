@@ -4,7 +4,8 @@ Four shares of the game (from the first ``round`` record to the last ``outcome``
 
 ``llm``
     a model call was running (the ``spans`` of the ``llm`` records, one per call: a
-    decision and its repair are two calls; the wait for a shared model is not part of it);
+    decision and its repair are two calls, and a call a cancel cut short is one too; the
+    wait for a shared model is not part of it);
 ``waits``
     Algorithm 1's deliberate random waits (``turn`` records' ``wait``), where no call ran;
 ``overhead``

@@ -126,6 +126,20 @@ async def test_an_illegal_answer_is_repaired_once_then_falls_back_to_listen():
     assert d2.tally.fallbacks == 1 and d2.tally.log[-1]["outcome"] == "fallback"
 
 
+async def test_once_it_has_spoken_a_player_that_must_still_vote_is_offered_the_choice():
+    # a small model repeats its last answer: a wolf chatted all night and never attacked
+    _, view, legal = game_and_view("Ann")
+    target = next(a.target for a in legal if isinstance(a, engine.Vote))
+    d, backend = decider_for(
+        "Ann", '{"action": "chat", "target": null, "text": "I suspect someone."}',
+        json.dumps({"action": "vote", "target": target, "text": None}))
+    assert isinstance(await d.adecide(view, legal, []), engine.Chat)
+    assert "chat" in backend.schemas[0]["properties"]["action"]["enum"]
+    assert await d.adecide(view, legal, []) == engine.Vote("Ann", target)
+    second = backend.schemas[1]["properties"]["action"]["enum"]
+    assert "chat" not in second and "vote" in second and "listen" in second
+
+
 async def test_a_backend_failure_is_a_fallback_not_a_crash():
     _, view, legal = game_and_view("Ann")
     d, _ = decider_for("Ann")  # no replies: the backend raises
@@ -473,9 +487,10 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     calls = [r for r in records if r["kind"] == "llm"]
     assert len({r["player"] for r in calls}) == 6
     # cancelled: the phase ended while the question waited for the model (its answer
-    # would have been too late); unfinished: the game ended during the decision
+    # would have been too late); cut short: ... while the model was answering it;
+    # unfinished: the game ended during the decision
     assert {r["outcome"] for r in calls} <= {"legal", "repaired", "fallback", "cancelled",
-                                             "unfinished"}
+                                             "cut short", "unfinished"}
     assert sum(r["outcome"] in ("legal", "repaired") for r in calls) > len(calls) / 2
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
                and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]

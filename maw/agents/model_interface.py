@@ -55,6 +55,7 @@ class ModelInterfaceAgent(MawAgent):
         self.round = 1
         self.decider = new_decider(1)
         self.logged = 0  # LLM call records already written to the game log
+        self.cut_logged = 0  # cancelled calls' spans already written
         self.past: list[dict] = []  # the LLM records of earlier rounds
         self.game_log = game_log
         self.max_wait = max_wait
@@ -73,11 +74,19 @@ class ModelInterfaceAgent(MawAgent):
         return summarize(self.past + (list(tally.log) if tally else []))
 
     def log_llm(self) -> None:
-        """Write the decider's LLM records not yet in the game log."""
+        """Write the decider's LLM records not yet in the game log, and the calls that a
+        cancel cut short after they had started (they took the model's time)."""
         tally = getattr(self.decider, "tally", None)
         for record in tally.log[self.logged:] if tally else []:
             self.write_llm(record)
         self.logged = len(tally.log) if tally else 0
+        backend = getattr(getattr(self.decider, "llm", None), "backend", None)
+        spans = getattr(backend, "cancelled_spans", [])
+        for a, b in spans[self.cut_logged:]:
+            self.write_llm({"player": self.player_name, "calls": 1, "tokens": 0,
+                            "seconds": round(b - a, 3), "spans": [[a, b]],
+                            "outcome": "cut short"})
+        self.cut_logged = len(spans)
 
     def log_unfinished(self) -> None:
         """At the game's end: the records not yet written, and a decision in progress

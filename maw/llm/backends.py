@@ -28,12 +28,14 @@ class ScriptedBackend(Backend):
         super().__init__(model, **options)
         self.replies: collections.deque = collections.deque(replies or [])
         self.calls: list[list[Message]] = []
+        self.schemas: list[dict | None] = []
 
     def queue(self, *replies: str | Callable[[list[Message]], str]) -> None:
         self.replies.extend(replies)
 
     async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
         self.calls.append([dict(m) for m in messages])
+        self.schemas.append(schema)
         if not self.replies:
             raise BackendError("the scripted backend has no reply left")
         reply = self.replies.popleft()
@@ -207,6 +209,7 @@ class LlamaCppBackend(Backend):
         self.threads = threads
         self.loaded: tuple[str, Any] | None = None
         self.stopped_early = 0  # calls cancelled while they ran
+        self.cancelled_spans: list[tuple[float, float]] = []  # ... when they ran
 
     def _load(self):
         try:
@@ -268,6 +271,8 @@ class LlamaCppBackend(Backend):
                                       stop=["\n\n"] if grammar is None else None,
                                       stopping_criteria=StoppingCriteriaList([stop_early]))
             seconds = time.monotonic() - t0
+            if cancelled.is_set():  # the model's time all the same (maw.accounting)
+                self.cancelled_spans.append((t0, t0 + seconds))
             usage = r.get("usage", {})
             return Completion(r["choices"][0]["text"].strip(), usage.get("prompt_tokens", 0),
                               usage.get("completion_tokens", 0), seconds)

@@ -231,6 +231,12 @@ class LLMDecider(Decider):
             return None
         if not self.started:
             self._start(view)
+        undecided = view.votes.get(self.player) is None and any(
+            type(a) in (engine.Vote, engine.Attack) for a in legal)
+        if undecided and self.spoke_in == (view.day, view.phase):
+            # it has spoken this phase and still has to choose: offer the choice alone (a
+            # small model repeats its last answer: a wolf chatted all night, never attacked)
+            legal = tuple(a for a in legal if type(a) is not engine.Chat)
         text, actions, described = self.turn_prompt(view, messages, legal)
         schema = schema_for(actions, legal, self.max_chars)
         record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
