@@ -8,6 +8,7 @@ import random
 import re
 
 import pytest
+import pytest_asyncio
 from aiohttp import web
 
 from maw import engine
@@ -497,15 +498,22 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     assert refused == []
 
 
-@pytest.mark.slow
-async def test_the_embedded_model_counts_tokens_exactly_so_a_context_never_overflows():
-    # the 4-characters-a-token estimate let contexts of 2182 tokens through to a 2048
-    # window, and every later call of that player failed
+@pytest_asyncio.fixture
+async def embedded():
+    """The llamacpp backend with its model loaded (skipped where it is not installed)."""
     try:
         backend = make_backend("llamacpp")
         await backend.check()
     except BackendError as exc:
         pytest.skip(str(exc))
+    return backend
+
+
+@pytest.mark.slow
+async def test_the_embedded_model_counts_tokens_exactly_so_a_context_never_overflows(embedded):
+    # the 4-characters-a-token estimate let contexts of 2182 tokens through to a 2048
+    # window, and every later call of that player failed
+    backend = embedded
     llm = LLM(backend, window=600)
     llm.pin("system", "Rules: " + "vote for the wolf. " * 20)
     for i in range(60):
@@ -519,16 +527,12 @@ async def test_the_embedded_model_counts_tokens_exactly_so_a_context_never_overf
 
 
 @pytest.mark.slow
-async def test_a_cancelled_call_frees_the_embedded_model_at_its_next_token():
+async def test_a_cancelled_call_frees_the_embedded_model_at_its_next_token(embedded):
     # a question that became moot while the model answered it used to hold the model
     # (shared by six players) until its answer was complete
     import asyncio
 
-    try:
-        backend = make_backend("llamacpp")
-        await backend.check()
-    except BackendError as exc:
-        pytest.skip(str(exc))
+    backend = embedded
     long = [{"role": "user", "content": "Tell a long story about a village and its wolves."}]
     call = asyncio.create_task(backend.chat(long, max_tokens=400))
     await asyncio.sleep(1.0)  # the prompt is read by now, and tokens are coming
