@@ -7,7 +7,7 @@ and answers (``input``, ``turn``) and the result (``outcome``).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 from maw import engine
 
@@ -46,9 +46,6 @@ class GameMetrics:
     phases: int = 0  # phases played (a revote is one more)
     seconds: float = 0.0  # from the deal to the result
     players: list[PlayerMetrics] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:

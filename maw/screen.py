@@ -25,6 +25,12 @@ PHASES = {"day": "day: talk", "vote": "vote", "whisper": "wolves whisper",
           "night": "night", "over": "over"}
 
 
+def phase_of(view: dict[str, Any] | None) -> tuple:
+    """What tells one phase from the next: day, phase, revote."""
+    v = view or {}
+    return (v.get("day"), v.get("phase"), v.get("vote_round"))
+
+
 @dataclass
 class Screen:
     """What the person knows now, from the player's news and questions."""
@@ -46,8 +52,7 @@ class Screen:
         if pack is not None:
             self.pack = list(pack)
         if view:
-            phase_changed = (view.get("day"), view.get("phase"), view.get("vote_round")) != (
-                self.view.get("day"), self.view.get("phase"), self.view.get("vote_round"))
+            phase_changed = phase_of(view) != phase_of(self.view)
             self.view = view
             if phase_changed and seconds is None:
                 self.deadline = None

@@ -90,7 +90,6 @@ class Results:
     """The SQLite database of one tournament."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
         try:
             self.db = sqlite3.connect(path)
             self.db.executescript(SCHEMA)

@@ -22,6 +22,7 @@ from spade.behaviour import CyclicBehaviour
 
 from maw.agents.base import GameLog, MawAgent, of_types
 from maw.protocol import messages as m
+from maw.screen import phase_of
 
 HELP = """Type a message to say it in the open room. Commands:
   /vote NAME     vote to execute NAME (again to change it)   /unvote  withdraw your vote
@@ -129,11 +130,6 @@ class UserInterfaceAgent(MawAgent):
         pack = [p for p in (v.get("pack") or self.pack) if p != me]
         mates = f" (the pack: {', '.join(pack)})" if pack else ""
         return f"you are {me}, a {v.get('role') or self.role_name or '?'}{mates}"
-
-
-def phase_of(view: dict[str, Any] | None) -> tuple:
-    v = view or {}
-    return (v.get("day"), v.get("phase"), v.get("vote_round"))
 
 
 class Requests(CyclicBehaviour):
