@@ -492,7 +492,11 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     # unfinished: the game ended during the decision
     assert {r["outcome"] for r in calls} <= {"legal", "repaired", "fallback", "cancelled",
                                              "cut short", "unfinished"}
-    assert sum(r["outcome"] in ("legal", "repaired") for r in calls) > len(calls) / 2
+    # how many questions the phase timers cut off depends on the machine's speed (8 to 13
+    # of 34 on one machine), so the model's quality is judged on the answers it finished
+    finished = [r["outcome"] for r in calls if r["outcome"] in ("legal", "repaired", "fallback")]
+    assert len(finished) >= 6
+    assert sum(o in ("legal", "repaired") for o in finished) > len(finished) / 2
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
                and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]
     assert refused == []
