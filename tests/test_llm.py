@@ -106,6 +106,7 @@ def decider_for(player: str, *replies: str) -> tuple[LLMDecider, ScriptedBackend
 async def test_a_legal_answer_becomes_the_action():
     state, view, legal = game_and_view("Ann")
     target = next(a.target for a in legal if isinstance(a, engine.Vote))
+    # (the flattened form OpenAI's strict mode answers in, with "text": null, parses too)
     d, backend = decider_for("Ann", json.dumps({"action": "vote", "target": target.lower(),
                                                 "text": None}))
     action = await d.adecide(view, legal, ["Bob: hello"])
@@ -132,13 +133,68 @@ async def test_once_it_has_spoken_a_player_that_must_still_vote_is_offered_the_c
     _, view, legal = game_and_view("Ann")
     target = next(a.target for a in legal if isinstance(a, engine.Vote))
     d, backend = decider_for(
-        "Ann", '{"action": "chat", "target": null, "text": "I suspect someone."}',
-        json.dumps({"action": "vote", "target": target, "text": None}))
+        "Ann", '{"action": "chat", "text": "I suspect someone."}',
+        json.dumps({"action": "vote", "target": target}))
     assert isinstance(await d.adecide(view, legal, []), engine.Chat)
-    assert "chat" in backend.schemas[0]["properties"]["action"]["enum"]
+    assert "chat" in offered(backend.schemas[0])
     assert await d.adecide(view, legal, []) == engine.Vote("Ann", target)
-    second = backend.schemas[1]["properties"]["action"]["enum"]
+    second = offered(backend.schemas[1])
     assert "chat" not in second and "vote" in second and "listen" in second
+
+
+def offered(schema: dict) -> list[str]:
+    return [alt["properties"]["action"]["const"] for alt in schema["anyOf"]]
+
+
+def test_the_answer_schema_offers_each_choice_with_its_own_legal_targets_only():
+    from maw.llm.decider import answer_format, choices, schema_for
+
+    state, view, legal = game_and_view("Ann", seed=3)
+    wolves = [n for n, r in zip(state.names, state.roles, strict=True) if r.pack]
+    # the day: everyone votes for the first wolf, the second votes for someone else
+    voters = [n for n in state.names if n != wolves[0]]
+    state, _ = engine.play(state, engine.Vote(wolves[0], voters[0]))
+    for n in voters:  # (the day ends by itself once the outcome is settled)
+        if state.phase == "day":
+            state, _ = engine.play(state, engine.Vote(n, wolves[0]))
+    if state.phase == "day":
+        state, _ = engine.play(state, engine.EndPhase())
+    assert state.phase == "night" and not state.alive[state.names.index(wolves[0])]
+    wolf = wolves[1]
+    legal = engine.legal_actions(state, wolf)
+    actions, _ = choices(legal)
+    schema = schema_for(actions, legal, 120)
+    alts = {alt["properties"]["action"]["const"]: alt for alt in schema["anyOf"]}
+    assert set(alts) == set(actions) and "attack" in alts and "vote" not in alts
+    attackable = alts["attack"]["properties"]["target"]["enum"]
+    assert attackable == sorted(a.target for a in legal if isinstance(a, engine.Attack))
+    assert wolf not in attackable and wolves[0] not in attackable
+    for kind, alt in alts.items():
+        assert alt["required"] == list(alt["properties"]) and not alt["additionalProperties"]
+        assert ("text" in alt["properties"]) == (kind == "chat")
+    if "chat" in alts:
+        assert alts["chat"]["properties"]["text"]["maxLength"] == 120
+    assert '{"action": "attack", "target": NAME}' in answer_format(actions, legal, 120)
+    assert parse(json.dumps({"action": "attack", "target": attackable[0]}), wolf, legal,
+                 120) == engine.Attack(wolf, attackable[0])
+
+
+def test_openai_strict_mode_gets_one_object_for_the_alternatives():
+    from maw.llm.backends import strict_schema
+    from maw.llm.decider import choices, schema_for
+
+    _, _, legal = game_and_view("Ann")
+    actions, _ = choices(legal)
+    flat = strict_schema(schema_for(actions, legal, 100))
+    assert flat["type"] == "object" and "anyOf" not in flat
+    assert flat["required"] == ["action", "target", "text"]
+    assert flat["properties"]["action"] == {"type": "string", "enum": sorted(actions)}
+    targets = sorted(a.target for a in legal if isinstance(a, engine.Vote))
+    assert flat["properties"]["target"] == {
+        "anyOf": [{"type": "string", "enum": targets}, {"type": "null"}]}
+    assert flat["properties"]["text"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
+    plain = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert strict_schema(plain) is plain
 
 
 async def test_a_backend_failure_is_a_fallback_not_a_crash():
@@ -154,12 +210,12 @@ async def test_the_prompt_holds_only_what_the_player_may_know():
     villager = next(n for n, r in zip(state.names, state.roles, strict=True) if not r.pack)
     view = engine.view(state, villager)
     legal = engine.legal_actions(state, villager)
-    d, backend = decider_for(villager, '{"action": "listen", "target": null, "text": null}')
+    d, backend = decider_for(villager, '{"action": "listen"}')
     await d.adecide(view, legal, [])
     seen = json.dumps(backend.calls[0])
     assert "Your role: Villager" in seen and "Werewolf. Your pack" not in seen
     wolf = wolves[0]
-    d, backend = decider_for(wolf, '{"action": "listen", "target": null, "text": null}')
+    d, backend = decider_for(wolf, '{"action": "listen"}')
     await d.adecide(engine.view(state, wolf), engine.legal_actions(state, wolf), [])
     mates = [w for w in wolves if w != wolf]
     assert f"Your pack: {', '.join(mates)}" in json.dumps(backend.calls[0])
@@ -268,18 +324,19 @@ def llama_server(tmp_path_factory):
 
 @pytest.mark.slow
 async def test_openai_backend_against_a_real_llama_cpp_server(llama_server):
+    from maw.llm.decider import choices, schema_for
+
     backend = make_backend("openai", model="gemma3", base_url=llama_server,
                            schema_mode="json_object")
     await backend.check()
-    schema = {"type": "object", "properties": {
-        "action": {"type": "string", "enum": ["vote", "listen"]},
-        "target": {"type": "string", "enum": ["Bob", "Cid"]}},
-        "required": ["action", "target"]}
-    c = await backend.chat([{"role": "user", "content": "Werewolf. Vote for Bob or Cid. "
-                             "Answer in JSON."}], schema=schema, max_tokens=40,
-                           temperature=0.0)
-    answer = json.loads(c.text)
-    assert answer["action"] in ("vote", "listen") and answer["target"] in ("Bob", "Cid")
+    _, _, legal = game_and_view("Ann")
+    actions, described = choices(legal)
+    schema = schema_for(actions, legal, 80)  # the decider's own: one object per choice
+    c = await backend.chat([{"role": "user", "content": "Werewolf. You may now: "
+                             f"{described}. Answer in JSON."}], schema=schema,
+                           max_tokens=60, temperature=0.0)
+    action = parse(c.text, "Ann", legal, 80)  # raises if the server ignored the schema
+    assert action is None or action in legal or isinstance(action, engine.Chat)
     assert c.completion_tokens > 0 and c.prompt_tokens > 0
 
 
@@ -528,6 +585,25 @@ async def test_the_embedded_model_counts_tokens_exactly_so_a_context_never_overf
                                            add_bos=True, special=True))
     assert dropped > 0 and exact <= 500 < exact + 40
     assert llm.context[0]["content"].startswith("Rules: ")
+
+
+@pytest.mark.slow
+async def test_the_embedded_model_can_only_answer_a_legal_choice(embedded):
+    # the grammar comes from the decider's schema: a vote names a legal target, and a
+    # choice carries no text (no tokens spent on words nobody reads)
+    from maw.llm.decider import choices, schema_for
+
+    _, view, legal = game_and_view("Ann")
+    legal = tuple(a for a in legal if not isinstance(a, engine.Chat))
+    actions, described = choices(legal)
+    schema = schema_for(actions, legal, 80)
+    for temperature in (0.0, 1.5, 1.5):
+        c = await embedded.chat([{"role": "user", "content": "Vote for somebody: "
+                                  f"{described}.\nAnswer:"}], schema=schema,
+                                max_tokens=40, temperature=temperature)
+        action = parse(c.text, "Ann", legal, 80)
+        assert action is None or action in legal, c.text
+        assert "text" not in json.loads(c.text)
 
 
 @pytest.mark.slow

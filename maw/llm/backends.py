@@ -95,6 +95,29 @@ class OllamaBackend(Backend):
                           r.eval_count or 0, time.monotonic() - t0)
 
 
+def strict_schema(schema: dict) -> dict:
+    """The form OpenAI's strict mode takes: its root must be an object, not ``anyOf``,
+    every property required, no ``maxLength``. A root ``anyOf`` of objects becomes one
+    object whose properties take any of their alternatives' values, or null where some
+    alternative lacks them (the answer is still checked against the legal actions)."""
+    alternatives = schema.get("anyOf")
+    if not alternatives:
+        return schema
+    values: dict[str, list] = {}
+    for alternative in alternatives:
+        for key, prop in alternative["properties"].items():
+            values.setdefault(key, []).append(prop)
+    properties: dict = {}
+    for key, props in values.items():
+        closed = all("enum" in p or "const" in p for p in props)
+        enum = sorted({v for p in props for v in p.get("enum", [p.get("const")])})
+        prop: dict = {"type": "string", "enum": enum} if closed else {"type": "string"}
+        properties[key] = prop if len(props) == len(alternatives) else {
+            "anyOf": [prop, {"type": "null"}]}
+    return {"type": "object", "properties": properties, "required": list(properties),
+            "additionalProperties": False}
+
+
 @register_backend
 class OpenAIBackend(Backend):
     """Any OpenAI-compatible server (OpenAI, vLLM, LM Studio, llama.cpp's server) through
@@ -140,7 +163,8 @@ class OpenAIBackend(Backend):
         if self.schema_mode == "json_object":
             return {"type": "json_object", "schema": schema}
         return {"type": "json_schema",
-                "json_schema": {"name": "action", "schema": schema, "strict": True}}
+                "json_schema": {"name": "action", "schema": strict_schema(schema),
+                                "strict": True}}
 
     async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
         import openai

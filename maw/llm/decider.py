@@ -108,19 +108,38 @@ def choices(legal: tuple[engine.Action, ...]) -> tuple[list[str], str]:
 
 
 def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int) -> dict:
-    targets = sorted({a.target for a in legal if type(a) in TARGETED})  # type: ignore
-    return {
-        "type": "object",
-        "properties": {
-            "action": {"type": "string", "enum": actions},
-            "target": {"anyOf": [{"type": "string", "enum": targets}, {"type": "null"}]}
-            if targets else {"type": "null"},
-            "text": {"anyOf": [{"type": "string", "maxLength": max_chars},
-                               {"type": "null"}]},
-        },
-        "required": ["action", "target", "text"],
-        "additionalProperties": False,
-    }
+    """One JSON-schema alternative per action offered: a choice names one of its own legal
+    targets, only "chat" carries a text. A grammar built from it (llama.cpp, Ollama) can
+    only produce legal choices, and no tokens are spent on a text nobody reads."""
+    targets: dict[str, list[str]] = {}
+    for a in legal:
+        if type(a) in TARGETED:
+            targets.setdefault(TARGETED[type(a)], []).append(a.target)  # type: ignore
+    alternatives = []
+    for kind in actions:
+        properties: dict = {"action": {"type": "string", "const": kind}}
+        if kind in targets:
+            properties["target"] = {"type": "string", "enum": sorted(set(targets[kind]))}
+        elif kind == "chat":
+            properties["text"] = {"type": "string", "maxLength": max_chars}
+        alternatives.append({"type": "object", "properties": properties,
+                             "required": list(properties), "additionalProperties": False})
+    return {"anyOf": alternatives}
+
+
+def answer_format(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int) -> str:
+    """The answer forms of ``schema_for``, as the prompt shows them."""
+    forms = []
+    for alternative in schema_for(actions, legal, max_chars)["anyOf"]:
+        properties = alternative["properties"]
+        kind = properties["action"]["const"]
+        if "target" in properties:
+            forms.append(f'{{"action": "{kind}", "target": NAME}}')
+        elif "text" in properties:
+            forms.append(f'{{"action": "{kind}", "text": WHAT YOU SAY}}')
+        else:
+            forms.append(f'{{"action": "{kind}"}}')
+    return " or ".join(forms)
 
 
 def parse(text: str, player: str, legal: tuple[engine.Action, ...],
@@ -222,7 +241,7 @@ class LLMDecider(Decider):
             known=" ".join(x for x in (f"You know: {known}." if known else "",
                                        f"Your results: {results}." if results else "") if x),
             messages="\n".join(messages) or "(nothing new)", choices=described,
-            actions=json.dumps(actions), max_chars=self.max_chars)
+            forms=answer_format(actions, legal, self.max_chars), max_chars=self.max_chars)
         return text, actions, described
 
     async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
