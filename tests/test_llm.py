@@ -537,6 +537,7 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
          "max_days=2", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "llama_kv_cache" not in proc.stderr  # llama.cpp's warnings stay out of the game
     assert "local.toml: no Ollama server answers at" in proc.stdout
     assert "the embedded model is installed" in proc.stdout
     assert "LLM: " in proc.stdout and "Game over" in proc.stdout

@@ -9,6 +9,7 @@ import collections
 import concurrent.futures
 import contextlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -213,6 +214,33 @@ def default_model_path() -> str:
     return str(assemble())
 
 
+_LOG_CALLBACK: list = []  # (kept alive: llama.cpp holds a pointer to it)
+
+
+def _quiet_llama_logs() -> None:
+    """Let only llama.cpp's errors through to stderr. llama-cpp-python maps an older level
+    enum (3 was ERROR; llama.cpp now has DEBUG 1, INFO 2, WARN 3, ERROR 4, CONT 5), so its
+    own filter printed warnings such as "using full-size SWA cache" on every game."""
+    if _LOG_CALLBACK:
+        return
+    import ctypes
+
+    import llama_cpp
+
+    last = [0]
+
+    @llama_cpp.llama_log_callback
+    def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        if level != 5:
+            last[0] = level
+        if last[0] >= 4:
+            sys.stderr.write(text.decode("utf-8", errors="replace"))
+            sys.stderr.flush()
+
+    _LOG_CALLBACK.append(callback)
+    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
+
+
 @register_backend
 class LlamaCppBackend(Backend):
     """A model embedded in this process (``llama-cpp-python``), loaded once per process
@@ -244,6 +272,7 @@ class LlamaCppBackend(Backend):
         path = self.path or default_model_path()
         with _LOAD:
             if path not in _MODELS:
+                _quiet_llama_logs()
                 _MODELS[path] = Llama(model_path=path, n_ctx=self.n_ctx,
                                       n_threads=self.threads, verbose=False)
                 _RUNNERS[path] = concurrent.futures.ThreadPoolExecutor(
