@@ -615,7 +615,10 @@ async def test_a_cancelled_call_frees_the_embedded_model_at_its_next_token(embed
 
     backend = embedded
     long = [{"role": "user", "content": "Tell a long story about a village and its wolves."}]
-    call = asyncio.create_task(backend.chat(long, max_tokens=400))
+    # a grammar that cannot end before 400 characters: the model cannot finish on its own
+    # before the cancel (a free story sometimes ended within the second: a flaky test)
+    call = asyncio.create_task(backend.chat(long, schema={"type": "string", "minLength": 400},
+                                            max_tokens=400))
     await asyncio.sleep(1.0)  # the prompt is read by now, and tokens are coming
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
