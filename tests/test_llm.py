@@ -146,20 +146,45 @@ def offered(schema: dict) -> list[str]:
     return [alt["properties"]["action"]["const"] for alt in schema["anyOf"]]
 
 
+def first_night(seed: int, executed: int = 0):
+    """The first night of a 6-player MAW game in which wolf number ``executed`` was
+    executed (-1: a villager was), and the werewolves' names."""
+    state = game_and_view("Ann", seed=seed)[0]
+    wolves = [n for n, r in zip(state.names, state.roles, strict=True) if r.pack]
+    victim = wolves[executed] if executed >= 0 else next(
+        n for n in state.names if n not in wolves)
+    voters = [n for n in state.names if n != victim]
+    state, _ = engine.play(state, engine.Vote(victim, voters[0]))
+    for n in voters:  # (the day ends by itself once the outcome is settled)
+        if state.phase == "day":
+            state, _ = engine.play(state, engine.Vote(n, victim))
+    if state.phase == "day":
+        state, _ = engine.play(state, engine.EndPhase())
+    assert state.phase == "night"
+    return state, wolves
+
+
+async def test_a_wolf_is_told_whom_its_pack_attacks():
+    # the pack must agree on one victim: a small model left alone picked its own
+    state, wolves = first_night(seed=3, executed=-1)
+    assert len(wolves) == 2
+    first, second = wolves
+    target = next(a.target for a in engine.legal_actions(state, first)
+                  if isinstance(a, engine.Attack))
+    state, _ = engine.play(state, engine.Attack(first, target))
+    d, backend = decider_for(second, json.dumps({"action": "attack", "target": target}))
+    action = await d.adecide(engine.view(state, second), engine.legal_actions(state, second),
+                             [f"{first} attacks {target}"])
+    assert action == engine.Attack(second, target)
+    assert f"Your pack attacks {target}: the pack must agree on one victim, so attack " \
+           f"{target} too." in backend.calls[0][-1]["content"]
+
+
 def test_the_answer_schema_offers_each_choice_with_its_own_legal_targets_only():
     from maw.llm.decider import answer_format, choices, schema_for
 
-    state, view, legal = game_and_view("Ann", seed=3)
-    wolves = [n for n, r in zip(state.names, state.roles, strict=True) if r.pack]
-    # the day: everyone votes for the first wolf, the second votes for someone else
-    voters = [n for n in state.names if n != wolves[0]]
-    state, _ = engine.play(state, engine.Vote(wolves[0], voters[0]))
-    for n in voters:  # (the day ends by itself once the outcome is settled)
-        if state.phase == "day":
-            state, _ = engine.play(state, engine.Vote(n, wolves[0]))
-    if state.phase == "day":
-        state, _ = engine.play(state, engine.EndPhase())
-    assert state.phase == "night" and not state.alive[state.names.index(wolves[0])]
+    state, wolves = first_night(seed=3)
+    assert not state.alive[state.names.index(wolves[0])]
     wolf = wolves[1]
     legal = engine.legal_actions(state, wolf)
     actions, _ = choices(legal)

@@ -219,7 +219,14 @@ class LLMDecider(Decider):
         votes = "; ".join(f"{a} votes {b}" for a, b in view.votes.items())
         mine = view.votes.get(self.player)
         offered = set(actions)
-        if mine:
+        # the packmates' picks tonight (a view shows them to wolves only): the pack must
+        # agree, and a small model left alone picked its own victim (no murder that night)
+        mates = sorted({t for p, t in view.votes.items() if p != self.player}
+                       - {mine}) if "attack" in offered else []
+        if mates:
+            advice = (f"Your pack attacks {' or '.join(mates)}: the pack must agree on one "
+                      f"victim, so attack {mates[0]} too.")
+        elif mine:
             advice = f"You vote for {mine}; change it only if you have a reason."
         elif "vote" in offered:
             advice = ("You have not voted yet: the player with the most votes is executed "
