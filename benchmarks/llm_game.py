@@ -5,7 +5,8 @@
 
 Runs ``maw game --roster`` (embedded XMPP server, six llamacpp players) and reads its JSONL
 log. Printed and stored in ``benchmarks/results/llm_game.json``: LLM calls, tokens,
-seconds per game and per call, legal / repaired / fallback answers, refusals, and the
+seconds per game and per call, legal / repaired / fallback answers, nights and murders
+(a MAW night kills only if the pack agrees), refusals, and the
 game's time split (``maw.accounting``) into model calls, Algorithm 1's deliberate waits,
 timers and idle (nobody had been asked anything), and MAW's own overhead (a question was
 open and neither a call nor a wait ran: XMPP delivery, prompts, parsing, lock hand-over).
@@ -58,6 +59,9 @@ def main() -> None:
     split = time_split(log)
     game = split["game"]
     totals = summarize(calls)
+    events = [r for r in log if r["kind"] == "event"]
+    nights = sum(e["event"] == "PhaseStarted" and e["data"]["phase"] == "night" for e in events)
+    murders = sum(e["event"] == "Murdered" for e in events)
     refusals = [r["body"]["reason"] for r in log if r["kind"] == "msg" and r["type"] == "refuse"]
     row = {
         "roster": Path(args.roster).name, "seed": args.seed, "wall_seconds": round(wall, 1),
@@ -66,6 +70,7 @@ def main() -> None:
         "seconds_per_call": round(totals["seconds"] / max(totals["calls"], 1), 2),
         "legal": totals["legal"], "repaired": totals["repaired"],
         "fallback": totals["fallback"],
+        "nights": nights, "murders": murders,  # MAW: a murder needs the pack to agree
         "refusals": len(refusals),
         "refusals_not_late": sum(not x.startswith(LATE) for x in refusals),
         "llm_seconds": split["llm"], "wait_seconds": split["waits"],

@@ -197,8 +197,9 @@ def test_the_answer_schema_offers_each_choice_with_its_own_legal_targets_only():
     for kind, alt in alts.items():
         assert alt["required"] == list(alt["properties"]) and not alt["additionalProperties"]
         assert ("text" in alt["properties"]) == (kind == "chat")
-    if "chat" in alts:
-        assert alts["chat"]["properties"]["text"]["maxLength"] == 120
+    assert "chat" in alts  # (the Hideout)
+    assert alts["chat"]["properties"]["text"]["maxLength"] == 120
+    assert alts["chat"]["properties"]["text"]["minLength"] == 1
     assert '{"action": "attack", "target": NAME}' in answer_format(actions, legal, 120)
     assert parse(json.dumps({"action": "attack", "target": attackable[0]}), wolf, legal,
                  120) == engine.Attack(wolf, attackable[0])
@@ -630,6 +631,14 @@ async def test_the_embedded_model_can_only_answer_a_legal_choice(embedded):
         action = parse(c.text, "Ann", legal, 80)
         assert action is None or action in legal, c.text
         assert "text" not in json.loads(c.text)
+    # ... and a chat says something (an empty one was the last illegal answer left)
+    talk = tuple(a for a in game_and_view("Ann")[2] if isinstance(a, engine.Chat))
+    schema = schema_for(["chat"], talk, 40)
+    for _ in range(3):
+        c = await embedded.chat([{"role": "user", "content": "Say something:"}],
+                                schema=schema, max_tokens=60, temperature=1.5)
+        said = parse(c.text, "Ann", talk, 40)
+        assert isinstance(said, engine.Chat) and said.text, c.text
 
 
 @pytest.mark.slow

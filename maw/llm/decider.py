@@ -121,7 +121,8 @@ def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: 
         if kind in targets:
             properties["target"] = {"type": "string", "enum": sorted(set(targets[kind]))}
         elif kind == "chat":
-            properties["text"] = {"type": "string", "maxLength": max_chars}
+            # (an empty chat was the one illegal answer left to the embedded model)
+            properties["text"] = {"type": "string", "minLength": 1, "maxLength": max_chars}
         alternatives.append({"type": "object", "properties": properties,
                              "required": list(properties), "additionalProperties": False})
     return {"anyOf": alternatives}
@@ -272,7 +273,9 @@ class LLMDecider(Decider):
         try:
             # the first answer, then one re-prompt naming what was wrong with it
             for outcome, key in (("legal", ""), ("repaired", "repair_")):
-                answer = await self.llm.prompt(prompt, schema, temperature=self.temperature)
+                # (room for the longest chat the schema allows, at one character a token)
+                answer = await self.llm.prompt(prompt, schema, max_tokens=self.max_chars + 40,
+                                               temperature=self.temperature)
                 record["calls"] += 1
                 record[f"{key}answer"] = answer.text
                 record["tokens"] += answer.prompt_tokens + answer.completion_tokens
