@@ -128,18 +128,29 @@ async def test_an_illegal_answer_is_repaired_once_then_falls_back_to_listen():
     assert d2.tally.fallbacks == 1 and d2.tally.log[-1]["outcome"] == "fallback"
 
 
-async def test_once_it_has_spoken_a_player_that_must_still_vote_is_offered_the_choice():
-    # a small model repeats its last answer: a wolf chatted all night and never attacked
+@pytest.mark.parametrize("first", ['{"action": "chat", "text": "I suspect someone."}',
+                                   '{"action": "listen"}'])
+async def test_after_its_turn_a_player_that_must_still_vote_is_offered_the_choice_alone(first):
+    # a small model repeats its last answer: a wolf chatted all night and never attacked,
+    # villagers listened all day and no day ever ended in an execution
     _, view, legal = game_and_view("Ann")
     target = next(a.target for a in legal if isinstance(a, engine.Vote))
-    d, backend = decider_for(
-        "Ann", '{"action": "chat", "text": "I suspect someone."}',
-        json.dumps({"action": "vote", "target": target}))
-    assert isinstance(await d.adecide(view, legal, []), engine.Chat)
-    assert "chat" in offered(backend.schemas[0])
+    d, backend = decider_for("Ann", first, '{"action": "listen"}',
+                             json.dumps({"action": "vote", "target": target}))
+    assert await d.adecide(view, legal, []) == parse(first, "Ann", legal, 200)
+    assert {"vote", "chat", "listen"} <= set(offered(backend.schemas[0]))
+    # the second question: "listen" is not possible any more (had it been, the one
+    # re-prompt names the error), and a vote is the answer
     assert await d.adecide(view, legal, []) == engine.Vote("Ann", target)
-    second = offered(backend.schemas[1])
-    assert "chat" not in second and "vote" in second and "listen" in second
+    assert offered(backend.schemas[1]) == ["vote"]
+    assert "'listen' is not possible now (possible: vote)" in backend.calls[2][-1]["content"]
+    assert d.tally.log[-1]["outcome"] == "repaired"
+    # a new phase offers everything again
+    later = view.__class__(**{**{f: getattr(view, f) for f in view.__dataclass_fields__},
+                              "day": view.day + 1})
+    d.llm.backend.queue('{"action": "listen"}')
+    assert await d.adecide(later, legal, []) is None
+    assert "listen" in offered(backend.schemas[3])
 
 
 def offered(schema: dict) -> list[str]:
@@ -164,20 +175,41 @@ def first_night(seed: int, executed: int = 0):
     return state, wolves
 
 
-async def test_a_wolf_is_told_whom_its_pack_attacks():
-    # the pack must agree on one victim: a small model left alone picked its own
+async def test_a_wolf_follows_its_packs_pick():
+    # a MAW night kills only if the pack agrees: a small model left alone picked its own
+    # victim; two wolves each told to follow the other would swap forever, so the first
+    # by name that has picked leads
     state, wolves = first_night(seed=3, executed=-1)
-    assert len(wolves) == 2
+    assert len(wolves) == 2 and wolves == sorted(wolves)
     first, second = wolves
-    target = next(a.target for a in engine.legal_actions(state, first)
-                  if isinstance(a, engine.Attack))
-    state, _ = engine.play(state, engine.Attack(first, target))
-    d, backend = decider_for(second, json.dumps({"action": "attack", "target": target}))
-    action = await d.adecide(engine.view(state, second), engine.legal_actions(state, second),
-                             [f"{first} attacks {target}"])
-    assert action == engine.Attack(second, target)
-    assert f"Your pack attacks {target}: the pack must agree on one victim, so attack " \
-           f"{target} too." in backend.calls[0][-1]["content"]
+    targets = [a.target for a in engine.legal_actions(state, first)
+               if isinstance(a, engine.Attack)]
+    state, _ = engine.play(state, engine.Attack(second, targets[1]))
+    # only the second has picked: the first is offered that victim
+    d, backend = decider_for(first, json.dumps({"action": "attack", "target": targets[1]}))
+    assert await d.adecide(engine.view(state, first), engine.legal_actions(state, first),
+                           []) == engine.Attack(first, targets[1])
+    attack = next(alt for alt in backend.schemas[0]["anyOf"]
+                  if alt["properties"]["action"]["const"] == "attack")
+    assert attack["properties"]["target"]["enum"] == [targets[1]]
+    assert f"Your pack attacks {targets[1]}: the pack must agree on one victim, so attack " \
+           f"{targets[1]} too." in backend.calls[0][-1]["content"]
+    # both have picked, differently: the first leads and keeps its choice; the second
+    # is offered the first's victim
+    state, _ = engine.play(state, engine.Attack(first, targets[0]))
+    d, backend = decider_for(first, '{"action": "listen"}')
+    await d.adecide(engine.view(state, first), engine.legal_actions(state, first), [])
+    attack = next(alt for alt in backend.schemas[0]["anyOf"]
+                  if alt["properties"]["action"]["const"] == "attack")
+    assert attack["properties"]["target"]["enum"] == sorted(
+        a.target for a in engine.legal_actions(state, first) if isinstance(a, engine.Attack))
+    assert len(attack["properties"]["target"]["enum"]) > 1
+    assert "Your pack attacks" not in backend.calls[0][-1]["content"]
+    d, backend = decider_for(second, json.dumps({"action": "attack", "target": targets[0]}))
+    assert await d.adecide(engine.view(state, second), engine.legal_actions(state, second),
+                           []) == engine.Attack(second, targets[0])
+    _, events = engine.play(state, engine.Attack(second, targets[0]))
+    assert any(type(e).__name__ == "Murdered" for e in events)
 
 
 def test_the_answer_schema_offers_each_choice_with_its_own_legal_targets_only():

@@ -88,7 +88,7 @@ def summarize(records: list[dict]) -> dict:
     return out
 
 
-def choices(legal: tuple[engine.Action, ...]) -> tuple[list[str], str]:
+def choices(legal: tuple[engine.Action, ...], listen: bool = True) -> tuple[list[str], str]:
     """The action names offered, and a line describing them with their targets."""
     kinds: dict[str, list[str]] = {}
     for a in legal:
@@ -103,8 +103,23 @@ def choices(legal: tuple[engine.Action, ...]) -> tuple[list[str], str]:
     parts = []
     for kind, targets in kinds.items():
         parts.append(f"{kind} ({', '.join(targets)})" if targets else kind)
+    if not listen:
+        return [*kinds], "; ".join(parts)
     parts.append("listen")
     return [*kinds, "listen"], "; ".join(parts)
+
+
+def pack_pick(player: str, view: engine.PlayerView) -> str | None:
+    """Tonight's victim this wolf should attack too, if its pack has picked one: the pick
+    of the first (by name) wolf that has picked. A MAW night kills only if the pack
+    agrees, and two wolves each told to follow the other would swap picks forever."""
+    if not view.pack or view.phase != "night":
+        return None
+    picks = {p: t for p, t in view.votes.items() if p in view.pack}
+    if not picks:
+        return None
+    leader = min(picks)
+    return None if leader == player else picks[leader]
 
 
 def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int) -> dict:
@@ -144,8 +159,9 @@ def answer_format(actions: list[str], legal: tuple[engine.Action, ...], max_char
 
 
 def parse(text: str, player: str, legal: tuple[engine.Action, ...],
-          max_chars: int) -> engine.Action | None:
-    """The legal action ``text`` names (``None``: listen); ``ValueError`` says why not."""
+          max_chars: int, listen: bool = True) -> engine.Action | None:
+    """The legal action ``text`` names (``None``: listen, if ``listen`` is offered);
+    ``ValueError`` says why not."""
     try:
         data = json.loads(text, strict=False)  # a raw newline inside "text" is fine
     except json.JSONDecodeError as exc:
@@ -154,7 +170,7 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
         raise ValueError('no "action" in the answer')
     kind = data["action"].strip().lower()
     target = data.get("target")
-    if kind == "listen":
+    if kind == "listen" and listen:
         return None
     for a in legal:
         name = TARGETED.get(type(a)) or type(a).__name__.lower()
@@ -173,7 +189,8 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
     offered = sorted({TARGETED.get(type(a)) or type(a).__name__.lower() for a in legal})
     if kind in offered:
         raise ValueError(f"{target!r} is not a legal target for {kind}")
-    raise ValueError(f"{kind!r} is not possible now (possible: {', '.join(offered)}, listen)")
+    raise ValueError(f"{kind!r} is not possible now (possible: "
+                     f"{', '.join(offered + ['listen'] * listen)})")
 
 
 class LLMDecider(Decider):
@@ -191,10 +208,12 @@ class LLMDecider(Decider):
         self.tally = Tally()
         self.pending: dict | None = None  # the decision being made (its calls so far)
         self.started = False
-        self.spoke_in: tuple[int, str] | None = None
+        self.spoke_in: tuple[int, str] | None = None  # the phase it last spoke in
+        self.answered_in: tuple[int, str] | None = None  # ... it last answered in
 
     def _chose(self, action: engine.Action | None,
                view: engine.PlayerView) -> engine.Action | None:
+        self.answered_in = (view.day, view.phase)
         if type(action) is engine.Chat:
             self.spoke_in = (view.day, view.phase)
         return action
@@ -212,21 +231,19 @@ class LLMDecider(Decider):
         self.started = True
 
     def turn_prompt(self, view: engine.PlayerView, messages: list[str],
-                    legal: tuple[engine.Action, ...]) -> tuple[str, list[str], str]:
-        actions, described = choices(legal)
+                    legal: tuple[engine.Action, ...],
+                    listen: bool = True) -> tuple[str, list[str], str]:
+        actions, described = choices(legal, listen)
         known = "; ".join(f"{n} is a {r}" for n, r in view.known_roles.items()
                           if n != self.player)
         results = "; ".join(f"{k} on day {d}: {t} is {s}" for d, k, t, s in view.results)
         votes = "; ".join(f"{a} votes {b}" for a, b in view.votes.items())
         mine = view.votes.get(self.player)
         offered = set(actions)
-        # the packmates' picks tonight (a view shows them to wolves only): the pack must
-        # agree, and a small model left alone picked its own victim (no murder that night)
-        mates = sorted({t for p, t in view.votes.items() if p != self.player}
-                       - {mine}) if "attack" in offered else []
-        if mates:
-            advice = (f"Your pack attacks {' or '.join(mates)}: the pack must agree on one "
-                      f"victim, so attack {mates[0]} too.")
+        pick = pack_pick(self.player, view) if "attack" in offered else None
+        if pick and pick != mine:
+            advice = (f"Your pack attacks {pick}: the pack must agree on one victim, so "
+                      f"attack {pick} too.")
         elif mine:
             advice = f"You vote for {mine}; change it only if you have a reason."
         elif "vote" in offered:
@@ -252,19 +269,35 @@ class LLMDecider(Decider):
             forms=answer_format(actions, legal, self.max_chars), max_chars=self.max_chars)
         return text, actions, described
 
+    def must_choose(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+        """It has had its turn this phase (spoke or listened) and has still not voted or
+        attacked: now it is offered the choice alone, without "listen". A small model
+        repeats its last answer: a wolf chatted all night and never attacked; villagers
+        listened all day, every day ended without a vote and a game never ended."""
+        return (view.votes.get(self.player) is None
+                and self.answered_in == (view.day, view.phase)
+                and any(type(a) in (engine.Vote, engine.Attack) for a in legal))
+
+    def narrow(self, view: engine.PlayerView,
+               legal: tuple[engine.Action, ...]) -> tuple[engine.Action, ...]:
+        """The actions offered: the choice alone once it must choose (``must_choose``),
+        and for a wolf whose pack has picked tonight's victim, that victim alone."""
+        if self.must_choose(view, legal):
+            legal = tuple(a for a in legal if type(a) in TARGETED)
+        pick = pack_pick(self.player, view)
+        if pick and any(type(a) is engine.Attack and a.target == pick for a in legal):
+            legal = tuple(a for a in legal if type(a) is not engine.Attack or a.target == pick)
+        return legal
+
     async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
                       messages: list[str]) -> engine.Action | None:
         if not legal:
             return None
         if not self.started:
             self._start(view)
-        undecided = view.votes.get(self.player) is None and any(
-            type(a) in (engine.Vote, engine.Attack) for a in legal)
-        if undecided and self.spoke_in == (view.day, view.phase):
-            # it has spoken this phase and still has to choose: offer the choice alone (a
-            # small model repeats its last answer: a wolf chatted all night, never attacked)
-            legal = tuple(a for a in legal if type(a) is not engine.Chat)
-        text, actions, described = self.turn_prompt(view, messages, legal)
+        legal = self.narrow(view, legal)
+        listen = not self.must_choose(view, legal)
+        text, actions, described = self.turn_prompt(view, messages, legal, listen)
         schema = schema_for(actions, legal, self.max_chars)
         record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
                         "calls": 0, "tokens": 0, "seconds": 0.0}
@@ -284,7 +317,7 @@ class LLMDecider(Decider):
                 record.setdefault("spans", []).append(
                     [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
                 try:
-                    action = parse(answer.text, self.player, legal, self.max_chars)
+                    action = parse(answer.text, self.player, legal, self.max_chars, listen)
                 except ValueError as exc:
                     record[f"{key}error"] = str(exc)
                     prompt = self.prompts.render("repair.md", error=str(exc),
