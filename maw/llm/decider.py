@@ -273,7 +273,7 @@ class LLMDecider(Decider):
         """It has had its turn this phase (spoke or listened) and has still not voted or
         attacked: now it is offered the choice alone, without "listen". A small model
         repeats its last answer: a wolf chatted all night and never attacked; villagers
-        listened all day, every day ended without a vote and a game never ended."""
+        listened all day, every day ended in a tie and a game never ended."""
         return (view.votes.get(self.player) is None
                 and self.answered_in == (view.day, view.phase)
                 and any(type(a) in (engine.Vote, engine.Attack) for a in legal))
