@@ -13,6 +13,7 @@ from maw.agents.user_interface import parse_command
 from maw.engine import ruleset
 from maw.game import default_seats, run_game, run_person
 from maw.protocol import messages as m
+from maw.screen import phase_of
 
 DAY = [m.Option(action="chat", room="Village"), m.Option(action="vote", target="Bob"),
        m.Option(action="vote", target="Cid"), m.Option(action="over")]
@@ -56,6 +57,23 @@ def test_unknown_commands_and_blank_lines():
     assert "unknown command /dance" in parse_command("/dance", DAY).error
     assert parse_command("   ", DAY) == parse_command("", DAY)
     assert parse_command("", DAY).action is None and parse_command("", DAY).error is None
+
+
+def test_an_action_typed_in_an_earlier_phase_is_dropped_and_the_question_stays_open():
+    from maw.agents.base import GameLog
+    from maw.agents.user_interface import UserInterfaceAgent
+
+    person = ScriptedPerson([])
+    ui = UserInterfaceAgent("alice@localhost", "pw", person, GameLog(None))
+    day1, day2 = {"day": 1, "phase": "day"}, {"day": 2, "phase": "day"}
+    ui.queued = [(m.Vote(target="Bob"), phase_of(day1)), (m.Chat(message="hi"), phase_of(day1))]
+    ui.view = day2
+    # both are too late; none goes out, so the new question must wait for the person
+    assert ui.take_queued() is None and ui.queued == []
+    assert person.screen == ["! too late for your /vote: that phase is over",
+                             "! too late for your message: that phase is over"]
+    ui.queued = [(m.Chat(message="old"), phase_of(day1)), (m.Chat(message="now"), phase_of(day2))]
+    assert ui.take_queued() == m.Chat(message="now")
 
 
 # ---------------------------------------------------------------- a person over XMPP

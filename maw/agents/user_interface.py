@@ -112,6 +112,17 @@ class UserInterfaceAgent(MawAgent):
         self.add_behaviour(Keyboard())
         self.add_catch_all(("get_input", "news", "cancel"))
 
+    def take_queued(self) -> m.Body | None:
+        """The first action typed in this phase while nobody asked; the older ones are
+        too late (the person is told) and dropped."""
+        while self.queued:
+            action, typed_in = self.queued.pop(0)
+            if typed_in == phase_of(self.view):
+                return action
+            what = "message" if action.type == "chat" else f"/{action.type}"
+            self.console.show(f"! too late for your {what}: that phase is over")
+        return None
+
     def status(self, **status: Any) -> None:
         update = getattr(self.console, "update", None)
         if update is not None:
@@ -173,13 +184,9 @@ class Requests(CyclicBehaviour):
             agent.view = body.view
         agent.options = list(body.options)
         agent.status(view=body.view, seconds=body.seconds)
-        while agent.queued:  # what was typed in this phase goes out; older is too late
-            action, typed_in = agent.queued.pop(0)
-            if typed_in == phase_of(agent.view):
-                await agent.send_body(self, str(msg.sender.bare), action, msg.thread)
-                return
-            what = "message" if action.type == "chat" else f"/{action.type}"
-            agent.console.show(f"! too late for your {what}: that phase is over")
+        action = agent.take_queued()
+        if action is not None:
+            await agent.send_body(self, str(msg.sender.bare), action, msg.thread)
             return
         agent.pending = (msg, body)
 
