@@ -232,7 +232,7 @@ def test_the_answer_schema_offers_each_choice_with_its_own_legal_targets_only():
     assert "chat" in alts  # (the Hideout)
     assert alts["chat"]["properties"]["text"]["maxLength"] == 120
     assert alts["chat"]["properties"]["text"]["minLength"] == 1
-    assert '{"action": "attack", "target": NAME}' in answer_format(actions, legal, 120)
+    assert '{"action": "attack", "target": NAME}' in answer_format(schema)
     assert parse(json.dumps({"action": "attack", "target": attackable[0]}), wolf, legal,
                  120) == engine.Attack(wolf, attackable[0])
 

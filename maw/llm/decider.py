@@ -143,10 +143,10 @@ def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: 
     return {"anyOf": alternatives}
 
 
-def answer_format(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int) -> str:
-    """The answer forms of ``schema_for``, as the prompt shows them."""
+def answer_format(schema: dict) -> str:
+    """The answer forms of a ``schema_for`` schema, as the prompt shows them."""
     forms = []
-    for alternative in schema_for(actions, legal, max_chars)["anyOf"]:
+    for alternative in schema["anyOf"]:
         properties = alternative["properties"]
         kind = properties["action"]["const"]
         if "target" in properties:
@@ -232,8 +232,10 @@ class LLMDecider(Decider):
 
     def turn_prompt(self, view: engine.PlayerView, messages: list[str],
                     legal: tuple[engine.Action, ...],
-                    listen: bool = True) -> tuple[str, list[str], str]:
+                    listen: bool = True) -> tuple[str, dict, str]:
+        """The turn's prompt, its answer schema and the line describing the choices."""
         actions, described = choices(legal, listen)
+        schema = schema_for(actions, legal, self.max_chars)
         known = "; ".join(f"{n} is a {r}" for n, r in view.known_roles.items()
                           if n != self.player)
         results = "; ".join(f"{k} on day {d}: {t} is {s}" for d, k, t, s in view.results)
@@ -266,8 +268,8 @@ class LLMDecider(Decider):
             known=" ".join(x for x in (f"You know: {known}." if known else "",
                                        f"Your results: {results}." if results else "") if x),
             messages="\n".join(messages) or "(nothing new)", choices=described,
-            forms=answer_format(actions, legal, self.max_chars), max_chars=self.max_chars)
-        return text, actions, described
+            forms=answer_format(schema), max_chars=self.max_chars)
+        return text, schema, described
 
     def must_choose(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
         """It has had its turn this phase (spoke or listened) and has still not voted or
@@ -297,8 +299,7 @@ class LLMDecider(Decider):
             self._start(view)
         legal = self.narrow(view, legal)
         listen = not self.must_choose(view, legal)
-        text, actions, described = self.turn_prompt(view, messages, legal, listen)
-        schema = schema_for(actions, legal, self.max_chars)
+        text, schema, described = self.turn_prompt(view, messages, legal, listen)
         record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
                         "calls": 0, "tokens": 0, "seconds": 0.0}
         self.pending = record
