@@ -20,7 +20,7 @@ from maw.engine import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
+DATA = REPO / "tests" / "data"  # what the tests need, in the repository itself
 LETTERS = {"W": WEREWOLF, "V": VILLAGER, "S": SEER, "M": MEDIUM, "B": BODYGUARD,
            "P": POSSESSED}
 NAMES = [chr(ord("A") + i) for i in range(26)]
@@ -31,15 +31,6 @@ def start(name: str, deal: str, seed: int = 0, **options) -> GameState:
     roles = [LETTERS[c] for c in deal]
     return new_game(ruleset(name, **options), NAMES[: len(roles)], random.Random(seed),
                     roles=roles)
-
-
-def shared_dir(sub: str) -> Path:
-    path = SHARED / sub
-    if not path.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{path} is missing: CI must have shared/ beside the clone")
-        pytest.skip(f"{path} not found (shared/ is not beside this checkout)")
-    return path
 
 
 # ---------------------------------------------------------------- pyjabber

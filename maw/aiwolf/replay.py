@@ -1,13 +1,14 @@
 """Replay aiwolf-nlp-server game logs through the engine and compare the results.
 
-A log has one event a line, ``day,kind,...`` (see ``../shared/ARCHITECTURE.md``). The
+A log has one event a line, ``day,kind,...`` (``tests/data/aiwolf-logs/README.md``). The
 replay deals the roles of the day-0 ``status`` lines, ends each talk and whisper phase,
 applies the logged votes, divinations, guards and attack votes, and checks that the
 engine reaches the same executions, attacks, divination results and winner. A tie
 settled at random by the server must have been settled among the engine's tied players;
 that logged pick is then given to the engine as chance's pick.
 
-Run ``python -m maw.aiwolf.replay DIR...`` to replay every ``*.log`` below ``DIR``.
+Run ``python -m maw.aiwolf.replay DIR...`` to replay every ``*.log`` below ``DIR`` (by
+default the 122 contest logs the repository carries in ``tests/data/aiwolf-logs``).
 """
 
 from __future__ import annotations
@@ -248,8 +249,17 @@ def replay_all(paths: list[Path]) -> list[Report]:
     return [replay(p) for p in files]
 
 
+# the contest logs this repository carries (a checkout, not an installed package)
+CONTEST_LOGS = Path(__file__).resolve().parents[2] / "tests" / "data" / "aiwolf-logs"
+
+
 def main(argv: list[str]) -> int:
-    reports = replay_all([Path(a) for a in argv] or [Path("../shared/aiwolf-logs")])
+    paths = [Path(a) for a in argv] or [CONTEST_LOGS]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        print(f"no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    reports = replay_all(paths)
     for r in reports:
         if not r.agrees:
             print(f"DISAGREE {r.path}")
