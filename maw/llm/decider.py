@@ -198,9 +198,13 @@ class LLMDecider(Decider):
 
     def __init__(self, player: str, rng: random.Random, llm: LLM,
                  prompts: Prompts | None = None, persona: str = "",
-                 max_chars: int = 200, temperature: float = 0.7) -> None:
+                 max_chars: int = 200, temperature: float = 0.7,
+                 fallback: tuple[str, Decider] | None = None) -> None:
         super().__init__(player, rng)
         self.llm = llm
+        # (name, decider) that decides when the model cannot answer at all (its server
+        # is down, its process crashed); without one the player listens
+        self.fallback = fallback
         self.prompts = prompts or Prompts()
         self.persona = persona
         self.max_chars = max_chars
@@ -217,6 +221,10 @@ class LLMDecider(Decider):
         if type(action) is engine.Chat:
             self.spoke_in = (view.day, view.phase)
         return action
+
+    def observe(self, event) -> None:
+        if self.fallback is not None:
+            self.fallback[1].observe(event)
 
     def decide(self, view, legal):  # pragma: no cover - the agents call adecide
         raise TypeError("LLMDecider is asynchronous: call adecide")
@@ -330,7 +338,12 @@ class LLMDecider(Decider):
             return None
         except Exception as exc:
             record.update(outcome="fallback", exception=repr(exc))
-            return None
+            if self.fallback is None:
+                return None
+            name, decider = self.fallback
+            action = decider.decide(view, legal)
+            record.update(fallback_decider=name, fallback_action=repr(action))
+            return action
         finally:  # (cancelled: the question became moot while it was being answered)
             self.pending = None
             record.setdefault("outcome", "cancelled")
