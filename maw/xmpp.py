@@ -122,6 +122,11 @@ def _patch_pyjabber_stream_restart() -> None:
     happens with a few clients connecting at once from other processes) is taken for a
     child element and then thrown away, and the server never answers. Here a stream header
     always starts a new stream, and the late reset no longer clears it.
+
+    Also: what a client writes after its stream has ended (a stanza still queued as it
+    disconnects, a whitespace keep-alive) made the parser raise, and asyncio printed a
+    "Fatal error on SSL protocol" traceback on the host's terminal as a game ended. Such
+    an element now closes that connection quietly, and whitespace is ignored.
     """
     from pyjabber.network.parsers.XMLParser import XMLParser
 
@@ -129,26 +134,97 @@ def _patch_pyjabber_stream_restart() -> None:
         return
     start_element = XMLParser.startElementNS
     reset_stack = XMLParser.reset_stack
+    characters = XMLParser.characters
+    end_element = XMLParser.endElementNS
 
     def startElementNS(self, name, qname, attrs):  # noqa: N802 - SAX's name
         if name == ("http://etherx.jabber.org/streams", "stream"):
             self._stack.clear()
+        elif not self._stack and type(self) is XMLParser:  # outside any stream
+            with contextlib.suppress(Exception):
+                self._transport.close()
+            return None
         return start_element(self, name, qname, attrs)
+
+    def text(self, content: str) -> None:
+        if self._stack or type(self) is not XMLParser:
+            characters(self, content)
+
+    def endElementNS(self, name, qname):  # noqa: N802 - SAX's name
+        if self._stack or "stream" in name or type(self) is not XMLParser:
+            end_element(self, name, qname)
 
     def reset(self) -> None:
         if type(self) is not XMLParser:  # the server-to-server parsers keep their logic
             reset_stack(self)
 
     XMLParser.startElementNS = startElementNS
+    XMLParser.characters = text
+    XMLParser.endElementNS = endElementNS
     XMLParser.reset_stack = reset
     XMLParser._maw_patched = True
 
 
-class EmbeddedServer:
-    """pyjabber in this process (always on host ``localhost``: 0.0.0.0 drops messages)."""
+# RFC 6120 4.9.3.9: the stream error ejabberd answers a client stanza with a forged sender
+INVALID_FROM = (b"<stream:error><invalid-from xmlns='urn:ietf:params:xml:ns:xmpp-streams'/>"
+                b"<text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>the from address of a "
+                b"stanza must be your own (RFC 6120 8.1.2.1)</text></stream:error>"
+                b"</stream:stream>")
+log = logging.getLogger("maw.xmpp")
 
-    def __init__(self, port: int = 5222) -> None:
+
+def _patch_pyjabber_senders() -> None:
+    """Make pyjabber 0.4.5 prove every client stanza's sender, as RFC 6120 (8.1.2.1)
+    requires and ejabberd does.
+
+    pyjabber stamps a stanza's ``from`` only when it has none and otherwise routes
+    whatever the client wrote: a seated player posing as the GameMaster opened the Hideout
+    to itself. Here a client stanza whose ``from`` is neither the connection's full JID
+    nor its bare JID closes that client's stream with ``invalid-from`` (as ejabberd does),
+    and nothing of it is routed. Server-to-server streams are not affected: MAW closes the
+    embedded server's server-to-server port (``EmbeddedServer.start``).
+    """
+    from pyjabber.stream.handlers.StanzaHandler import StanzaHandler
+
+    if getattr(StanzaHandler, "_maw_senders", False):
+        return
+    feed = StanzaHandler.feed
+
+    async def feed_checked(self, element) -> None:
+        claimed = element.attrib.get("from")
+        own = self._jid
+        if claimed is not None and own is not None and type(self) is StanzaHandler and \
+                claimed.lower() not in (str(own).lower(), own.bare().lower()):
+            log.warning("closed the stream of %s: a stanza claimed to be from %s", own,
+                        claimed[:100])
+            with contextlib.suppress(Exception):
+                self._transport.write(INVALID_FROM)
+                self._transport.close()
+            return
+        await feed(self, element)
+
+    StanzaHandler.feed = feed_checked
+    StanzaHandler._maw_senders = True
+
+
+def _pyjabber_checks_senders() -> bool:
+    from pyjabber.stream.handlers.StanzaHandler import StanzaHandler
+
+    return getattr(StanzaHandler, "_maw_senders", False)
+
+
+class EmbeddedServer:
+    """pyjabber in this process (always on host ``localhost``: 0.0.0.0 drops messages).
+
+    What it guarantees (docs/security.md): every stanza's sender is the authenticated
+    address of the client that sent it (``check_senders``; off only to test what MAW's
+    own proofs do on a lax server), it listens on loopback only, keeps no state on disk
+    and offers no server-to-server port.
+    """
+
+    def __init__(self, port: int = 5222, check_senders: bool = True) -> None:
         self.port = port
+        self.check_senders = check_senders
         self._task: asyncio.Task | None = None
         self._server = None
 
@@ -163,6 +239,11 @@ class EmbeddedServer:
         loguru.logger.remove()  # pyjabber logs through loguru; keep the terminal for the game
         quiet_logs()
         _patch_pyjabber_stream_restart()
+        if self.check_senders:
+            _patch_pyjabber_senders()
+        elif _pyjabber_checks_senders():
+            raise MawError("this process already runs an embedded server that checks "
+                           "senders: a lax one needs a process of its own")
         # without the upload plugin pyjabber opens no admin page on the fixed port 9090,
         # so two servers (or a test run beside a game) can coexist
         plugins = [p for p in Parameters().plugins if p != "urn:xmpp:http:upload:0"]
@@ -191,6 +272,11 @@ class EmbeddedServer:
             if self._task in done and self._task.exception():
                 raise MawError(f"the embedded XMPP server failed: {self._task.exception()}")
             raise MawError("the embedded XMPP server did not start in 20 s")
+        # MAW never federates: a server-to-server port would let any local process pose as
+        # a server and deliver stanzas in anyone's name
+        listener = getattr(self._server, "_server_listener", None)
+        if listener is not None:
+            listener.close()
         # pyjabber hashes passwords in worker processes that outlive a process killed
         # outright (a SIGKILLed tournament left them behind): the same pool, but workers
         # that die with this process. No worker has started yet (they start on first use).
@@ -210,8 +296,30 @@ class EmbeddedServer:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+        await self._close_connections()
         with contextlib.suppress(Exception):
             import pyjabber.AppConfig as pyjabber_config
 
             pool = pyjabber_config.app_config.process_pool_exe  # type: ignore[union-attr]
             pool.shutdown(wait=False, cancel_futures=True)
+
+    @staticmethod
+    async def _close_connections() -> None:
+        """Close every client's connection and let its tasks end before the loop does.
+        pyjabber starts a timer task for every stanza it receives and cancels the last
+        one; a game that ends under a flood left thousands of them cancelled but not yet
+        finished, and the closing loop printed "Task was destroyed but it is pending!"."""
+        with contextlib.suppress(Exception):
+            from pyjabber.network.ConnectionManager import ConnectionManager
+
+            for client in list(ConnectionManager()._peerList.values()):
+                if client.transport is not None:
+                    client.transport.close()
+        await asyncio.sleep(0)
+        mine = asyncio.current_task()
+        leftovers = [t for t in asyncio.all_tasks() if t is not mine and "pyjabber" in
+                     getattr(getattr(t.get_coro(), "cr_code", None), "co_filename", "")]
+        for task in leftovers:
+            task.cancel()
+        if leftovers:
+            await asyncio.wait(leftovers, timeout=2)
