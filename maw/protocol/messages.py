@@ -12,6 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_\-]+$")]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
+# a bare XMPP address, validated before anything uses it (an address that is not a JID
+# once ended the GameMaster's Referee: spade raised while building the answer to it)
+Jid = Annotated[str, Field(min_length=3, max_length=200,
+                           pattern=r"^[A-Za-z0-9._\-]+@[A-Za-z0-9.\-]+$")]
+RoomName = Literal["Village", "Hideout"]
+Key = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]  # 32 bytes, hex
 
 
 class Body(BaseModel):
@@ -31,7 +37,9 @@ class JoinLobby(Body):
 
 
 class Joined(Body):
-    """GameMaster -> Player (agree): you are in; keep ``token`` secret, it proves who you are."""
+    """GameMaster -> Player (agree): you are in. Keep ``token`` secret: it proves who you
+    are. ``key`` proves, from now on, that what claims to come from the GameMaster or a
+    room does (``maw.protocol.proof``); only this player and the host hold it."""
 
     PERFORMATIVE: ClassVar[str] = "agree"
     type: Literal["joined"] = "joined"
@@ -39,7 +47,8 @@ class Joined(Body):
     token: str
     joined: int
     expected: int
-    rooms: dict[str, str] = {}  # room name -> JID, for a player that did not know them
+    rooms: dict[RoomName, Jid] = {}  # room JIDs, for a player that did not know them
+    key: Key | None = None
 
 
 class StartGame(Body):
@@ -267,8 +276,8 @@ class OpenRoom(Body):
     type: Literal["open_room"] = "open_room"
     day: int
     round: int = 1
-    writers: dict[str, str]  # name -> bare JID
-    readers: dict[str, str]
+    writers: dict[Name, Jid]  # name -> bare JID
+    readers: dict[Name, Jid]
 
 
 class CloseRoom(Body):
@@ -313,8 +322,8 @@ class ChatCheck(Body):
 
     PERFORMATIVE: ClassVar[str] = "query-if"
     type: Literal["chat_check"] = "chat_check"
-    room: str
-    player: str
+    room: RoomName
+    player: Name
     token: str | None
     message: Text
     ref: str
