@@ -20,9 +20,9 @@ from pathlib import Path
 from spade.agent import DisconnectedException
 from spade.container import Container
 
-from maw.agents.base import GameLog, MawAgent
+from maw.agents.base import GameLog, MawAgent, link
 from maw.agents.chatroom import ChatRoomAgent
-from maw.agents.gamemaster import GameConfig, GameMasterAgent
+from maw.agents.gamemaster import GameConfig, GameMasterAgent, share_host_key
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
@@ -232,20 +232,23 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     archive = path.with_suffix("") if path else None
     gm = GameMasterAgent(gm_jid, gm_password, config, village, hideout, game_log, port,
                          on_event)
-    first: list[MawAgent] = [
+    room_agents = [
         ChatRoomAgent(village, password(), "Village", gm_jid, game_log, archive, port),
         ChatRoomAgent(hideout, password(), "Hideout", gm_jid, game_log, archive, port),
-        gm,
     ]
+    share_host_key(gm, room_agents)
+    first: list[MawAgent] = [*room_agents, gm]
     players: list[MawAgent] = []
     rng = random.Random(f"{config.seed}:deciders")
     for seat in seats:
-        interface = jid(f"ui-{seat.name}")
-        first.append(ModelInterfaceAgent(interface, password(), seat.name,
-                                         deciders(seat, rng.getrandbits(64)), game_log,
-                                         seat.max_wait, rng.getrandbits(32), port))
-        players.append(PlayerAgent(jid(f"p-{seat.name}"), password(), interface, gm_jid,
-                                   rooms, game_log, port))
+        interface = ModelInterfaceAgent(jid(f"ui-{seat.name}"), password(), seat.name,
+                                        deciders(seat, rng.getrandbits(64)), game_log,
+                                        seat.max_wait, rng.getrandbits(32), port)
+        player = PlayerAgent(jid(f"p-{seat.name}"), password(), str(interface.jid), gm_jid,
+                             rooms, game_log, port)
+        link(player, interface)
+        first.append(interface)
+        players.append(player)
     agents = first + players
     result = GameResult(path)
     t0 = time.monotonic()
@@ -367,6 +370,7 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
                          join_seconds=join_seconds, push_news=push_news)
     if on_line is not None:
         player.on_line = on_line
+    link(player, interface)
     agents: list[MawAgent] = [interface, player]
     result = PlayerResult(None)
     try:

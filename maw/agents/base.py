@@ -1,8 +1,10 @@
-"""What every MAW agent shares: sending and decoding bodies, the catch-all that answers
+"""What every MAW agent shares: sending and decoding bodies, proofs of who sent what, the
+guard that keeps one message from ending a behaviour, the catch-all that answers
 ``not-understood``, the append-only JSONL game log, and template helpers."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -16,7 +18,9 @@ from spade.message import Message
 from spade.template import Template
 
 from maw.protocol import ProtocolError, decode, encode, not_understood
+from maw.protocol import messages as m
 from maw.protocol.messages import Body
+from maw.protocol.proof import new_key, proven, sign
 
 log = logging.getLogger("maw.agents")
 
@@ -75,6 +79,29 @@ class MawAgent(Agent):
     server_host: str | None = None
     sent = 0  # messages sent, for the benchmarks
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # bare JID -> the key this agent shares with it: what goes there is signed
+        self.keys: dict[str, bytes] = {}
+        # the JIDs whose messages this agent takes only with their proof (maw.protocol.proof)
+        self.authorities: set[str] = set()
+        self.forged = 0  # messages dropped for a missing or wrong proof
+        self.failures = 0  # messages whose handling raised (logged, answered, survived)
+
+    def dispatch(self, msg: Message) -> list:  # type: ignore[override]
+        """Every message goes through here (from the server or, in one process, from
+        SPADE's container): one that claims to come from an authority of this agent but
+        lacks its proof is dropped and logged, unanswered (its real sender is unknown)."""
+        sender = bare(msg.sender)
+        if sender in self.authorities:
+            key = self.keys.get(sender)
+            if key is None or not proven(msg, key):
+                self.forged += 1
+                self.game_log.write("forged", agent=bare(self.jid), sender=sender,
+                                    type=str(msg.get_metadata("type"))[:40])
+                return []
+        return super().dispatch(msg)
+
     @property  # type: ignore[override]
     def client(self):  # noqa: D102 - SPADE's own attribute, kept in its slot
         return Agent.client.__get__(self, Agent)  # type: ignore[attr-defined]
@@ -106,11 +133,36 @@ class MawAgent(Agent):
 
     async def send_body(self, behaviour: CyclicBehaviour, to: str, body: Body,
                         thread: str | None = None) -> None:
-        msg = encode(body, to, thread)
-        self.game_log.write("msg", sender=str(self.jid.bare), to=to, type=body.type,  # type: ignore
-                            body=body.model_dump(exclude={"view"}))
+        msg = self.seal(encode(body, to, thread))
+        self.game_log.write("msg", sender=bare(self.jid), to=to, type=body.type,  # type: ignore
+                            body=body.model_dump(exclude=SECRET_FIELDS))
         self.sent += 1
         await behaviour.send(msg)
+
+    def seal(self, msg: Message) -> Message:
+        """Set the sender of ``msg`` and sign it, if this agent shares a key with its
+        recipient."""
+        msg.sender = bare(self.jid)
+        key = self.keys.get(bare(msg.to))
+        if key is not None:
+            sign(msg, key)
+        return msg
+
+    async def handler_failed(self, behaviour: CyclicBehaviour, msg: Message | None,
+                             exc: Exception) -> None:
+        """Handling ``msg`` raised: log it, answer a request with ``refuse``, go on."""
+        self.failures += 1
+        kind = str(msg.get_metadata("type"))[:40] if msg is not None else None
+        sender = bare(msg.sender) if msg is not None else None
+        log.warning("%s: handling %s from %s failed: %r", bare(self.jid), kind, sender, exc)
+        self.game_log.write("handler_error", agent=bare(self.jid), behaviour=type(
+            behaviour).__name__, type=kind, sender=sender, error=repr(exc)[:500])
+        if msg is None or not sender or msg.get_metadata("performative") not in (
+                "request", "query-if"):
+            return
+        with contextlib.suppress(Exception):  # (the answer itself must not fail the guard)
+            await self.send_body(behaviour, sender, m.Refuse(
+                reason=f"{kind} could not be handled: {type(exc).__name__}"), msg.thread)
 
     def decode_or_none(self, msg: Message) -> Body | None:
         try:
@@ -136,7 +188,7 @@ class MawAgent(Agent):
     async def flush_not_understood(self, behaviour: CyclicBehaviour) -> None:
         while self._pending_nu:
             self.sent += 1
-            await behaviour.send(self._pending_nu.pop(0))
+            await behaviour.send(self.seal(self._pending_nu.pop(0)))
 
     def add_catch_all(self, known: Iterable[str]) -> None:
         """Answer everything no other behaviour takes with ``not-understood``."""
@@ -145,11 +197,61 @@ class MawAgent(Agent):
         self.add_behaviour(_NotUnderstood(), template)
 
 
+SECRET_FIELDS = {"view", "token", "key"}  # not in the game log: a log is shared, a key not
+
+
+def bare(jid: object) -> str:
+    """The bare JID of ``jid`` (a slixmpp JID or a string), lower case."""
+    value = getattr(jid, "bare", None)
+    return str(value if value is not None else jid).lower()
+
+
+def link(a: MawAgent, b: MawAgent, key: bytes | None = None) -> bytes:
+    """``a`` and ``b`` share a new (or the given) key: each signs what it sends the other,
+    and takes from the other only what is signed (a player and its interface)."""
+    key = key or new_key()
+    a.keys[bare(b.jid)] = key
+    a.authorities.add(bare(b.jid))
+    b.keys[bare(a.jid)] = key
+    b.authorities.add(bare(a.jid))
+    return key
+
+
+class Guarded(CyclicBehaviour):
+    """A behaviour that handles one message a run, and that no message can end: SPADE
+    ends a behaviour whose ``run`` raises, and one hostile message once ended the
+    GameMaster's answers to every player. Subclasses implement ``handle``."""
+
+    receive_timeout = 10.0
+
+    async def run(self) -> None:
+        agent: MawAgent = self.agent  # type: ignore[assignment]
+        msg: Message | None = None
+        try:
+            got = await agent.receive_body(self, timeout=self.receive_timeout)
+            if got is None:
+                return
+            msg, body = got
+            await self.handle(msg, body)
+        except Exception as exc:
+            await agent.handler_failed(self, msg, exc)
+
+    async def handle(self, msg: Message, body: Body) -> None:
+        raise NotImplementedError
+
+
 class _NotUnderstood(CyclicBehaviour):
     async def run(self) -> None:
         msg = await self.receive(timeout=10)
         if msg is None:
             return
+        agent: MawAgent = self.agent  # type: ignore[assignment]
+        try:
+            await self.answer(msg)
+        except Exception as exc:
+            await agent.handler_failed(self, msg, exc)
+
+    async def answer(self, msg: Message) -> None:
         if msg.get_metadata("type") == "not_understood":
             return  # never answer a not-understood with one: no ping-pong
         agent: MawAgent = self.agent  # type: ignore[assignment]
@@ -159,4 +261,4 @@ class _NotUnderstood(CyclicBehaviour):
         except ProtocolError as exc:
             reason = str(exc)
         agent.game_log.write("refused", sender=str(msg.sender), reason=reason)
-        await self.send(not_understood(msg, ProtocolError(reason)))
+        await self.send(agent.seal(not_understood(msg, ProtocolError(reason))))

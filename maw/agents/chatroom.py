@@ -16,7 +16,7 @@ from pathlib import Path
 from spade.behaviour import FSMBehaviour, State
 from spade.message import Message
 
-from maw.agents.base import GameLog, MawAgent, of_types
+from maw.agents.base import GameLog, MawAgent, bare, of_types
 from maw.protocol import messages as m
 
 ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages")
@@ -74,7 +74,22 @@ class RoomState(State):
         while True:
             got = await self.room.receive_body(self, timeout=60)
             if got is not None:
-                return got[0], got[1], str(got[0].sender.bare)
+                return got[0], got[1], bare(got[0].sender)
+
+    async def serve_messages(self) -> None:
+        """Handle messages (``handle``) until one of them changes the state; a message
+        whose handling raises is logged and refused, and the room goes on."""
+        while True:
+            msg, body, sender = await self.next_message()
+            try:
+                if await self.handle(msg, body, sender):
+                    return
+            except Exception as exc:
+                await self.room.handler_failed(self, msg, exc)
+
+    async def handle(self, msg: Message, body: m.Body, sender: str) -> bool:
+        """Handle one message; ``True`` when the room changes state."""
+        raise NotImplementedError
 
     async def answer_open(self, body: m.OpenRoom, thread: str | None) -> None:
         room = self.room
@@ -91,23 +106,27 @@ class ClosedState(RoomState):
     """Closed: refuse every chat, wait for the GameMaster to open the room."""
 
     async def run(self) -> None:
+        await self.serve_messages()
+        self.set_next_state("Open")
+
+    async def handle(self, msg: Message, body: m.Body, sender: str) -> bool:
         room = self.room
-        while True:
-            msg, body, sender = await self.next_message()
-            if isinstance(body, m.OpenRoom) and sender == room.gamemaster:
-                await self.answer_open(body, msg.thread)
-                self.set_next_state("Open")
-                return
-            elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
-                await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
-            elif isinstance(body, m.Chat):
-                await room.send_body(self, sender, m.Refuse(
-                    reason=f"the {room.room_name} is closed"), msg.thread)
-            elif isinstance(body, m.GetNewMessages):
-                name = room.member(sender, room.readers)
-                if name is not None:
-                    await room.send_body(self, room.readers[name], m.NewMessages(
-                        room_name=room.room_name, messages=[], next=room.base))
+        # (the GameMaster is an authority of the room: what claims to come from it is
+        # proven, maw.protocol.proof)
+        if isinstance(body, m.OpenRoom) and sender == room.gamemaster:
+            await self.answer_open(body, msg.thread)
+            return True
+        elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
+            await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
+        elif isinstance(body, m.Chat):
+            await room.send_body(self, sender, m.Refuse(
+                reason=f"the {room.room_name} is closed"), msg.thread)
+        elif isinstance(body, m.GetNewMessages):
+            name = room.member(sender, room.readers)
+            if name is not None:
+                await room.send_body(self, room.readers[name], m.NewMessages(
+                    room_name=room.room_name, messages=[], next=room.base))
+        return False
 
 
 class SetupState(ClosedState):
@@ -118,23 +137,25 @@ class OpenState(RoomState):
     """Take chats from living members; the engine (via the GameMaster) has the last word."""
 
     async def run(self) -> None:
+        await self.serve_messages()
+        self.set_next_state("Close")
+
+    async def handle(self, msg: Message, body: m.Body, sender: str) -> bool:
         room = self.room
-        while True:
-            msg, body, sender = await self.next_message()
-            if isinstance(body, m.CloseRoom) and sender == room.gamemaster:
-                await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
-                self.set_next_state("Close")
-                return
-            elif isinstance(body, m.OpenRoom) and sender == room.gamemaster:
-                await self.answer_open(body, msg.thread)  # a new phase, still open
-            elif isinstance(body, m.Chat):
-                await self.chat(body, sender, msg.thread)
-            elif isinstance(body, m.ChatVerdict) and sender == room.gamemaster:
-                await self.verdict(body)
-            elif isinstance(body, m.GetNewMessages):
-                name = room.member(sender, room.readers)
-                if name is not None:
-                    await self.serve(room.readers[name], body.since)
+        if isinstance(body, m.CloseRoom) and sender == room.gamemaster:
+            await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
+            return True
+        elif isinstance(body, m.OpenRoom) and sender == room.gamemaster:
+            await self.answer_open(body, msg.thread)  # a new phase, still open
+        elif isinstance(body, m.Chat):
+            await self.chat(body, sender, msg.thread)
+        elif isinstance(body, m.ChatVerdict) and sender == room.gamemaster:
+            await self.verdict(body)
+        elif isinstance(body, m.GetNewMessages):
+            name = room.member(sender, room.readers)
+            if name is not None:
+                await self.serve(room.readers[name], body.since)
+        return False
 
     async def chat(self, body: m.Chat, sender: str, thread: str | None) -> None:
         room = self.room

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
+from spade.message import Message
 
 from maw import engine
-from maw.agents.base import GameLog, MawAgent, of_types
+from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.engine import events as ev
 from maw.errors import IllegalActionError, MawError
 from maw.protocol import convert
 from maw.protocol import messages as m
+from maw.protocol.proof import new_key
 
 ACTIONS = ("vote", "unvote", "attack", "divine", "guard", "over", "listen")
 REFEREE_TYPES = ("join_lobby", "chat_check", *ACTIONS)
@@ -54,6 +56,7 @@ class Seat:
     name: str
     jid: str
     token: str
+    key: bytes = b""  # signs what the host sends this player (maw.protocol.proof)
     acted: bool = False
     gone: bool = False  # the server bounced a message to it: its client is offline
 
@@ -270,6 +273,19 @@ class GameMasterAgent(MawAgent):
         return any(a not in self.idle and not self.seats[a].gone for a in actors)
 
 
+def share_host_key(gm: GameMasterAgent, rooms: list[MawAgent]) -> None:
+    """The GameMaster and its rooms share one key, made here, that never crosses the wire,
+    and one table of keys (each player's is added as it joins): each takes control
+    messages from the others only with their proof (``maw.protocol.proof``)."""
+    key = new_key()
+    for agent in (gm, *rooms):
+        gm.keys[bare(agent.jid)] = key
+    gm.authorities = {bare(room.jid) for room in rooms}
+    for room in rooms:
+        room.keys = gm.keys  # one table: the rooms sign to the players with their keys
+        room.authorities = {bare(gm.jid)}
+
+
 def _fields(obj: object) -> dict:
     from dataclasses import fields, is_dataclass
 
@@ -282,37 +298,32 @@ def _fields(obj: object) -> dict:
     return {}
 
 
-class RoomReplies(CyclicBehaviour):
-    async def run(self) -> None:
+class RoomReplies(Guarded):
+    async def handle(self, msg: Message, body: m.Body) -> None:
         gm: GameMasterAgent = self.agent  # type: ignore[assignment]
-        got = await gm.receive_body(self, timeout=10)
-        if got is None:
-            return
-        msg, body = got
         future = gm._room_waiters.get(msg.thread or "")
-        if future is not None and not future.done() and str(msg.sender.bare) in gm.rooms.values():
+        if future is not None and not future.done() and bare(msg.sender) in gm.rooms.values():
             future.set_result(body)
 
 
-class Referee(CyclicBehaviour):
+class Referee(Guarded):
     """Takes joins and actions; the engine judges; answers agree or refuse."""
 
-    async def run(self) -> None:
+    async def handle(self, msg: Message, body: m.Body) -> None:
         gm: GameMasterAgent = self.agent  # type: ignore[assignment]
-        got = await gm.receive_body(self, timeout=10)
-        if got is None:
-            return
-        msg, body = got
-        sender = str(msg.sender.bare)
+        sender = bare(msg.sender)
         if isinstance(body, m.JoinLobby):
             await self._join(gm, body, sender, msg.thread)
             return
         if isinstance(body, m.ChatCheck):
-            await self._chat(gm, body, msg.thread)
+            if sender in gm.rooms.values():  # (proven: the rooms are its authorities)
+                await self._chat(gm, body, sender, msg.thread)
+            else:
+                gm.game_log.write("refused", sender=sender, reason="chat_check not from a room")
             return
         player = body.player  # type: ignore[union-attr]
         seat = gm.seats.get(player or "")
-        if seat is None or body.token is None or \
+        if seat is None or body.token is None or seat.jid != sender or \
                 not hmac.compare_digest(seat.token, body.token):  # type: ignore[union-attr]
             await gm.send_body(self, sender, m.Refuse(reason="unknown player or wrong token"),
                                msg.thread)
@@ -366,8 +377,9 @@ class Referee(CyclicBehaviour):
         if reason:
             await gm.send_body(self, sender, m.Refuse(reason=reason), thread)
             return
-        seat = Seat(name=name, jid=sender, token=secrets.token_hex(16))
+        seat = Seat(name=name, jid=sender, token=secrets.token_hex(16), key=new_key())
         gm.seats[name] = seat
+        gm.keys[sender] = seat.key  # (the rooms share this dict: they sign with it too)
         gm.game_log.write("join", player=name, jid=sender)
         await self._welcome(gm, seat, thread)
         if len(gm.seats) >= gm.config.players:
@@ -378,15 +390,17 @@ class Referee(CyclicBehaviour):
         rooms = {room.value: jid for room, jid in gm.rooms.items()}
         await gm.send_body(self, seat.jid, m.Joined(player_name=seat.name, token=seat.token,
                                                      joined=len(gm.seats),
-                                                     expected=gm.config.players, rooms=rooms),
+                                                     expected=gm.config.players, rooms=rooms,
+                                                     key=seat.key.hex()),
                            thread)
 
-    async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, thread: str | None) -> None:
-        room = next((r for r, jid in gm.rooms.items() if r.value == body.room), None)
+    async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, sender: str,
+                    thread: str | None) -> None:
+        room = next(r for r, jid in gm.rooms.items() if jid == sender)
         seat = gm.seats.get(body.player)
         ok, reason = False, "unknown player or wrong token"
-        if room is None:
-            reason = f"no room {body.room!r}"
+        if room.value != body.room:
+            reason = f"the {room} asked about the {body.room}"
         elif seat is not None and body.token and hmac.compare_digest(seat.token, body.token):
             seat.acted = True
             if gm.state is None or gm.state.is_over:
@@ -400,8 +414,8 @@ class Referee(CyclicBehaviour):
                     ok, reason = True, ""
                 except IllegalActionError as exc:
                     reason = str(exc)
-        await gm.send_body(self, gm.rooms[room] if room else body.room,
-                           m.ChatVerdict(ref=body.ref, ok=ok, reason=reason), thread)
+        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
+                           thread)
         if ok:
             gm.wake(events, seat.name)  # type: ignore[union-attr]
             await gm.publish(self, events, before)

@@ -13,10 +13,8 @@ import random
 import time
 from collections.abc import Callable
 
-from spade.behaviour import CyclicBehaviour
-
 from maw import engine
-from maw.agents.base import GameLog, MawAgent, of_types
+from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.engine.events import Chatted
 from maw.policies.base import Decider
 from maw.protocol import convert
@@ -106,10 +104,13 @@ class ModelInterfaceAgent(MawAgent):
         self.add_catch_all(("get_input", "cancel"))
 
 
-class SendInput(CyclicBehaviour):
+class SendInput(Guarded):
     """Answers each question in a task of its own, so that a ``cancel`` from the player
     (the phase ended: the question is moot) stops it before it takes a model's turn; a
-    newer question supersedes an older one the same way."""
+    newer question supersedes an older one the same way. Only its own player may ask
+    (with proof: the player is its authority)."""
+
+    receive_timeout = 30.0
 
     async def on_start(self) -> None:
         self.task: asyncio.Task | None = None
@@ -119,12 +120,12 @@ class SendInput(CyclicBehaviour):
         if self.task is not None:
             self.task.cancel()
 
-    async def run(self) -> None:
+    async def handle(self, msg, body: m.Body) -> None:
         agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
-        got = await agent.receive_body(self, timeout=30)
-        if got is None:
+        if agent.authorities and bare(msg.sender) not in agent.authorities:
+            agent.game_log.write("refused", sender=bare(msg.sender),
+                                 reason="not this interface's player")
             return
-        msg, body = got
         if isinstance(body, m.Cancel):
             if msg.thread == self.thread:
                 self.drop("cancelled")

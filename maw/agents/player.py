@@ -18,8 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
+from spade.message import Message
 
-from maw.agents.base import GameLog, MawAgent, of_types
+from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.protocol import messages as m
 
 FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", "chat", "vote", "unvote",
@@ -34,8 +35,8 @@ class PlayerAgent(MawAgent):
                  push_news: bool = False) -> None:
         super().__init__(jid, password, port=port)
         self.player_interface = player_interface
-        self.gamemaster = gamemaster
-        self.rooms = rooms  # room name -> JID
+        self.gamemaster = gamemaster.lower()
+        self.rooms = {room: jid.lower() for room, jid in rooms.items()}  # room name -> JID
         self.game_log = game_log
         self.reply_seconds = reply_seconds
         self.join_seconds = join_seconds  # how long to keep knocking at a lobby not up yet
@@ -142,25 +143,24 @@ class PlayerAgent(MawAgent):
 # ---------------------------------------------------------------- handler behaviours
 
 
-class Handler(CyclicBehaviour):
-    async def run(self) -> None:
-        agent: PlayerAgent = self.agent  # type: ignore[assignment]
-        got = await agent.receive_body(self, timeout=30)
-        if got is None:
-            return
-        msg, body = got
-        if str(msg.sender.bare) not in (agent.gamemaster, *agent.rooms.values()):
-            return  # only the GameMaster and the rooms speak to a player this way
-        self.handle(agent, body)
+class Handler(Guarded):
+    receive_timeout = 30.0
 
-    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+    async def handle(self, msg: Message, body: m.Body) -> None:
+        agent: PlayerAgent = self.agent  # type: ignore[assignment]
+        # only the GameMaster and the rooms speak to a player this way (and, once it has
+        # joined, only with their proof: they are its authorities)
+        if bare(msg.sender) in (agent.gamemaster, *agent.rooms.values()):
+            self.take(agent, body)
+
+    def take(self, agent: PlayerAgent, body: m.Body) -> None:
         raise NotImplementedError
 
 
 class SetupRole(Handler):
     """The role for this round; the player is alive again."""
 
-    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+    def take(self, agent: PlayerAgent, body: m.Body) -> None:
         assert isinstance(body, m.AssignRole)
         agent.begin_round(body.round)
         if body.round != agent.round:
@@ -172,7 +172,7 @@ class SetupRole(Handler):
 
 
 class Kill(Handler):
-    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+    def take(self, agent: PlayerAgent, body: m.Body) -> None:
         assert isinstance(body, m.Kill)
         agent.status = "dead"
         agent.options = []
@@ -180,7 +180,7 @@ class Kill(Handler):
 
 
 class PhaseChange(Handler):
-    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+    def take(self, agent: PlayerAgent, body: m.Body) -> None:
         assert isinstance(body, m.PhaseChange)
         agent.begin_round(body.round)
         if body.round != agent.round:
@@ -195,7 +195,7 @@ class PhaseChange(Handler):
 
 
 class RoundEnd(Handler):
-    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+    def take(self, agent: PlayerAgent, body: m.Body) -> None:
         if isinstance(body, m.EndGame):
             agent.results.append(body)
             agent.hear(f"[GM] The game is over: {body.winning_team or 'nobody'} won "
@@ -212,7 +212,7 @@ class RoundEnd(Handler):
 class Observe(Handler):
     """What the player hears: chat lines, votes, results."""
 
-    def handle(self, agent: PlayerAgent, body: m.Body) -> None:
+    def take(self, agent: PlayerAgent, body: m.Body) -> None:
         if isinstance(body, m.NewMessages):
             seen = agent.seen.get(body.room_name, 0)
             for line in body.messages:
@@ -250,11 +250,15 @@ class Relay(CyclicBehaviour):
         await agent.news_ready.wait()
         agent.news_ready.clear()
         lines, agent.news = agent.news, []
-        if lines:
+        if not lines:
+            return
+        try:
             await agent.send_body(self, agent.player_interface, m.News(
                 lines=lines, role=agent.role, pack=agent.pack, view=agent.view,
                 options=agent.options,
                 seconds=round(agent.seconds_left(), 2) if agent.deadline else None))
+        except Exception as exc:
+            await agent.handler_failed(self, None, exc)
 
 
 def _result_line(body: m.VoteResult) -> str:
@@ -298,7 +302,8 @@ class PlayerState(State):
             msg = await self.receive(timeout=min(left, 0.25) if abandon else left)
             if msg is None:
                 continue
-            if msg.thread != thread or msg.get_metadata("type") not in types:
+            if msg.thread != thread or msg.get_metadata("type") not in types or \
+                    bare(msg.sender) != bare(to):  # only the one asked may answer
                 if msg.get_metadata("type") == "start_game":  # the Lobby state's
                     self.player.stash.append(msg)
                 continue
@@ -350,7 +355,13 @@ class JoinLobbyState(PlayerState):
             if isinstance(reply, m.Joined):
                 p.token = reply.token
                 if reply.rooms:
-                    p.rooms = dict(reply.rooms)
+                    p.rooms = {room: bare(jid) for room, jid in reply.rooms.items()}
+                if reply.key:
+                    # from now on the GameMaster and the rooms are taken only with proof
+                    key = bytes.fromhex(reply.key)
+                    for jid in (p.gamemaster, *p.rooms.values()):
+                        p.keys[jid] = key
+                        p.authorities.add(jid)
                 p.hear(f"[GM] Joined as {p.seat_name} ({reply.joined}/{reply.expected}).")
                 self.set_next_state("Lobby")
                 return
@@ -378,7 +389,7 @@ class LobbyState(PlayerState):
             if p.final:  # the GameMaster went away while we waited
                 self.next_state = None
                 return
-            if msg is None or str(msg.sender.bare) != p.gamemaster:
+            if msg is None or bare(msg.sender) != p.gamemaster:
                 continue
             body = p.decode_or_none(msg)
             if isinstance(body, m.StartGame):
@@ -423,7 +434,10 @@ class AwakeState(PlayerState):
                                    or p.next_state() != "Awake")
             if reply is None or p.next_state() != "Awake":
                 continue
-            await self.forward(reply, stamp)
+            try:
+                await self.forward(reply, stamp)
+            except Exception as exc:  # one bad answer must not end the player
+                await p.handler_failed(self, None, exc)
         self.set_next_state(p.next_state())
 
     async def forward(self, action: m.Body, stamp: str) -> None:

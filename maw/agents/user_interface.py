@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from spade.behaviour import CyclicBehaviour
 
-from maw.agents.base import GameLog, MawAgent, of_types
+from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.protocol import messages as m
 from maw.screen import phase_of
 
@@ -143,15 +143,16 @@ class UserInterfaceAgent(MawAgent):
         return f"you are {me}, a {v.get('role') or self.role_name or '?'}{mates}"
 
 
-class Requests(CyclicBehaviour):
-    """Shows news at once; keeps the latest get_input for the keyboard to answer."""
+class Requests(Guarded):
+    """Shows news at once; keeps the latest get_input for the keyboard to answer. Only its
+    own player may speak to it (with proof: the player is its authority)."""
 
-    async def run(self) -> None:
+    async def handle(self, msg, body: m.Body) -> None:
         agent: UserInterfaceAgent = self.agent  # type: ignore[assignment]
-        got = await agent.receive_body(self, timeout=10)
-        if got is None:
+        if agent.authorities and bare(msg.sender) not in agent.authorities:
+            agent.game_log.write("refused", sender=bare(msg.sender),
+                                 reason="not this interface's player")
             return
-        msg, body = got
         if isinstance(body, m.News):
             agent.role_name, agent.pack = body.role, list(body.pack)
             if body.view:
@@ -196,6 +197,12 @@ class Keyboard(CyclicBehaviour):
 
     async def run(self) -> None:
         agent: UserInterfaceAgent = self.agent  # type: ignore[assignment]
+        try:
+            await self.type_line(agent)
+        except Exception as exc:  # one odd line must not end the keyboard
+            await agent.handler_failed(self, None, exc)
+
+    async def type_line(self, agent: UserInterfaceAgent) -> None:
         text = await agent.console.read()
         if text is None:
             text = "/quit"
