@@ -1,0 +1,279 @@
+"""Who may send what (docs/security.md): senders proven by the server, control messages
+proven by their HMAC, no message ends a behaviour, and a seeded fuzz of every message type
+that changes nothing on the embedded server, on ejabberd, and on a lax server that keeps
+whatever sender a client writes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import time
+
+import pytest
+from hostile import EXAMPLES, RawClient, fuzz_game
+
+from maw.engine import new_game, ruleset
+from maw.xmpp import Address, free_port, port_open
+
+pytestmark = pytest.mark.xmpp
+session_loop = pytest.mark.asyncio(loop_scope="session")
+
+LAX = """
+import asyncio, sys
+from maw.xmpp import EmbeddedServer
+
+async def main():
+    server = EmbeddedServer(int(sys.argv[1]), check_senders=False)
+    await server.start()
+    print(server._server._server_port, flush=True)  # its server-to-server port
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+LAX_S2S: list[int] = []
+
+
+@pytest.fixture(scope="module")
+def lax_server():
+    """pyjabber as it comes: it routes whatever ``from`` a client writes (in a process of
+    its own: the sender check is a patch of pyjabber's classes, process-wide)."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", LAX, str(port)], stdout=subprocess.PIPE,
+                            text=True)
+    s2s = int(proc.stdout.readline())
+    end = time.monotonic() + 30
+    while not port_open("127.0.0.1", port):
+        assert proc.poll() is None and time.monotonic() < end, "the lax server did not start"
+        time.sleep(0.1)
+    LAX_S2S.append(s2s)
+    yield Address("127.0.0.1", port, False)
+    proc.terminate()
+    proc.wait(10)
+
+
+def villager_seed(first: int = 5) -> int:
+    """A game seed that deals Zed (the raw seat: the last of the sorted names) a Villager,
+    so the Hideout must never reach it."""
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve", "Zed"]
+    for seed in range(first, first + 100):
+        state = new_game(ruleset("maw"), names, random.Random(f"{seed}:1"))
+        if state.roles[-1].name == "Villager":
+            return seed
+    raise AssertionError("no seed deals Zed a Villager")
+
+
+# ---------------------------------------------------------------- the server
+
+
+async def forged_sender_is_refused(address, tag: str) -> None:
+    alice = RawClient(f"maw-{tag}-alice@localhost", address)
+    bob = RawClient(f"maw-{tag}-bob@localhost", address)
+    await alice.connect()
+    await bob.connect()
+    try:
+        # an honest message arrives, stamped with the sender's address
+        alice.send(bob.jid, "hello", "chat")
+        await asyncio.wait_for(bob.inbox.get(), 10)
+        assert bob.received[-1][0] == alice.jid
+        # one that names another sender closes the forger's stream, and is not delivered
+        alice.send(bob.jid, "I am the lobby", "chat",
+                   forged_from=f"maw-lobby-{tag}@localhost")
+        await asyncio.wait_for(alice.closed.wait(), 10)
+        await asyncio.sleep(0.5)
+        assert [r for r in bob.received if r[2] == "I am the lobby"] == []
+    finally:
+        alice.disconnect()
+        bob.disconnect()
+
+
+@session_loop
+async def test_the_embedded_server_refuses_a_forged_sender_as_ejabberd_does(server):
+    await forged_sender_is_refused(server, "forge")
+
+
+@pytest.mark.ejabberd
+async def test_ejabberd_refuses_a_forged_sender(ejabberd):
+    await forged_sender_is_refused(ejabberd, "forgee")
+
+
+def test_the_embedded_server_offers_no_server_to_server_port(lax_server):
+    # pyjabber listens for other servers too: any local process could pose as one and
+    # deliver stanzas in anyone's name. MAW closes that port as the server starts.
+    assert LAX_S2S[-1] > 0 and not port_open("127.0.0.1", LAX_S2S[-1])
+
+
+# ---------------------------------------------------------------- no message ends a behaviour
+
+
+@session_loop
+async def test_a_message_whose_handling_raises_is_refused_and_the_behaviour_goes_on(server):
+    from spade.container import Container
+
+    from maw.agents.base import Guarded, MawAgent, of_types
+    from maw.protocol import messages as m
+
+    if Container().loop is not asyncio.get_running_loop():
+        Container().reset()
+
+    class Fragile(Guarded):
+        async def handle(self, msg, body):
+            if body.target == "Boom":
+                raise KeyError("boom")
+            await self.agent.send_body(self, str(msg.sender.bare), m.Agree(), msg.thread)
+
+    class Judge(MawAgent):
+        async def setup(self):
+            self.add_behaviour(Fragile(), of_types("vote"))
+            self.add_catch_all(("vote",))
+
+    from maw.game import _start
+
+    judge = Judge("maw-guard-judge@localhost", "pw", port=server.port)
+    await _start([judge], server)  # (with the retries a stalled handshake needs)
+    raw = RawClient("maw-guard-raw@localhost", server)
+    await raw.connect()
+    try:
+        for target, expected in (("Boom", "refuse"), ("Bob", "agree"), ("Boom", "refuse"),
+                                 ("Cid", "agree")):
+            raw.send(judge.jid.bare, json.dumps({"type": "vote", "target": target}), "vote")
+            kind, body = await raw.expect("agree", "refuse", timeout=10)
+            assert kind == expected, body
+            if kind == "refuse":
+                assert body["reason"] == "vote could not be handled: KeyError"
+        assert judge.failures == 2 and all(not b.is_killed() for b in judge.behaviours)
+    finally:
+        raw.disconnect()
+        await judge.stop()
+
+
+# ---------------------------------------------------------------- the fuzz
+
+
+def same_game(baseline, fuzzed) -> None:
+    assert (fuzzed.winner, fuzzed.day, fuzzed.deaths) == \
+        (baseline.winner, baseline.day, baseline.deaths), \
+        f"seed {fuzzed.seed}: the hostile messages changed the game (log {fuzzed.log_path})"
+    assert fuzzed.hideout_to_villagers == [] and fuzzed.seat_heard_hideout == 0
+
+
+async def fuzz_against_baseline(address, tmp_path, seed: int, messages: int) -> None:
+    game_seed = villager_seed()
+    baseline = await fuzz_game(address, seed, 0, tmp_path / "base", game_seed=game_seed)
+    fuzzed = await fuzz_game(address, seed, messages, tmp_path / "fuzz", game_seed=game_seed)
+    same_game(baseline, fuzzed)
+    # every type twice at least (the game may end before the last ones)
+    assert fuzzed.sent >= min(messages, 2 * len(EXAMPLES)), fuzzed.sent
+    return fuzzed
+
+
+@session_loop
+async def test_fuzzing_every_message_type_changes_nothing_on_the_embedded_server(server,
+                                                                                 tmp_path):
+    fuzzed = await fuzz_against_baseline(server, tmp_path, seed=1, messages=300)
+    assert fuzzed.forgers_closed > 0  # the server closed every forger it met
+
+
+@pytest.mark.ejabberd
+async def test_fuzzing_every_message_type_changes_nothing_on_ejabberd(ejabberd, tmp_path):
+    fuzzed = await fuzz_against_baseline(ejabberd, tmp_path, seed=2, messages=300)
+    assert fuzzed.forgers_closed > 0
+
+
+async def test_fuzzing_changes_nothing_even_on_a_server_that_keeps_forged_senders(
+        lax_server, tmp_path):
+    # here forged senders are delivered: only the proofs stand between them and the game
+    fuzzed = await fuzz_against_baseline(lax_server, tmp_path, seed=3, messages=300)
+    assert fuzzed.forgers_closed == 0 and fuzzed.forged_dropped > 0
+
+
+async def test_the_reported_attacks_change_nothing_on_a_lax_server(lax_server, tmp_path):
+    """The two attacks of the security report, on a server that routes forged senders:
+    a seated villager posing as the GameMaster opens the Hideout to itself, kills every AI
+    player and closes the Village; a stranger sends the lobby a chat_check whose room is
+    not an address."""
+    game_seed = villager_seed()
+    baseline = await fuzz_game(lax_server, 9, 0, tmp_path / "base", game_seed=game_seed)
+    attacked = await scripted_attack(lax_server, tmp_path / "attack", game_seed)
+    same_game(baseline, attacked)
+    assert attacked.forged_dropped >= 7  # the open_room, the five kills, the close_room
+
+
+async def scripted_attack(address, log_dir, game_seed: int):
+    import hostile
+
+    original = hostile.hostile_messages
+
+    def attacks(rng, scene, n, forged_share=0.1):
+        out = [hostile.Hostile("seat", scene.rooms["Hideout"], json.dumps({
+            "type": "open_room", "day": 1, "round": 1, "writers": {"Zed": scene.seat_jid},
+            "readers": {"Zed": scene.seat_jid, **scene.players}}), "open_room", "request",
+            None, scene.lobby)]
+        out += [hostile.Hostile("seat", jid, json.dumps({"type": "kill", "day": 1,
+                                                         "cause": "murdered"}),
+                                "kill", "inform", None, scene.lobby)
+                for jid in scene.players.values()]
+        out.append(hostile.Hostile("seat", scene.rooms["Village"], '{"type":"close_room"}',
+                                   "close_room", "request", None, scene.lobby))
+        out.append(hostile.Hostile("stranger", scene.lobby, json.dumps({
+            "type": "chat_check", "room": "not a jid", "player": "Ann", "token": "0" * 32,
+            "message": "hi", "ref": "r"}), "chat_check", "query-if", None))
+        return out
+
+    hostile.hostile_messages = attacks
+    try:
+        return await fuzz_game(address, 9, 8, log_dir, game_seed=game_seed,
+                               forged_share=0.0, pace=0.05, forge_from_seat=True)
+    finally:
+        hostile.hostile_messages = original
+
+
+async def test_a_flooded_game_ends_and_cleans_up_after_itself(tmp_path):
+    """A seated client floods the Village and the lobby (about 2000 messages, all refused)
+    while `maw game` plays: the game ends normally, and the host's tasks end with it (it
+    printed "Task was destroyed but it is pending!" at exit)."""
+    from maw.protocol import encode
+    from maw.protocol import messages as m
+
+    port = free_port()
+    host = subprocess.Popen(
+        [sys.executable, "-m", "maw", "game", "--players", "6", "--remote", "1", "--lobby",
+         "flood", "--policy", "rule", "--xmpp", f"embedded:{port}", "--day-seconds", "5",
+         "--night-seconds", "3", "--log-dir", str(tmp_path), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.monotonic() + 60
+        while not port_open("127.0.0.1", port):
+            assert host.poll() is None and time.monotonic() < end, host.communicate()[1]
+            await asyncio.sleep(0.1)
+        seat = RawClient("maw-flood-zed@localhost", Address("127.0.0.1", port, False))
+        await seat.connect()
+        lobby = "maw-lobby-flood@localhost"
+        joined = None
+        while joined is None:
+            seat.send(lobby, encode(m.JoinLobby(player_name="Zed"), lobby).body, "join_lobby")
+            try:
+                joined = (await seat.expect("joined", timeout=2))[1]
+            except AssertionError:
+                assert host.poll() is None, host.communicate()[1]
+        sent = 0
+        while host.poll() is None and time.monotonic() < end + 60:
+            for _ in range(5):
+                seat.send(joined["rooms"]["Village"], json.dumps({
+                    "type": "chat", "message": "spam " * 20, "player": "Zed",
+                    "token": joined["token"], "stamp": "1:0:night:9"}), "chat")
+                seat.send(lobby, json.dumps({"type": "vote", "target": "Ann", "player": "Ann",
+                                             "token": "0" * 32}), "vote")
+                sent += 2
+            await asyncio.sleep(0.05)
+        out, err = host.communicate(timeout=60)
+        seat.disconnect()
+    finally:
+        host.kill()
+    assert host.returncode == 0, err
+    assert sent > 500 and "Summary:" in out
+    assert "Task was destroyed" not in err and "Traceback" not in err, err[-2000:]
