@@ -219,7 +219,7 @@ class GameMasterAgent(MawAgent):
             for room in self.rooms:
                 await self._set_room(behaviour, room, False)
             return
-        open_room = engine.rules._room(s)  # the room the engine has open, if any
+        open_room = engine.open_room(s)  # the room the engine has open, if any
         for room in self.rooms:
             await self._set_room(behaviour, room, room is open_room)
         for name in self.seats:
@@ -345,7 +345,7 @@ class Referee(Guarded):
             return
         before = gm.marker()
         try:
-            room = engine.rules._room(gm.state)
+            room = engine.open_room(gm.state)
             action = convert.to_engine(body, seat.name, room.value if room else None)
             events = gm.apply(action)
         except IllegalActionError as exc:

@@ -8,7 +8,9 @@ give the same game.
 """
 
 from maw.engine.actions import (
+    ACTIONS,
     Action,
+    ActionSpec,
     Attack,
     Chat,
     Divine,
@@ -19,8 +21,10 @@ from maw.engine.actions import (
     Room,
     Unvote,
     Vote,
+    action_name,
 )
 from maw.engine.events import Event, visible_to
+from maw.engine.flows import AiwolfFlow, DayFlow, MawFlow, register_flow
 from maw.engine.roles import (
     BODYGUARD,
     MEDIUM,
@@ -39,7 +43,9 @@ from maw.engine.rules import (
     apply,
     chance_action,
     legal_actions,
+    messages_left,
     new_game,
+    open_room,
     opening_events,
     outcome,
     play,
@@ -64,5 +70,6 @@ __all__ = [
     "chance_action", "legal_actions", "new_game", "opening_events", "outcome", "play",
     "RULESET_NAMES", "Flow", "Ruleset", "TiePolicy", "WinCondition", "parse_options",
     "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",
-    "PlayerView", "view",
+    "PlayerView", "view", "ACTIONS", "ActionSpec", "action_name", "DayFlow", "MawFlow",
+    "AiwolfFlow", "register_flow", "open_room", "messages_left",
 ]

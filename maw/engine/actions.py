@@ -1,4 +1,6 @@
-"""Actions: everything a player (or the phase timer, or chance) can do to a game.
+"""Actions: everything a player (or the phase timer, or chance) can do to a game, and
+:data:`ACTIONS`, the one table of the players' actions that every layer (the rules, the
+wire, the agents, the prompts, the screen) derives its lists from.
 
 Chat actions returned by :func:`maw.engine.legal_actions` carry an empty ``text``: they
 stand for any text of 1 to ``ruleset.max_chat_length`` characters.
@@ -6,9 +8,13 @@ stand for any text of 1 to ``ruleset.max_chat_length`` characters.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from types import MappingProxyType
 from typing import Union
+
+from maw.engine.roles import Ability
 
 
 class Room(str, Enum):
@@ -91,4 +97,58 @@ class Resolve:
 
 
 Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, EndPhase, Resolve]
-TARGETED = (Vote, Attack, Divine, Guard)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSpec:
+    """One action a player may take, for every layer at once.
+
+    Attributes:
+        name: its name on the wire, in prompts and on the screen ("vote").
+        cls: the engine's action class.
+        ability: the role ability it takes (``None``: any living player, by the rules).
+        target: it names a target player.
+        room: it is said in a room (chat, over).
+        phases: the phases in which the rules may offer it.
+        result: the event that tells who may know that it happened.
+        usage: how a person types it ("/vote NAME").
+        help: what it does, in a few words (the screen's help, the prompts).
+    """
+
+    name: str
+    cls: type
+    ability: Ability | None
+    target: bool
+    room: bool
+    phases: frozenset[str]
+    result: str
+    usage: str
+    help: str
+
+
+ACTIONS: Mapping[str, ActionSpec] = MappingProxyType({s.name: s for s in (
+    ActionSpec("chat", Chat, None, False, True, frozenset({"day", "whisper", "night"}),
+               "Chatted", "TEXT", "say TEXT in the open room"),
+    ActionSpec("vote", Vote, None, True, False, frozenset({"day", "vote"}), "VoteCast",
+               "/vote NAME", "vote to execute NAME (again to change it)"),
+    ActionSpec("unvote", Unvote, None, False, False, frozenset({"day"}), "VoteCast",
+               "/unvote", "withdraw your vote"),
+    ActionSpec("attack", Attack, Ability.ATTACK, True, False, frozenset({"night"}),
+               "VoteCast", "/attack NAME", "choose tonight's victim (werewolf)"),
+    ActionSpec("divine", Divine, Ability.DIVINE, True, False, frozenset({"night"}),
+               "Divined", "/divine NAME", "learn NAME's species at dawn (seer)"),
+    ActionSpec("guard", Guard, Ability.GUARD, True, False, frozenset({"night"}), "Guarded",
+               "/guard NAME", "protect NAME from tonight's attack (bodyguard)"),
+    ActionSpec("over", Over, None, False, True, frozenset({"day", "whisper"}), "Overed",
+               "/over", "done talking for today"),
+)})
+SPEC_OF: Mapping[type, ActionSpec] = MappingProxyType({s.cls: s for s in ACTIONS.values()})
+TARGETED = tuple(s.cls for s in ACTIONS.values() if s.target)
+# the action each night ability takes
+NIGHT_ACTIONS: Mapping[Ability, type] = MappingProxyType(
+    {s.ability: s.cls for s in ACTIONS.values() if s.ability is not None})
+
+
+def action_name(action: Action) -> str:
+    """The table's name of a player's action ("vote")."""
+    return SPEC_OF[type(action)].name

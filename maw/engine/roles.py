@@ -45,27 +45,31 @@ class Role:
         name: the role's name as players see it ("Werewolf").
         team: the side that wins with this role.
         species: what a divination of this role reveals.
-        ability: the night action of the role, if any.
+        abilities: the night actions of the role (one a night), if any.
         medium: learns the species of every executed player.
         pack: knows the other pack members, reads and writes the Hideout.
+        uses: how many times a game an ability may be used, for the limited ones
+            ((ability, uses), ...); the state counts the uses.
     """
 
     name: str
     team: Team
     species: Species
-    ability: Ability | None = None
+    abilities: frozenset[Ability] = frozenset()
     medium: bool = False
     pack: bool = False
+    uses: tuple[tuple[Ability, int], ...] = ()
 
     def __str__(self) -> str:
         return self.name
 
 
 VILLAGER = Role("Villager", Team.VILLAGE, Species.HUMAN)
-WEREWOLF = Role("Werewolf", Team.WEREWOLVES, Species.WEREWOLF, Ability.ATTACK, pack=True)
-SEER = Role("Seer", Team.VILLAGE, Species.HUMAN, Ability.DIVINE)
+WEREWOLF = Role("Werewolf", Team.WEREWOLVES, Species.WEREWOLF, frozenset({Ability.ATTACK}),
+                pack=True)
+SEER = Role("Seer", Team.VILLAGE, Species.HUMAN, frozenset({Ability.DIVINE}))
 MEDIUM = Role("Medium", Team.VILLAGE, Species.HUMAN, medium=True)
-BODYGUARD = Role("Bodyguard", Team.VILLAGE, Species.HUMAN, Ability.GUARD)
+BODYGUARD = Role("Bodyguard", Team.VILLAGE, Species.HUMAN, frozenset({Ability.GUARD}))
 POSSESSED = Role("Possessed", Team.WEREWOLVES, Species.HUMAN)
 
 ROLES: dict[str, Role] = {

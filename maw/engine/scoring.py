@@ -1,9 +1,31 @@
-"""Points across rounds: the leaderboard of design document §1.2.4."""
+"""Points: what each player scores in a round, and the leaderboard across rounds (design
+document §1.2.4)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from maw.engine.roles import Team
+
+if TYPE_CHECKING:
+    from maw.engine.state import GameState
+
+
+def points(state: GameState) -> list[tuple[str, int]]:
+    """Design document §1.2.4: winning wolves score the initial number of Villagers,
+    winning Villagers the number of Villagers still alive; losers score nothing."""
+    winner = state.winner
+    village = [r.team is Team.VILLAGE for r in state.roles]
+    if winner is Team.WEREWOLVES:
+        score = sum(village)
+    elif winner is Team.VILLAGE:
+        score = sum(1 for v, a in zip(village, state.alive, strict=True) if v and a)
+    else:
+        score = 0
+    return [(n, score if r.team is winner else 0)
+            for n, r in zip(state.names, state.roles, strict=True)]
 
 
 @dataclass

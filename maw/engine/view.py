@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from maw.engine.actions import Room
-from maw.engine.rules import NOBODY, _room, _talk_budget
-from maw.engine.rulesets import Flow
+from maw.engine.resolution import NOBODY, flow_of
+from maw.engine.rules import messages_left, open_room
 from maw.engine.state import GameState, Phase
 
 
@@ -72,15 +72,16 @@ def view(state: GameState, player: str) -> PlayerView:
         known = {n: r.name for n, r in zip(names, roles, strict=True)}
     elif me.pack:
         known.update((n, "Werewolf") for n in pack)
-        if state.rules.flow is Flow.MAW:
+        if flow_of(state).wolves_learn_executed:
             known.update((names[d.seat], roles[d.seat].name) for d in state.deaths
                          if d.cause == "executed")
     votes: dict[str, str] = {}
-    phase, flow = state.phase, state.rules.flow
+    phase, flow = state.phase, flow_of(state)
+    public = flow.public_votes(phase)
     for i, t in enumerate(state.votes):
         if t == NOBODY or not alive[i]:
             continue
-        if phase is Phase.DAY and flow is Flow.MAW:
+        if public:
             visible = True
         elif phase is Phase.NIGHT:
             visible = i == s or (me.pack and roles[i].pack)
@@ -94,13 +95,11 @@ def view(state: GameState, player: str) -> PlayerView:
         for rec in state.vote_log if rec.kind == "execute" or me.pack)
     results = tuple((r.day, r.kind, names[r.target], r.species)
                     for r in state.results if r.seat == s)
-    room = _room(state)
+    room = open_room(state)
     may_speak = room is not None and alive[s] and (room is Room.VILLAGE or me.pack) \
         and not state.pending
     limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
-    left: int | None = None
-    if may_speak and limit is not None:
-        left = (limit - state.spoken[s]) if _talk_budget(state, s, room) else 0  # type: ignore
+    left = messages_left(state, player) if may_speak and limit is not None else None
     return PlayerView(
         player=player, role=me.name, team=me.team.value, alive=alive[s],
         ruleset=state.rules.name, day=state.day, phase=phase.value,

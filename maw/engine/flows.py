@@ -1,0 +1,210 @@
+"""The shapes of a game day, one class each, the way python-chess makes a variant a class.
+
+A :class:`DayFlow` says what differs between shapes: which phase follows which, which room
+each phase opens, when votes and night choices may change, when a phase is decided, which
+phases are skipped, who may still act. The shared core (``maw.engine.resolution``) asks the
+game's flow, found by its ruleset's ``flow``; a new shape of day (the 12-player game) is one
+new class here, registered with :func:`register_flow`.
+
+* :class:`MawFlow` — design document §1.2: Day (the Village talks, public votes that may
+  change, an early majority executes) then Night (the Hideout talks, the pack must agree).
+* :class:`AiwolfFlow` — the AIWolf contest: Talk, then one private vote each, then the
+  wolves' Whisper, then the Night (one choice each: attack, divine, guard); nobody attacks
+  or guards on the first night.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import ClassVar
+
+from maw.engine import resolution as r
+from maw.engine.actions import Room
+from maw.engine.events import Event, RoleRevealed
+from maw.engine.roles import Ability
+from maw.engine.rulesets import Flow
+from maw.engine.state import GameState, Phase
+
+NOBODY = r.NOBODY
+
+
+class DayFlow:
+    """What a shape of day decides. Subclasses set the class attributes and may override
+    the methods; the defaults are the rules every shipped flow shares."""
+
+    flow: ClassVar[Flow]
+    next_phase: ClassVar[Mapping[Phase, Phase]]
+    rooms: ClassVar[Mapping[Phase, Room]]  # the room each phase opens
+    vote_phase: ClassVar[Phase]  # the phase in which the execution vote is cast
+    choices_change: ClassVar[bool]  # a vote or a night choice may be changed or withdrawn
+    over: ClassVar[bool]  # players say Over when they are done talking
+    wolves_learn_executed: ClassVar[bool]  # the pack learns the roles of the executed
+    no_over: ClassVar[str] = "this game has no Over"
+
+    def room(self, phase: Phase) -> Room | None:
+        return self.rooms.get(phase)
+
+    def usable_tonight(self, state: GameState, abilities: frozenset[Ability]
+                       ) -> frozenset[Ability]:
+        return abilities
+
+    def skips(self, state: GameState, day: int, phase: Phase) -> bool:
+        """Is ``phase`` of ``day`` skipped (nobody could do anything in it)?"""
+        return False
+
+    def public_votes(self, phase: Phase) -> bool:
+        """Does everyone see the current votes in ``phase``?"""
+        return False
+
+    def vote_audience(self, voter: str) -> frozenset[str] | None:
+        return None if self.choices_change else frozenset((voter,))
+
+    def actors(self, state: GameState) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def after_vote(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        raise NotImplementedError
+
+    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        raise NotImplementedError
+
+    def after_talk(self, state: GameState, s: int, room: Room, events: list[Event]
+                   ) -> GameState:
+        return state
+
+    def end_phase(self, state: GameState, events: list[Event]) -> GameState:
+        raise NotImplementedError
+
+    def at_night(self, state: GameState, events: list[Event]) -> GameState:
+        return state
+
+
+def register_flow(cls: type[DayFlow]) -> type[DayFlow]:
+    r.FLOWS[cls.flow] = cls()
+    return cls
+
+
+@register_flow
+class MawFlow(DayFlow):
+    flow = Flow.MAW
+    next_phase = MappingProxyType({Phase.DAY: Phase.NIGHT, Phase.NIGHT: Phase.DAY})
+    rooms = MappingProxyType({Phase.DAY: Room.VILLAGE, Phase.NIGHT: Room.HIDEOUT})
+    vote_phase = Phase.DAY
+    choices_change = True
+    over = False
+    wolves_learn_executed = True
+    no_over = "MAW has no Over: a player who has nothing to say just listens"
+
+    def public_votes(self, phase: Phase) -> bool:
+        return phase is Phase.DAY
+
+    def actors(self, state: GameState) -> tuple[str, ...]:
+        if state.phase is Phase.DAY:
+            return state.living()
+        return tuple(n for n, a, role in zip(state.names, state.alive, state.roles,
+                                             strict=True) if a and role.pack)
+
+    def after_vote(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        """A majority of the living executes at once."""
+        alive = state.alive
+        count = sum(1 for i, v in enumerate(state.votes) if v == t and alive[i])
+        if 2 * count > sum(alive):
+            events.append(r.reveal_votes(state, "execute"))
+            return r.execute(state, t, count, events)
+        return state
+
+    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        """The pack murders once every living wolf attacks the same player."""
+        wolves = [i for i, a in enumerate(state.alive) if a and state.roles[i].pack]
+        if all(state.votes[w] == t for w in wolves):
+            return r.finish_night(r.close_attack_vote(state, events), t, events)
+        return state
+
+    def end_phase(self, state: GameState, events: list[Event]) -> GameState:
+        if state.phase is Phase.DAY:
+            return r.resolve_execution(state, events)
+        # no unanimity by the timer: no murder
+        return r.finish_night(r.close_attack_vote(state, events), NOBODY, events)
+
+    def at_night(self, state: GameState, events: list[Event]) -> GameState:
+        if state.executed_today != NOBODY:  # the pack learns who it lost, or who it won
+            x = state.executed_today
+            events.append(RoleRevealed(state.names[x], state.roles[x].name, state.pack))
+        return state
+
+
+@register_flow
+class AiwolfFlow(DayFlow):
+    flow = Flow.AIWOLF
+    next_phase = MappingProxyType({Phase.DAY: Phase.VOTE, Phase.VOTE: Phase.WHISPER,
+                                   Phase.WHISPER: Phase.NIGHT, Phase.NIGHT: Phase.DAY})
+    rooms = MappingProxyType({Phase.DAY: Room.VILLAGE, Phase.WHISPER: Room.HIDEOUT})
+    vote_phase = Phase.VOTE
+    choices_change = False
+    over = True
+    wolves_learn_executed = False
+
+    def usable_tonight(self, state: GameState, abilities: frozenset[Ability]
+                       ) -> frozenset[Ability]:
+        if state.day > state.rules.first_day:
+            return abilities
+        return abilities & {Ability.DIVINE}  # no attack and no guard on the first night
+
+    def skips(self, state: GameState, day: int, phase: Phase) -> bool:
+        rules = state.rules
+        first = day == rules.first_day
+        wolves = sum(1 for a, role in zip(state.alive, state.roles, strict=True)
+                     if a and role.pack)
+        return (phase is Phase.DAY and first and not rules.day0_talk) or \
+            (phase is Phase.VOTE and first) or (phase is Phase.WHISPER and wolves < 2)
+
+    def actors(self, state: GameState) -> tuple[str, ...]:
+        names, alive, roles, phase = state.names, state.alive, state.roles, state.phase
+        seats = range(len(names))
+        if phase is Phase.DAY:
+            return tuple(names[i] for i in seats
+                         if alive[i] and r.talk_budget(state, i, Room.VILLAGE))
+        if phase is Phase.VOTE:
+            return tuple(names[i] for i in seats if alive[i] and state.votes[i] == NOBODY)
+        if phase is Phase.WHISPER:
+            return tuple(names[i] for i in seats
+                         if alive[i] and roles[i].pack and r.talk_budget(state, i, Room.HIDEOUT))
+        return tuple(names[i] for i in seats
+                     if state.votes[i] == NOBODY and r.night_abilities(state, i))
+
+    def after_vote(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        """The vote is counted once every living player has voted."""
+        if all(v != NOBODY for v, a in zip(state.votes, state.alive, strict=True) if a):
+            return r.resolve_execution(state, events)
+        return state
+
+    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        """The night is resolved once everyone who acts tonight has chosen."""
+        if all(state.votes[i] != NOBODY for i in range(len(state.alive))
+               if r.night_abilities(state, i)):
+            return r.resolve_night(state, events)
+        return state
+
+    def after_talk(self, state: GameState, s: int, room: Room, events: list[Event]
+                   ) -> GameState:
+        """The talk ends by itself once nobody may speak (only this speaker changed)."""
+        if r.talk_budget(state, s, room):
+            return state
+        roles, alive = state.roles, state.alive
+        if not any(r.talk_budget(state, i, room) for i in range(len(alive))
+                   if alive[i] and (room is Room.VILLAGE or roles[i].pack)):
+            return r.advance(state, events)
+        return state
+
+    def end_phase(self, state: GameState, events: list[Event]) -> GameState:
+        if state.phase is Phase.VOTE:
+            return r.resolve_execution(state, events)
+        if state.phase is Phase.NIGHT:
+            return r.resolve_night(state, events)
+        return r.advance(state, events)
+
+    def at_night(self, state: GameState, events: list[Event]) -> GameState:
+        if not any(r.night_abilities(state, i) for i in range(len(state.names))):
+            return r.resolve_night(state, events)
+        return state

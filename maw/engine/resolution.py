@@ -1,0 +1,352 @@
+"""The core every day shape shares: entering phases, talk, votes and night choices, ties,
+executions, the night's resolution, the end of the game.
+
+What differs between the shapes of a day (MAW's, AIWolf's) is asked of the game's
+:class:`maw.engine.flows.DayFlow`, looked up in :data:`FLOWS` (the flows register
+themselves there when ``maw.engine.flows`` is imported). Everything here is a pure function
+of its arguments; ``events`` lists collect what happened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from maw.engine.actions import SPEC_OF, Action, Attack, Chat, Divine, Over, Resolve, Room
+from maw.engine.events import (
+    AttackBlocked,
+    Chatted,
+    Divined,
+    Event,
+    Executed,
+    GameOver,
+    Guarded,
+    MediumResult,
+    Murdered,
+    NoExecution,
+    NoMurder,
+    Overed,
+    PhaseStarted,
+    Revote,
+    VoteCast,
+    VotesRevealed,
+)
+from maw.engine.roles import Ability, Species, Team
+from maw.engine.rulesets import Flow, TiePolicy, WinCondition
+from maw.engine.scoring import points
+from maw.engine.state import Death, GameState, Phase, Result, Termination, VoteRecord
+from maw.errors import IllegalActionError
+
+if TYPE_CHECKING:
+    from maw.engine.flows import DayFlow
+
+NOBODY = -1
+FLOWS: dict[Flow, DayFlow] = {}  # the ruleset's flow -> its DayFlow (maw.engine.flows fills it)
+
+
+def flow_of(state: GameState) -> DayFlow:
+    return FLOWS[state.rules.flow]
+
+
+def where(state: GameState) -> str:
+    extra = ", revote" if state.vote_round else ""
+    return f"day {state.day}, {state.phase}{extra}"
+
+
+def replaced(values: tuple, i: int, value: object) -> tuple:
+    return values[:i] + (value,) + values[i + 1:]
+
+
+# ---------------------------------------------------------------- who may do what
+
+
+def talk_budget(state: GameState, s: int, room: Room) -> bool:
+    limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
+    return not state.done[s] and (limit is None or state.spoken[s] < limit)
+
+
+def night_abilities(state: GameState, s: int) -> frozenset[Ability]:
+    """The abilities seat ``s`` may use tonight (one of them, once)."""
+    role = state.roles[s]
+    abilities = role.abilities
+    if not abilities or not state.alive[s]:
+        return frozenset()
+    if state.vote_round:
+        abilities = abilities & {Ability.ATTACK}  # an attack revote involves the wolves only
+    abilities = flow_of(state).usable_tonight(state, abilities)
+    for ability, limit in role.uses:
+        if ability in abilities and state.uses.get((s, ability), 0) >= limit:
+            abilities = abilities - {ability}
+    return abilities
+
+
+# ---------------------------------------------------------------- entering phases
+
+
+def advance(state: GameState, events: list[Event]) -> GameState:
+    nxt = flow_of(state).next_phase[state.phase]
+    return enter(state, state.day + (nxt is Phase.DAY), nxt, events)
+
+
+def enter(state: GameState, day: int, phase: Phase, events: list[Event]) -> GameState:
+    """Open ``phase`` of ``day``, skipping phases in which nobody can do anything."""
+    rules, flow = state.rules, flow_of(state)
+    while True:
+        if phase is Phase.DAY and 0 < day_limit(state) <= day - rules.first_day:
+            return finish(state._replace(day=day - 1), Termination.DAY_LIMIT, events)
+        if not flow.skips(state, day, phase):
+            break
+        phase = flow.next_phase[phase]
+        day += phase is Phase.DAY
+    n = len(state.names)
+    state = state._replace(
+        day=day, phase=phase, vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n,
+        spoken=(0,) * n, done=(False,) * n,
+        executed_today=NOBODY if phase is Phase.DAY else state.executed_today,
+    )
+    events.append(PhaseStarted(day, phase.value, 0, state.living()))
+    if phase is Phase.NIGHT:
+        return flow.at_night(state, events)
+    return state
+
+
+def day_limit(state: GameState) -> int:
+    limit = state.rules.max_days
+    return 2 * len(state.names) + 5 if limit is None else limit
+
+
+# ---------------------------------------------------------------- talk and choices
+
+
+def talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) -> GameState:
+    room = action.room
+    audience = None if room is Room.VILLAGE else state.pack
+    if type(action) is Chat:
+        state = state._replace(spoken=replaced(state.spoken, s, state.spoken[s] + 1))
+        events.append(Chatted(state.day, room, state.names[s], action.text, audience))
+    else:
+        state = state._replace(done=replaced(state.done, s, True))
+        events.append(Overed(state.day, room, state.names[s], audience))
+    return flow_of(state).after_talk(state, s, room, events)
+
+
+def choose(state: GameState, s: int, t: int, action: Action, events: list[Event]) -> GameState:
+    """Record a vote or a night choice, then let the flow end the phase if it is decided."""
+    state = state._replace(votes=replaced(state.votes, s, t))
+    names, flow = state.names, flow_of(state)
+    kind = type(action)
+    if not SPEC_OF[kind].ability:  # a vote
+        events.append(VoteCast(state.day, "execute", names[s], names[t],
+                               flow.vote_audience(names[s])))
+        return flow.after_vote(state, t, events)
+    state = state._replace(chosen=replaced(state.chosen, s, SPEC_OF[kind].ability))
+    if kind is Attack:
+        events.append(VoteCast(state.day, "attack", names[s], names[t], state.pack))
+    elif kind is Divine:
+        events.append(VoteCast(state.day, "divine", names[s], names[t], frozenset((names[s],))))
+    else:
+        events.append(Guarded(state.day, names[s], names[t], frozenset((names[s],))))
+    return flow.after_night_choice(state, t, events)
+
+
+# ---------------------------------------------------------------- votes and ties
+
+
+def tally(state: GameState, voters: Iterable[int], valid) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for i in voters:
+        t = state.votes[i]
+        if t != NOBODY and valid(t):
+            counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
+def reveal_votes(state: GameState, kind: str) -> VotesRevealed:
+    names, alive, roles = state.names, state.alive, state.roles
+    pairs = tuple((names[i], names[t]) for i, t in enumerate(state.votes)
+                  if t != NOBODY and alive[i] and (kind == "execute" or roles[i].pack))
+    audience = None if kind == "execute" else state.pack
+    return VotesRevealed(state.day, kind, state.vote_round, pairs, audience)
+
+
+def log_votes(state: GameState, kind: str) -> GameState:
+    votes = state.votes
+    if kind == "attack":
+        votes = tuple(t if state.roles[i].pack else NOBODY for i, t in enumerate(votes))
+    return state._replace(vote_log=state.vote_log + (
+        VoteRecord(state.day, kind, state.vote_round, votes),))
+
+
+def close_attack_vote(state: GameState, events: list[Event]) -> GameState:
+    events.append(reveal_votes(state, "attack"))
+    return log_votes(state, "attack")
+
+
+def tie(state: GameState, kind: str, tied: list[int], policy: TiePolicy,
+        events: list[Event]) -> GameState:
+    """A tie: no-one, a revote, or a pick by chance."""
+    if policy is TiePolicy.NONE:
+        if kind == "attack":
+            return finish_night(state, NOBODY, events)
+        events.append(NoExecution(state.day, "tie"))
+        return advance(state, events)
+    names = tuple(state.names[t] for t in tied)
+    if policy is TiePolicy.REVOTE and state.vote_round == 0:
+        audience = None if kind == "execute" else state.pack
+        votes = state.votes
+        if kind == "attack":  # only the wolves vote again; divine and guard stand
+            votes = tuple(NOBODY if state.roles[i].pack else v for i, v in enumerate(votes))
+        else:
+            votes = (NOBODY,) * len(state.names)
+        events.append(Revote(state.day, kind, names, audience))
+        state = state._replace(vote_round=1, votes=votes)
+        events.append(PhaseStarted(state.day, state.phase.value, 1, state.living(), names,
+                                   audience))
+        return state
+    return state._replace(pending=kind, candidates=tuple(tied))
+
+
+# ---------------------------------------------------------------- the day's end
+
+
+def resolve_execution(state: GameState, events: list[Event]) -> GameState:
+    alive = state.alive
+    events.append(reveal_votes(state, "execute"))
+    state = log_votes(state, "execute")
+    counts = tally(state, (i for i, a in enumerate(alive) if a), lambda t: alive[t])
+    if not counts:
+        events.append(NoExecution(state.day, "no votes"))
+        return advance(state, events)
+    top = max(counts.values())
+    tied = [t for t, c in counts.items() if c == top]
+    if len(tied) == 1:
+        return execute(state, tied[0], top, events)
+    return tie(state, "execute", sorted(tied), state.rules.tie, events)
+
+
+def execute(state: GameState, t: int, count: int, events: list[Event]) -> GameState:
+    names = state.names
+    state = state._replace(
+        alive=replaced(state.alive, t, False), executed_today=t,
+        deaths=state.deaths + (Death(state.day, t, "executed"),))
+    events.append(Executed(state.day, names[t], count))
+    species = state.roles[t].species.value
+    for m, role in enumerate(state.roles):
+        if role.medium and state.alive[m]:
+            state = state._replace(results=state.results + (
+                Result(state.day, "medium", m, t, species),))
+            events.append(MediumResult(state.day, names[m], names[t], species,
+                                       frozenset((names[m],))))
+    return check_end(state, events) or advance(state, events)
+
+
+# ---------------------------------------------------------------- the night's end
+
+
+def resolve_night(state: GameState, events: list[Event]) -> GameState:
+    roles, alive = state.roles, state.alive
+    wolves = [i for i, a in enumerate(alive) if a and roles[i].pack]
+    counts = tally(state, wolves, lambda t: alive[t] and not roles[t].pack)
+    state = close_attack_vote(state, events)
+    if not counts:
+        return finish_night(state, NOBODY, events)
+    top = max(counts.values())
+    tied = [t for t, c in counts.items() if c == top]
+    if len(tied) == 1:
+        return finish_night(state, tied[0], events)
+    return tie(state, "attack", sorted(tied), state.rules.attack_tie, events)
+
+
+def finish_night(state: GameState, target: int, events: list[Event]) -> GameState:
+    """Divinations, guards, then the attack; then dawn."""
+    names, roles, day = state.names, state.roles, state.day
+    guarded: set[int] = set()
+    results = state.results
+    for i, t in enumerate(state.votes):
+        if t == NOBODY or not state.alive[i]:
+            continue
+        ability = state.chosen[i]
+        if ability is Ability.DIVINE:
+            species = roles[t].species.value
+            results += (Result(day, "divine", i, t, species),)
+            events.append(Divined(day, names[i], names[t], species, frozenset((names[i],))))
+        elif ability is Ability.GUARD:
+            guarded.add(t)
+            results += (Result(day, "guard", i, t, ""),)
+        if ability is not None and roles[i].uses:
+            state = count_use(state, i, ability)
+    state = state._replace(results=results)
+    if target == NOBODY:
+        events.append(NoMurder(day))
+    elif target in guarded:
+        events.append(AttackBlocked(day, names[target], state.pack))
+        events.append(NoMurder(day))
+    else:
+        state = state._replace(alive=replaced(state.alive, target, False),
+                               deaths=state.deaths + (Death(day, target, "murdered"),))
+        events.append(Murdered(day, names[target]))
+    return check_end(state, events) or advance(state, events)
+
+
+def count_use(state: GameState, s: int, ability: Ability) -> GameState:
+    """One more use of a limited ability (``Role.uses``)."""
+    if all(a is not ability for a, _ in state.roles[s].uses):
+        return state
+    uses = dict(state.uses)
+    uses[(s, ability)] = uses.get((s, ability), 0) + 1
+    return state._replace(uses=uses)
+
+
+def resolve(state: GameState, action: Resolve, events: list[Event]) -> GameState:
+    if not state.pending:
+        raise IllegalActionError(f"there is no tie for chance to settle ({where(state)})")
+    t = state.seat.get(action.pick, NOBODY)
+    if t not in state.candidates:
+        tied = ", ".join(state.names[c] for c in state.candidates)
+        raise IllegalActionError(
+            f"{action.pick!r} is not among the tied ({tied}) ({where(state)})")
+    kind = state.pending
+    state = state._replace(pending="", candidates=())
+    if kind == "execute":
+        count = sum(1 for i, v in enumerate(state.votes) if v == t and state.alive[i])
+        return execute(state, t, count, events)
+    return finish_night(state, t, events)
+
+
+# ---------------------------------------------------------------- the game's end
+
+
+def termination(state: GameState) -> Termination | None:
+    wolves = humans = village = 0
+    for a, role in zip(state.alive, state.roles, strict=True):
+        if a:
+            if role.species is Species.WEREWOLF:
+                wolves += 1
+            else:
+                humans += 1
+            if role.team is Team.VILLAGE:
+                village += 1
+    if wolves == 0:
+        return Termination.WOLVES_ELIMINATED
+    if state.rules.win is WinCondition.PARITY and humans <= wolves:
+        return Termination.PARITY
+    if village == 0:
+        return Termination.VILLAGE_ELIMINATED
+    return None
+
+
+def check_end(state: GameState, events: list[Event]) -> GameState | None:
+    why = termination(state)
+    return None if why is None else finish(state, why, events)
+
+
+def finish(state: GameState, why: Termination, events: list[Event]) -> GameState:
+    winner = (None if why is Termination.DAY_LIMIT else
+              Team.VILLAGE if why is Termination.WOLVES_ELIMINATED else Team.WEREWOLVES)
+    state = state._replace(phase=Phase.OVER, termination=why, winner=winner,
+                           pending="", candidates=())
+    events.append(GameOver(
+        state.day, winner.value if winner else None, why.value,
+        tuple((n, r.name) for n, r in zip(state.names, state.roles, strict=True)),
+        tuple(points(state))))
+    return state
