@@ -92,8 +92,8 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
                     out[victim].survived = False
         elif kind == "msg":
             body = r.get("body") or {}
-            if r.get("type") in ("vote", "attack", "divine", "guard", "chat", "over",
-                                 "unvote", "listen") and body.get("player") in out:
+            if (r.get("type") in engine.ACTIONS or r.get("type") == "listen") \
+                    and body.get("player") in out:
                 by_jid[r.get("sender", "")] = body["player"]
             if r.get("type") == "refuse":
                 who = by_jid.get(r.get("to") or r.get("receiver") or "")

@@ -78,3 +78,24 @@ def test_the_view_survives_the_wire():
     again = decode_body(body.model_dump_json())
     assert engine.PlayerView(**again.view).known_roles == dict(v.known_roles)
     assert isinstance(again, BaseModel)
+
+
+def test_the_wire_and_every_layer_take_their_actions_from_the_engines_table():
+    from maw.agents.gamemaster import ACTIONS as REFEREE
+    from maw.agents.player import FSM_TYPES
+    from maw.agents.user_interface import HELP
+    from maw.llm.decider import ORDER
+
+    assert set(m.ACTION_TYPES) == {*engine.ACTIONS, "listen"}
+    for name, spec in engine.ACTIONS.items():
+        model = m.ACTION_TYPES[name]
+        assert model.model_fields["type"].default == name
+        assert ("target" in model.model_fields) == spec.target
+        assert m.Option(action=name).action == name
+        if name != "chat":
+            assert spec.usage in HELP
+    assert set(REFEREE) == set(m.ACTION_TYPES) - {"chat"}  # chat goes to the rooms
+    assert set(m.ACTION_TYPES) <= set(FSM_TYPES)
+    assert sorted(ORDER) == sorted(engine.ACTIONS)
+    with pytest.raises(ValueError, match="is not an action"):
+        m.Option(action="fly")

@@ -31,7 +31,8 @@ from maw.protocol import convert
 from maw.protocol import messages as m
 from maw.protocol.proof import new_key
 
-ACTIONS = ("vote", "unvote", "attack", "divine", "guard", "over", "listen")
+# every action but chat (the rooms take chats) comes to the GameMaster, and "listen"
+ACTIONS = tuple(name for name in m.ACTION_TYPES if name != "chat")
 REFEREE_TYPES = ("join_lobby", "chat_check", *ACTIONS)
 ROOM_REPLIES = ("agree", "refuse")
 

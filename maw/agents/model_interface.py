@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from maw import engine
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.policies.base import Decider
 from maw.protocol import convert
@@ -27,14 +28,12 @@ def action_body(action: engine.Action | None) -> m.Body:
     """The wire form of a decider's choice (``None``: listen)."""
     if action is None:
         return m.Listen()
-    kind = type(action)
-    if kind is engine.Chat:
+    spec = SPEC_OF[type(action)]
+    if type(action) is engine.Chat:
         return m.Chat(message=action.text, room=action.room.value)  # type: ignore[union-attr]
-    if kind is engine.Over:
-        return m.Over()
-    if kind is engine.Unvote:
-        return m.Unvote()
-    return m.ACTION_TYPES[kind.__name__.lower()](target=action.target)  # type: ignore
+    if spec.target:
+        return m.ACTION_TYPES[spec.name](target=action.target)  # type: ignore
+    return m.ACTION_TYPES[spec.name]()
 
 
 DeciderFactory = Callable[[int], Decider]

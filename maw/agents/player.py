@@ -23,8 +23,8 @@ from spade.message import Message
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.protocol import messages as m
 
-FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", "chat", "vote", "unvote",
-             "attack", "divine", "guard", "over", "listen", "not_understood")
+FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", *m.ACTION_TYPES,
+             "not_understood")
 OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal")
 
 

@@ -21,17 +21,25 @@ from typing import Any, Protocol
 from spade.behaviour import CyclicBehaviour
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.engine.actions import ACTIONS
 from maw.protocol import messages as m
 from maw.screen import phase_of
 
-HELP = """Type a message to say it in the open room. Commands:
-  /vote NAME     vote to execute NAME (again to change it)   /unvote  withdraw your vote
-  /attack NAME   (werewolf, at night)   /divine NAME (seer)   /guard NAME (bodyguard)
-  /over          done talking for today  /pass   nothing to do now
-  /who           who is alive, and the votes so far          /role    your role
-  /help          this text               /quit   leave the game"""
+# the players' actions come from the engine's table; the rest is the terminal's own
+LOCAL = (("/pass", "nothing to do now"), ("/who", "who is alive, and the votes so far"),
+         ("/role", "your role"), ("/help", "this text"), ("/quit", "leave the game"))
+TARGETED = tuple(name for name, spec in ACTIONS.items() if spec.target)
+UNTARGETED = tuple(name for name, spec in ACTIONS.items() if not spec.target and name != "chat")
 
-TARGETED = ("vote", "attack", "divine", "guard")
+
+def _help() -> str:
+    entries = [(s.usage, s.help) for name, s in ACTIONS.items() if name != "chat"] + list(LOCAL)
+    lines = ["Type a message to say it in the open room. Commands:"]
+    lines += [f"  {usage:<14} {what}" for usage, what in entries]
+    return "\n".join(lines)
+
+
+HELP = _help()
 
 
 class Console(Protocol):
@@ -72,10 +80,8 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
         return Parsed(local=word)
     if word == "pass":
         return Parsed(action=m.Listen())
-    if word == "over":
-        return Parsed(action=m.Over())
-    if word == "unvote":
-        return Parsed(action=m.Unvote())
+    if word in UNTARGETED:
+        return Parsed(action=m.ACTION_TYPES[word]())
     if word in TARGETED:
         if not rest:
             legal = [o.target for o in options if o.action == word and o.target]

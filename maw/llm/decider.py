@@ -18,8 +18,11 @@ from maw.llm.llm import LLM
 from maw.policies.base import Decider
 
 REPO_PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
-TARGETED = {engine.Vote: "vote", engine.Attack: "attack", engine.Divine: "divine",
-            engine.Guard: "guard"}
+# the targeted actions of the engine's table, by class
+TARGETED = {spec.cls: name for name, spec in engine.ACTIONS.items() if spec.target}
+# the order choices are offered in: the decisions first (a small model favours what it
+# reads first), talk after
+ORDER = [*TARGETED.values(), *(n for n, s in engine.ACTIONS.items() if not s.target)]
 
 
 class Prompts:
@@ -92,14 +95,11 @@ def choices(legal: tuple[engine.Action, ...], listen: bool = True) -> tuple[list
     """The action names offered, and a line describing them with their targets."""
     kinds: dict[str, list[str]] = {}
     for a in legal:
-        kind = TARGETED.get(type(a)) or type(a).__name__.lower()
+        kind = engine.action_name(a)
         targets = kinds.setdefault(kind, [])
         if type(a) in TARGETED:
             targets.append(a.target)  # type: ignore[union-attr]
-    # the decisions first (a small model favours what it reads first), talk after
-    order = ["vote", "attack", "divine", "guard", "chat", "unvote", "over"]
-    kinds = dict(sorted(kinds.items(), key=lambda kv: order.index(kv[0])
-                        if kv[0] in order else len(order)))
+    kinds = dict(sorted(kinds.items(), key=lambda kv: ORDER.index(kv[0])))
     parts = []
     for kind, targets in kinds.items():
         parts.append(f"{kind} ({', '.join(targets)})" if targets else kind)
@@ -173,7 +173,7 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
     if kind == "listen" and listen:
         return None
     for a in legal:
-        name = TARGETED.get(type(a)) or type(a).__name__.lower()
+        name = engine.action_name(a)
         if name != kind:
             continue
         if type(a) in TARGETED:
@@ -186,7 +186,7 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
                 raise ValueError('"chat" needs a "text"')
             return engine.Chat(player, a.room, said.strip()[:max_chars])  # type: ignore
         return a
-    offered = sorted({TARGETED.get(type(a)) or type(a).__name__.lower() for a in legal})
+    offered = sorted({engine.action_name(a) for a in legal})
     if kind in offered:
         raise ValueError(f"{target!r} is not a legal target for {kind}")
     raise ValueError(f"{kind!r} is not possible now (possible: "

@@ -46,9 +46,9 @@ def decode(msg: Message) -> AnyBody:
     """The body of ``msg``; raises :class:`ProtocolError` if it is not a MAW message."""
     body = decode_body(msg.body)
     declared = msg.get_metadata("type")
-    if declared and declared != body.type:  # type: ignore[union-attr]
+    if declared and declared != body.type:
         raise ProtocolError(f"metadata type {declared!r} does not match body type "
-                            f"{body.type!r}")  # type: ignore[union-attr]
+                            f"{body.type!r}")
     return body
 
 

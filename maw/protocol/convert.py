@@ -1,4 +1,5 @@
-"""Between engine actions and views and their wire forms."""
+"""Between engine actions and views and their wire forms (names from the engine's table of
+actions, ``maw.engine.actions.ACTIONS``)."""
 
 from __future__ import annotations
 
@@ -6,38 +7,31 @@ from dataclasses import fields
 from typing import Any
 
 from maw import engine
+from maw.engine.actions import ACTIONS, SPEC_OF
 from maw.protocol import messages as m
-
-_TO_OPTION = {engine.Chat: "chat", engine.Over: "over", engine.Vote: "vote",
-              engine.Unvote: "unvote", engine.Attack: "attack", engine.Divine: "divine",
-              engine.Guard: "guard"}
-_TARGETED = {"vote": engine.Vote, "attack": engine.Attack, "divine": engine.Divine,
-             "guard": engine.Guard}
 
 
 def options(legal: tuple[engine.Action, ...]) -> list[m.Option]:
     out = []
     for a in legal:
-        kind = _TO_OPTION[type(a)]
         room = getattr(a, "room", None)
-        out.append(m.Option(action=kind, target=getattr(a, "target", None),
+        out.append(m.Option(action=SPEC_OF[type(a)].name, target=getattr(a, "target", None),
                             room=room.value if room is not None else None))
     return out
 
 
 def to_engine(body: m.PlayerAction, player: str, room: str | None = None) -> engine.Action:
     """The engine action for a player's message (the engine then judges it)."""
-    kind = body.type
-    if kind in _TARGETED:
-        return _TARGETED[kind](player, body.target)  # type: ignore[union-attr]
-    if kind == "unvote":
-        return engine.Unvote(player)
-    if kind == "chat":
-        return engine.Chat(player, engine.Room(room or body.room or "Village"),
-                           body.message)  # type: ignore[union-attr]
-    if kind == "over":
-        return engine.Over(player, engine.Room(room or "Village"))
-    raise ValueError(f"{kind} is not an engine action")
+    spec = ACTIONS.get(body.type)
+    if spec is None:
+        raise ValueError(f"{body.type} is not an engine action")
+    if spec.target:
+        return spec.cls(player, body.target)
+    if spec.name == "chat":
+        return engine.Chat(player, engine.Room(room or body.room or "Village"), body.message)
+    if spec.room:
+        return spec.cls(player, engine.Room(room or "Village"))
+    return spec.cls(player)
 
 
 def view_dict(v: engine.PlayerView) -> dict[str, Any]:
@@ -48,10 +42,11 @@ def view_dict(v: engine.PlayerView) -> dict[str, Any]:
 
 
 def option_to_engine(option: m.Option, player: str, text: str = "") -> engine.Action:
-    if option.action == "chat":
+    spec = ACTIONS[option.action]
+    if spec.name == "chat":
         return engine.Chat(player, engine.Room(option.room), text)
-    if option.action == "over":
-        return engine.Over(player, engine.Room(option.room))
-    if option.action == "unvote":
-        return engine.Unvote(player)
-    return _TARGETED[option.action](player, option.target)
+    if spec.room:
+        return spec.cls(player, engine.Room(option.room))
+    if spec.target:
+        return spec.cls(player, option.target)
+    return spec.cls(player)

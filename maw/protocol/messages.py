@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, field_validator
+
+from maw.engine.actions import ACTIONS, ActionSpec
 
 Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_\-]+$")]
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
@@ -75,12 +77,20 @@ class AssignRole(Body):
 
 
 class Option(Body):
-    """One legal action offered to a player; chat options carry ``room`` and no text."""
+    """One legal action offered to a player (``action``: a name of the engine's table of
+    actions); chat options carry ``room`` and no text."""
 
     type: Literal["option"] = "option"
-    action: Literal["chat", "over", "vote", "unvote", "attack", "divine", "guard"]
+    action: str
     target: str | None = None
     room: str | None = None
+
+    @field_validator("action")
+    @classmethod
+    def _known(cls, action: str) -> str:
+        if action not in ACTIONS:
+            raise ValueError(f"{action!r} is not an action ({', '.join(ACTIONS)})")
+        return action
 
 
 class PhaseChange(Body):
@@ -165,28 +175,31 @@ class Chat(_Action):
     room: str | None = None
 
 
-class Vote(_Action):
-    type: Literal["vote"] = "vote"
-    target: Name
-
-
 class Unvote(_Action):
     type: Literal["unvote"] = "unvote"
 
 
-class Attack(_Action):
-    type: Literal["attack"] = "attack"
+class Targeted(_Action):
+    """An action that names a player: one model per targeted action of the engine's table
+    (``vote``, ``attack``, ``divine``, ``guard``...), made from the table below."""
+
+    type: str
     target: Name
 
 
-class Divine(_Action):
-    type: Literal["divine"] = "divine"
-    target: Name
+def _targeted(spec: ActionSpec) -> type[Targeted]:
+    model = create_model(spec.cls.__name__, __base__=Targeted, __module__=__name__,
+                         type=(Literal[spec.name], spec.name))  # type: ignore[arg-type]
+    model.__doc__ = f"{spec.usage}: {spec.help}."
+    return model
 
 
-class Guard(_Action):
-    type: Literal["guard"] = "guard"
-    target: Name
+TARGETED: dict[str, type[Targeted]] = {
+    s.name: _targeted(s) for s in ACTIONS.values() if s.target}
+Vote = TARGETED["vote"]
+Attack = TARGETED["attack"]
+Divine = TARGETED["divine"]
+Guard = TARGETED["guard"]
 
 
 class Over(_Action):
@@ -202,7 +215,13 @@ class Listen(_Action):
     type: Literal["listen"] = "listen"
 
 
-PlayerAction = Union[Chat, Vote, Unvote, Attack, Divine, Guard, Over, Listen]
+# every action of the engine's table has its wire model, and "listen" (nothing to do now)
+_ACTION_MODELS: dict[str, type[_Action]] = {"chat": Chat, "unvote": Unvote, "over": Over,
+                                             **TARGETED, "listen": Listen}
+if set(_ACTION_MODELS) != {*ACTIONS, "listen"}:  # pragma: no cover - a table entry without
+    raise TypeError(f"wire models {sorted(_ACTION_MODELS)} do not match the actions "
+                    f"{sorted(ACTIONS)}")
+PlayerAction = Any  # one of _ACTION_MODELS' models
 
 
 class VoteCast(Body):
@@ -361,16 +380,12 @@ class NotUnderstood(Body):
     reason: str
 
 
-AnyBody = Annotated[
-    Union[
-        JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
-        NameChoice, Chat,
-        Vote, Unvote, Attack, Divine, Guard, Over, Listen, VoteCast, VoteResult, Kill, Reveal,
-        EndGame, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages,
-        ChatCheck, ChatVerdict, Agree, Refuse, NotUnderstood,
-    ],
-    Field(discriminator="type"),
-]
-ADAPTER: TypeAdapter[AnyBody] = TypeAdapter(AnyBody)
-ACTION_TYPES = {m.model_fields["type"].default: m
-                for m in (Chat, Vote, Unvote, Attack, Divine, Guard, Over, Listen)}
+BODIES: tuple[type[Body], ...] = (
+    JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel, NameChoice,
+    *_ACTION_MODELS.values(), VoteCast, VoteResult, Kill, Reveal, EndGame, Scores, OpenRoom,
+    CloseRoom, AnnounceOpen, GetNewMessages, NewMessages, ChatCheck, ChatVerdict, Agree, Refuse,
+    NotUnderstood,
+)
+AnyBody: Any = Annotated[Union[BODIES], Field(discriminator="type")]
+ADAPTER: TypeAdapter[Body] = TypeAdapter(AnyBody)
+ACTION_TYPES: dict[str, type[_Action]] = dict(_ACTION_MODELS)
