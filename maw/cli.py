@@ -97,7 +97,9 @@ def cmd_game(args: argparse.Namespace) -> int:
     if args.policy not in (None, "rule", "random"):
         raise MawError(f"unknown --policy {args.policy!r}: rule or random (LLM players "
                        "come from a --roster)")
-    roster, fill = Path(args.roster) if args.roster else None, None
+    from maw.roster import roster_path
+
+    roster, fill = roster_path(args.roster) if args.roster else None, None
     if roster is None and args.policy is None and args.players > joining:
         from maw.roster import choose_roster
 
@@ -194,7 +196,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     rules.roles_for(args.players)
     if args.games < 1 or args.parallel < 1:
         raise MawError("--games and --parallel must be at least 1")
-    roster_path = Path(args.roster).resolve()
+    from maw.roster import roster_path as find_roster
+
+    roster_path = find_roster(args.roster).resolve()
     roster = load_roster(roster_path)
     plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
                 args.ruleset, tuple(args.rule), args.seed, args.day_seconds,
@@ -321,7 +325,9 @@ def cmd_player(args: argparse.Namespace) -> int:
         from maw.game import check_backends, seats_from_roster
         from maw.roster import load_roster
 
-        roster = Path(args.roster)
+        from maw.roster import roster_path
+
+        roster = roster_path(args.roster)
         seat = seats_from_roster(pick_seats(load_roster(roster), args.name, roster), 1)[0]
         if args.model and seat.llm is not None:
             seat.llm = seat.llm.model_copy(update={"model": args.model})

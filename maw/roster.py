@@ -109,13 +109,26 @@ def load_roster(path: Path) -> Roster:
     return roster
 
 
-AGENTS = Path(__file__).resolve().parents[1] / "agents"
+# the rosters shipped in the package (the repository's agents/, linked in as maw/rosters)
+AGENTS = Path(__file__).resolve().parent / "rosters"
 OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 
 
 def agents_dir() -> Path:
     """The rosters shipped with MAW (``MAW_AGENTS`` overrides: a docker image, a copy)."""
     return Path(os.environ.get("MAW_AGENTS") or AGENTS)
+
+
+def roster_path(text: str) -> Path:
+    """A roster file, or the name of a shipped one (``local``, ``ollama``, ``rule``)."""
+    path = Path(text)
+    if not path.exists() and "/" not in text and not text.endswith(".toml"):
+        shipped = agents_dir() / f"{text}.toml"
+        if shipped.is_file():
+            return shipped
+        names = sorted(p.stem for p in agents_dir().glob("*.toml"))
+        raise ConfigError(f"no roster {text!r}: give a file, or one of {', '.join(names)}")
+    return path
 
 
 async def ollama_models(host: str, seconds: float = 2.0) -> list[str] | None:

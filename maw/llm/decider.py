@@ -17,7 +17,8 @@ from maw.errors import ConfigError
 from maw.llm.llm import LLM
 from maw.policies.base import Decider
 
-REPO_PROMPTS = Path(__file__).resolve().parents[2] / "prompts"
+# the prompts shipped in the package (the repository's prompts/, linked in as maw/prompts)
+PACKAGE_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 # the targeted actions of the engine's table, by class
 TARGETED = {spec.cls: name for name, spec in engine.ACTIONS.items() if spec.target}
 # the order choices are offered in: the decisions first (a small model favours what it
@@ -26,10 +27,10 @@ ORDER = [*TARGETED.values(), *(n for n, s in engine.ACTIONS.items() if not s.tar
 
 
 class Prompts:
-    """The templates of a prompts/ folder (``MAW_PROMPTS``, else the repository's)."""
+    """The templates of a prompts/ folder (``MAW_PROMPTS``, else those shipped with MAW)."""
 
     def __init__(self, folder: Path | None = None) -> None:
-        self.folder = Path(folder or os.environ.get("MAW_PROMPTS") or REPO_PROMPTS)
+        self.folder = Path(folder or os.environ.get("MAW_PROMPTS") or PACKAGE_PROMPTS)
         if not (self.folder / "turn.md").is_file():
             raise ConfigError(f"no prompts in {self.folder} (turn.md is missing)")
 
