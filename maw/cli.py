@@ -309,6 +309,9 @@ def cmd_player(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
+    from maw.protocol.messages import check_name
+
+    check_name(args.name)
     from maw.game import Seat, run_player
     from maw.policies import DECIDERS
     from maw.xmpp import lobby_jid, parse_address
@@ -317,15 +320,10 @@ def cmd_player(args: argparse.Namespace) -> int:
     lobby_jid(args.lobby)
     if args.decider not in DECIDERS:
         raise MawError(f"unknown decider {args.decider!r}: {', '.join(sorted(DECIDERS))}")
-    if not _good_name(args.name):
-        raise MawError(f"bad name {args.name!r}: up to 20 letters, digits or _")
-
     seat = Seat(args.name, args.decider)
     if args.roster:  # the seat of that name in a roster: its decider, model and persona
         from maw.game import check_backends, seats_from_roster
-        from maw.roster import load_roster
-
-        from maw.roster import roster_path
+        from maw.roster import load_roster, roster_path
 
         roster = roster_path(args.roster)
         seat = seats_from_roster(pick_seats(load_roster(roster), args.name, roster), 1)[0]
@@ -353,13 +351,15 @@ def cmd_play(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
+    from maw.protocol.messages import check_name
+
+    if args.name is not None:
+        check_name(args.name)
     from maw.game import run_person
     from maw.xmpp import lobby_jid, parse_address
 
     address = parse_address(args.xmpp)
     lobby_jid(args.lobby)
-    if args.name is not None and not _good_name(args.name):
-        raise MawError(f"bad name {args.name!r}: up to 20 letters, digits or _")
     print(f"maw play: joining lobby {args.lobby!r} at {address.host}:{address.port}"
           + (f" as {args.name}" if args.name else "") + " (Ctrl-C or /quit to leave)",
           flush=True)
@@ -387,10 +387,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not result.final:
         print("maw play: you left before the end; the game goes on without you", flush=True)
     return 0
-
-
-def _good_name(name: str) -> bool:
-    return bool(name) and name.replace("_", "").isalnum() and len(name) <= 20
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

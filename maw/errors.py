@@ -6,9 +6,16 @@
     ├── IllegalActionError        (also ValueError) an action the rules forbid now;
     │                             the message says why and in which state
     ├── ConfigError               (also ValueError) bad ruleset, roster, option or name
-    └── ReplayError               a log that cannot be read or replayed
+    ├── ReplayError               a log that cannot be read or replayed
+    ├── ProtocolError             a message that is not a MAW message (answered with
+    │                             not-understood)
+    ├── BackendError              a model that cannot answer: no server, an HTTP error
+    │   └── ModelCrashed          the embedded model's process died (maw.llm.model_process)
+    └── LobbyError                a player that cannot join or stay in a game (refused,
+                                  no lobby, no name)
 
-Only ``maw.cli`` turns these into exit codes and sentences for a person.
+Only ``maw.cli`` turns these into exit codes and sentences for a person; an error from
+elsewhere is translated ``from`` its cause where it crosses into MAW.
 """
 
 from __future__ import annotations
@@ -28,3 +35,15 @@ class ConfigError(MawError, ValueError):
 
 class ReplayError(MawError):
     """A game log that cannot be parsed or replayed."""
+
+
+class ProtocolError(MawError):
+    """A message that is not a MAW message (the text says what is wrong)."""
+
+
+class BackendError(MawError):
+    """The model could not answer: no server, an HTTP error, no model. Says which."""
+
+
+class LobbyError(MawError):
+    """A player could not join a game, or lost it: refused, no lobby, no name."""

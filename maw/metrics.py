@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from maw import engine
+from maw.errors import ReplayError
 
 # refusals that are timing, not a bad move: the action arrived after its phase ended
 LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
@@ -54,7 +55,7 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
     deal = next((r for r in records if r["kind"] == "round"), None)
     over = next((r for r in records if r["kind"] == "outcome"), None)
     if deal is None or over is None:
-        raise ValueError("the log has no complete round")
+        raise ReplayError("the log has no complete round")
     roles: dict[str, str] = deal["roles"]
     teams = {n: engine.role_named(r).team.value for n, r in roles.items()}
     wolves = {n for n, r in roles.items() if r == "Werewolf"}

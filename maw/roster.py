@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from maw.errors import ConfigError
+from maw.protocol.messages import Name
 
 
 class LLMSpec(BaseModel):
@@ -61,7 +62,7 @@ class LLMSpec(BaseModel):
 class PlayerSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[A-Za-z0-9_]{1,20}$")
+    name: Name
     decider: Literal["llm", "rule", "random"] = "rule"
     persona: str = ""
     max_wait: float | None = Field(None, ge=0)

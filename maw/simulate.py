@@ -25,7 +25,7 @@ from maw.engine import (
     view,
 )
 from maw.engine.events import Event
-from maw.errors import IllegalActionError
+from maw.errors import IllegalActionError, MawError
 from maw.policies import make_decider
 from maw.policies.base import Decider
 
@@ -103,7 +103,7 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
             if listeners:
                 _deliver(deciders, listeners, events)
         if steps > max_steps:
-            raise RuntimeError(f"game {seed} did not end in {max_steps} actions")
+            raise MawError(f"game {seed} did not end in {max_steps} actions")
     winner = state.winner.value if state.winner else None
     return GameRecord(
         winner=winner, days=state.day - rules.first_day + 1, actions=steps,

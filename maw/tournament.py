@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from maw.errors import MawError
+from maw.errors import MawError, ReplayError
 from maw.metrics import game_metrics
 from maw.roster import Roster, load_roster
 from maw.xmpp import die_with_parent
@@ -182,7 +182,7 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
     agents = {n: agent_label(roster, n) for n in spec.seats}
     try:
         metrics = game_metrics(read_log(logs[-1]), agents)
-    except ValueError as exc:
+    except (ReplayError, ValueError) as exc:  # (ValueError: a record of the wrong shape)
         return Finished(spec, False, wall, f"{logs[-1]}: {exc}")
     results.record(spec, plan.ruleset, metrics, logs[-1], wall,
                    {"players": plan.players, "rules": list(plan.rules),

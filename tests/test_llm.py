@@ -707,3 +707,17 @@ async def test_a_cancelled_call_frees_the_embedded_model_at_its_next_token(embed
         await call
     answer = await backend.chat([{"role": "user", "content": "Say yes."}], max_tokens=2)
     assert backend.stopped_early == 1 and answer.completion_tokens <= 2
+
+
+def test_a_misspelt_backend_option_is_an_error_that_names_the_known_ones():
+    # (it used to be accepted and ignored: the model then ran with its defaults)
+    with pytest.raises(ConfigError, match=r"backend llamacpp: unknown option 'temprature' "
+                       r"\(its options: n_ctx, repeat_penalty, threads, threads_batch\)"):
+        make_backend("llamacpp", temprature=0.1)
+    with pytest.raises(ConfigError, match="backend llamacpp: option 'threads': Input should "
+                                          "be greater than or equal to 1"):
+        make_backend("llamacpp", threads=0)
+    with pytest.raises(ConfigError, match=r"unknown option 'n_ctx' \(its options: none\)"):
+        make_backend("ollama", n_ctx=1)
+    backend = make_backend("openai", base_url="http://127.0.0.1:9/v1", schema_mode="none")
+    assert backend.schema_mode == "none"

@@ -99,3 +99,30 @@ def test_the_wire_and_every_layer_take_their_actions_from_the_engines_table():
     assert sorted(ORDER) == sorted(engine.ACTIONS)
     with pytest.raises(ValueError, match="is not an action"):
         m.Option(action="fly")
+
+
+def test_one_rule_for_names_on_the_wire_in_rosters_and_on_the_command_line(tmp_path):
+    # (five checks disagreed: `maw player --name Zoë` passed the command line and was
+    # refused inside the player's state machine)
+    import subprocess
+    import sys
+
+    from pydantic import ValidationError
+
+    from maw.errors import ConfigError
+    from maw.roster import load_roster
+
+    for bad in ("Zoë", "a b", "", "x" * 21, "Ann;"):
+        with pytest.raises(ConfigError, match="bad name .*: use 1 to 20 letters"):
+            m.check_name(bad)
+        with pytest.raises(ValidationError):
+            m.JoinLobby(player_name=bad)
+    assert m.check_name("Ann-2_b") == "Ann-2_b"
+    roster = tmp_path / "r.toml"
+    roster.write_text('[[player]]\nname = "Zoë"\n')
+    with pytest.raises(ConfigError, match="player.0.name"):
+        load_roster(roster)
+    for command in (["player", "--name", "Zoë"], ["play", "--name", "Zoë"]):
+        out = subprocess.run([sys.executable, "-m", "maw", *command, "--xmpp", "127.0.0.1:9"],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and "bad name 'Zoë'" in out.stderr, out.stderr

@@ -21,6 +21,7 @@ from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
 from spade.message import Message
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.errors import LobbyError
 from maw.protocol import messages as m
 
 FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", *m.ACTION_TYPES,
@@ -336,7 +337,7 @@ class GetNameState(PlayerState):
             if isinstance(reply, m.NameChoice):
                 break
         if not isinstance(reply, m.NameChoice):
-            raise RuntimeError("the player interface gave no name")
+            raise LobbyError("the player interface gave no name")
         p.seat_name = reply.name
         self.set_next_state("JoinLobby")
 
@@ -370,8 +371,8 @@ class JoinLobbyState(PlayerState):
                 if "taken" in reply.reason:
                     self.set_next_state("GetName")
                     return
-                raise RuntimeError(f"could not join: {reply.reason}")
-        raise RuntimeError(f"the GameMaster {p.gamemaster} did not answer within "
+                raise LobbyError(f"could not join: {reply.reason}")
+        raise LobbyError(f"the GameMaster {p.gamemaster} did not answer within "
                            f"{p.join_seconds:.0f} s: is the lobby up?")
 
 

@@ -216,9 +216,9 @@ class Keyboard(CyclicBehaviour):
         if pending is not None and pending[1].purpose == "name":
             name = text.strip()
             try:
-                choice = m.NameChoice(name=name)
-            except ValueError:
-                agent.console.show(f"{name!r} cannot be a name: up to 20 letters or digits")
+                choice = m.NameChoice(name=m.check_name(name))
+            except ValueError as exc:
+                agent.console.show(str(exc))
                 return
             agent.pending = None
             agent.seat_name = name

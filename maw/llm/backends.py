@@ -9,9 +9,18 @@ import concurrent.futures
 import contextlib
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
-from maw.llm.base import Backend, BackendError, Completion, Message, register_backend
+from pydantic import Field
+
+from maw.llm.base import (
+    Backend,
+    BackendError,
+    Completion,
+    Message,
+    NoOptions,
+    register_backend,
+)
 from maw.llm.model_process import (
     ModelKey,
     ModelProcess,
@@ -26,6 +35,9 @@ class ScriptedBackend(Backend):
     """Answers from a queue filled by tests: strings, or callables of the messages."""
 
     name = "scripted"
+
+    class Options(NoOptions):
+        replies: list = []
 
     def __init__(self, model: str = "scripted", replies: list | None = None,
                  **options: Any) -> None:
@@ -131,6 +143,10 @@ class OpenAIBackend(Backend):
 
     name = "openai"
 
+    class Options(NoOptions):
+        schema_mode: Literal["json_schema", "json_object", "none"] = "json_schema"
+        timeout: float = Field(120.0, gt=0)
+
     def __init__(self, model: str = "gpt-4o-mini", base_url: str | None = None,
                  api_key: str | None = None, schema_mode: str = "json_schema",
                  **options: Any) -> None:
@@ -202,6 +218,12 @@ class LlamaCppBackend(Backend):
     ``threads_batch`` (default: ``threads``) are llama.cpp's thread counts."""
 
     name = "llamacpp"
+
+    class Options(NoOptions):
+        n_ctx: int = Field(2048, ge=256)
+        threads: int | None = Field(None, ge=1)
+        threads_batch: int | None = Field(None, ge=1)
+        repeat_penalty: float = Field(1.3, gt=0)
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, n_ctx: int = 2048, threads: int | None = None,

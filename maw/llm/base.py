@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
 
-from maw.errors import ConfigError, MawError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
+from maw.errors import BackendError, ConfigError
 
-class BackendError(MawError):
-    """The model could not answer: no server, an HTTP error, no model. Says which."""
+__all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "Message", "make_backend",
+           "register_backend"]
 
 
 @dataclass(frozen=True)
@@ -31,11 +32,20 @@ class Completion:
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": ...}
 
 
+class NoOptions(BaseModel):
+    """A backend's options (``[llm] options`` in a roster): none by default. A backend with
+    options declares its own model; an unknown or misspelt one is an error, not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class Backend(ABC):
     """``chat`` answers ``messages``; with ``schema`` (a JSON schema) the answer must be
-    JSON of that shape, where the server can enforce it."""
+    JSON of that shape, where the server can enforce it. ``Options`` names and checks the
+    backend's own options."""
 
     name: ClassVar[str] = ""
+    Options: ClassVar[type[BaseModel]] = NoOptions
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, **options: Any) -> None:
@@ -79,4 +89,15 @@ def make_backend(name: str, **config: Any) -> Backend:
                 register_backend(ep.load())
     if name not in BACKENDS:
         raise ConfigError(f"unknown backend {name!r}: {', '.join(sorted(BACKENDS))}")
-    return BACKENDS[name](**config)
+    cls = BACKENDS[name]
+    common = {k: config.pop(k) for k in ("model", "base_url", "api_key") if k in config}
+    try:
+        options = cls.Options.model_validate(config).model_dump(exclude_unset=True)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(x) for x in first["loc"])
+        known = ", ".join(sorted(cls.Options.model_fields)) or "none"
+        what = (f"unknown option {key!r}" if first["type"] == "extra_forbidden"
+                else f"option {key!r}: {first['msg']}")
+        raise ConfigError(f"backend {name}: {what} (its options: {known})") from None
+    return cls(**common, **options)

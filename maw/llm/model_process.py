@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from maw.llm.base import BackendError
+from maw.errors import BackendError
 
 log = logging.getLogger("maw.llm")
 

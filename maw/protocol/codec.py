@@ -10,14 +10,10 @@ from __future__ import annotations
 from pydantic import ValidationError
 from spade.message import Message
 
-from maw.errors import MawError
+from maw.errors import ProtocolError
 from maw.protocol.messages import ADAPTER, AnyBody, Body, NotUnderstood
 
 MAX_BODY = 64 * 1024  # bytes; a longer body is refused unread
-
-
-class ProtocolError(MawError):
-    """A message that is not a MAW message (the text says what is wrong)."""
 
 
 def encode(body: Body, to: str, thread: str | None = None) -> Message:

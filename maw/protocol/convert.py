@@ -8,6 +8,7 @@ from typing import Any
 
 from maw import engine
 from maw.engine.actions import ACTIONS, SPEC_OF
+from maw.errors import ProtocolError
 from maw.protocol import messages as m
 
 
@@ -24,7 +25,7 @@ def to_engine(body: m.PlayerAction, player: str, room: str | None = None) -> eng
     """The engine action for a player's message (the engine then judges it)."""
     spec = ACTIONS.get(body.type)
     if spec is None:
-        raise ValueError(f"{body.type} is not an engine action")
+        raise ProtocolError(f"{body.type} is not an engine action")
     if spec.target:
         return spec.cls(player, body.target)
     if spec.name == "chat":

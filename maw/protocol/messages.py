@@ -6,13 +6,26 @@ performative (``PERFORMATIVE``) that the codec writes into the SPADE metadata.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, field_validator
 
 from maw.engine.actions import ACTIONS, ActionSpec
+from maw.errors import ConfigError
 
-Name = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_\-]+$")]
+# a player's name, the one rule of the wire, the rosters, the command line and the screen
+NAME_PATTERN = r"^[A-Za-z0-9_\-]{1,20}$"
+NAME_RULE = "1 to 20 letters (A-Z), digits, _ or -"
+Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+
+
+def check_name(text: str) -> str:
+    """``text`` if it can be a player's name; else ``ConfigError`` saying the rule."""
+    if not re.fullmatch(NAME_PATTERN, text):
+        raise ConfigError(f"bad name {text!r}: use {NAME_RULE}")
+    return text
+
 Text = Annotated[str, Field(min_length=1, max_length=2000)]
 # a bare XMPP address, validated before anything uses it (an address that is not a JID
 # once ended the GameMaster's Referee: spade raised while building the answer to it)
