@@ -8,58 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from maw.errors import ReplayError
+from maw.protocol.render import event_line
 
 
 def line(event: str, d: dict[str, Any]) -> str | None:
-    """One transcript line for an engine event (by name and fields), or ``None`` to skip."""
-    secret = d.get("audience")
-    tag = f" (to {', '.join(sorted(secret))})" if secret else ""
-    if event == "GameStarted":
-        return f"== A game of {d['ruleset']} with {', '.join(d['players'])}"
-    if event == "RoleAssigned":
-        pack = f", pack {', '.join(d['pack'])}" if d.get("pack") else ""
-        return f"   {d['player']} is a {d['role']}{pack}"
-    if event == "PhaseStarted":
-        extra = f" (revote: {', '.join(d['candidates'])})" if d.get("candidates") else ""
-        return f"-- Day {d['day']}, {d['phase']}{extra}. Alive: {', '.join(d['living'])}"
-    if event == "Chatted":
-        room = d["room"] if isinstance(d["room"], str) else d["room"].value
-        return f"   [{room}] {d['speaker']}: {d['text']}"
-    if event == "Overed":
-        return None
-    if event == "VoteCast":
-        verb = {"execute": "votes for", "attack": "wants to attack",
-                "divine": "divines"}.get(d["kind"], d["kind"])
-        if d["target"] is None:
-            return f"   {d['voter']} withdraws the vote"
-        return f"   {d['voter']} {verb} {d['target']}{tag}"
-    if event == "VotesRevealed":
-        return None
-    if event == "Executed":
-        return f"** {d['player']} is executed ({d['votes']} votes)"
-    if event == "NoExecution":
-        return f"** Nobody is executed ({d['reason']})"
-    if event == "Revote":
-        return f"** Tie between {', '.join(d['tied'])}: vote again{tag}"
-    if event == "RoleRevealed":
-        return f"   {d['player']} was a {d['role']}{tag}"
-    if event == "Murdered":
-        return f"** {d['player']} is found murdered"
-    if event == "NoMurder":
-        return "** Nobody was murdered"
-    if event == "AttackBlocked":
-        return f"   the attack on {d['target']} was blocked{tag}"
-    if event == "Divined":
-        return f"   {d['seer']} divines {d['target']}: {d['species']}{tag}"
-    if event == "Guarded":
-        return f"   {d['bodyguard']} guards {d['target']}{tag}"
-    if event == "MediumResult":
-        return f"   {d['medium']} reads {d['target']}: {d['species']}{tag}"
-    if event == "GameOver":
-        winner = d["winner"] or "nobody (a draw)"
-        roles = ", ".join(f"{n} {r}" for n, r in d["roles"])
-        return f"== Game over on day {d['day']}: {winner} win ({d['reason']}). Roles: {roles}"
-    return f"   {event} {d}"
+    """One transcript line for an engine event (``maw.protocol.render.event_line``)."""
+    return event_line(event, d)
 
 
 def event_fields(event: object) -> dict[str, Any]:

@@ -143,7 +143,10 @@ def control_body(rng: random.Random, kind: str, scene: Scene) -> dict:
                                             "Hideout": scene.seat_jid}, "key": "0" * 64},
         "phase_change": {"type": "phase_change", "stamp": "1:9:day:0", "round": 1, "day": 9,
                          "new_phase": "day", "vote_round": 0, "room": "Village",
-                         "seconds": 1e9, "view": {"player": victim, "role": "Werewolf"},
+                         "seconds": 1e9, "view": {
+                             "player": victim, "role": "Werewolf", "team": "werewolves",
+                             "alive": True, "ruleset": "maw", "day": 9, "phase": "day",
+                             "players": names, "living": names, "room": "Hideout"},
                          "options": []},
         "chat_check": {"type": "chat_check", "room": rng.choice(["Village", "Hideout"]),
                        "player": victim, "token": scene.token or "0" * 32,
@@ -155,9 +158,12 @@ def control_body(rng: random.Random, kind: str, scene: Scene) -> dict:
         "get_new_messages": {"type": "get_new_messages", "since": 0},
         "reveal": {"type": "reveal", "day": 1, "kind": "role", "target": victim,
                    "value": "Werewolf"},
-        "get_input": {"type": "get_input", "purpose": "action", "messages": ["hi"],
+        "get_input": {"type": "get_input", "purpose": "action",
+                      "heard": [{"kind": "said", "room": "Hideout", "speaker": victim,
+                                 "text": "Let us take Fay"}],
                       "options": [{"type": "option", "action": "vote", "target": victim}]},
-        "news": {"type": "news", "lines": ["[GM] You were executed"], "role": "Villager"},
+        "news": {"type": "news", "heard": [{"kind": "death", "day": 1, "cause": "executed"}],
+                 "role": "Villager"},
     }
     return bodies.get(kind) or dict(EXAMPLES[kind])
 

@@ -76,7 +76,7 @@ def test_the_view_survives_the_wire():
     body = m.PhaseChange(day=1, new_phase="day", seconds=3, view=convert.view_dict(v),
                          options=[])
     again = decode_body(body.model_dump_json())
-    assert engine.PlayerView(**again.view).known_roles == dict(v.known_roles)
+    assert again.view.to_engine().known_roles == dict(v.known_roles)
     assert isinstance(again, BaseModel)
 
 

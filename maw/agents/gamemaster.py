@@ -29,6 +29,7 @@ from maw.engine import events as ev
 from maw.errors import IllegalActionError, MawError
 from maw.protocol import convert
 from maw.protocol import messages as m
+from maw.protocol.heard import View
 from maw.protocol.proof import new_key
 
 # every action but chat (the rooms take chats) comes to the GameMaster, and "listen"
@@ -166,49 +167,19 @@ class GameMasterAgent(MawAgent):
         s = self.state
         assert s is not None
         everyone = list(self.seats)
-        votes: list[tuple[str, str]] = []
+        carry: dict = {}
         for e in events:
-            kind = type(e)
-            to = everyone if e.audience is None else [n for n in everyone if n in e.audience]
-            body: m.Body | None = None
-            if kind is ev.VoteCast:
-                body = m.VoteCast(day=e.day, kind=e.kind, voter=e.voter, target=e.target)
-            elif kind is ev.VotesRevealed and e.audience is None:
-                votes = [tuple(v) for v in e.votes]  # type: ignore[misc]
-            elif kind is ev.Executed:
-                body = m.VoteResult(day=e.day, target=e.player, status="executed", votes=votes)
-                await self._kill(behaviour, e.player, e.day, "executed")
-            elif kind is ev.Murdered:
-                body = m.VoteResult(day=e.day, target=e.player, status="murdered")
-                await self._kill(behaviour, e.player, e.day, "murdered")
-            elif kind is ev.NoExecution:
-                body = m.VoteResult(day=e.day, target=None, status="no_execution",
-                                    votes=votes, reason=e.reason)
-            elif kind is ev.NoMurder:
-                body = m.VoteResult(day=e.day, target=None, status="no_murder")
-            elif kind is ev.Revote:
-                body = m.VoteResult(day=e.day, target=None, status="revote", tied=list(e.tied),
-                                    votes=votes if e.kind == "execute" else [])
-            elif kind is ev.RoleRevealed:
-                body = m.Reveal(day=s.day, kind="role", target=e.player, value=e.role)
-            elif kind is ev.Divined:
-                body = m.Reveal(day=e.day, kind="divine", target=e.target, value=e.species)
-            elif kind is ev.MediumResult:
-                body = m.Reveal(day=e.day, kind="medium", target=e.target, value=e.species)
-            elif kind is ev.AttackBlocked:
-                body = m.Reveal(day=e.day, kind="blocked", target=e.target, value="guarded")
-            elif kind is ev.GameOver:
-                body = m.EndGame(round=self.round, winning_team=e.winner, reason=e.reason,
-                                 roles=dict(e.roles), points=dict(e.points))
-            if body is not None:
-                for name in to:
-                    await self.send_body(behaviour, self.seats[name].jid, body)
+            for name, body in convert.event_messages(e, s.day, self.round, carry):
+                if name is not None:
+                    to = [name]
+                else:
+                    to = everyone if e.audience is None else [n for n in everyone
+                                                              if n in e.audience]
+                for player in to:
+                    await self.send_body(behaviour, self.seats[player].jid, body)
         if self.marker() != before:
             await self.open_phase(behaviour)
         self.changed.set()
-
-    async def _kill(self, behaviour: CyclicBehaviour, name: str, day: int, cause: str) -> None:
-        await self.send_body(behaviour, self.seats[name].jid, m.Kill(day=day, cause=cause))
 
     async def open_phase(self, behaviour: CyclicBehaviour) -> None:
         """Open the right room for the new phase, then tell every player its options."""
@@ -233,7 +204,7 @@ class GameMasterAgent(MawAgent):
         body = m.PhaseChange(stamp=self.stamp(), round=self.round, day=s.day,
                              new_phase=s.phase.value, vote_round=s.vote_round, room=view.room,
                              seconds=round(self.seconds_left(), 2),
-                             view=convert.view_dict(view),
+                             view=View.of(view),
                              options=convert.options(engine.legal_actions(s, name)))
         await self.send_body(behaviour, self.seats[name].jid, body)
 

@@ -18,7 +18,8 @@ from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.policies.base import Decider
-from maw.protocol import convert
+from maw.protocol import convert, render
+from maw.protocol import heard as h
 from maw.protocol import messages as m
 
 log = logging.getLogger("maw.agents")
@@ -172,13 +173,11 @@ class SendInput(Guarded):
             agent.retire()
             agent.round, agent.decider = body.round, agent.new_decider(body.round)
             agent.logged = 0
-        view = engine.PlayerView(**body.view) if body.view else None
-        day = view.day if view else 0
-        for line in body.messages:
-            speaker, sep, text = line.partition(": ")
-            if sep and not speaker.startswith("["):
-                room = engine.Room(view.room) if view and view.room else engine.Room.VILLAGE
-                agent.decider.observe(Chatted(day, room, speaker, text))
+        view = body.view.to_engine() if body.view else None
+        for record in body.heard:  # each chat line as it was said (no English to parse)
+            if isinstance(record, h.Said):
+                agent.decider.observe(Chatted(record.day, engine.Room(record.room),
+                                              record.speaker, record.text))
         me = agent.player_name
         legal = tuple(convert.option_to_engine(o, me) for o in body.options)
         if not legal:
@@ -188,7 +187,7 @@ class SendInput(Guarded):
             if view is None:
                 return None
             try:
-                return await adecide(view, legal, list(body.messages))
+                return await adecide(view, legal, [render.heard(r) for r in body.heard])
             finally:  # cancelled too: its record says so
                 agent.log_llm()
         return agent.decider.decide(view, legal)

@@ -15,14 +15,16 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any
 
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
 from spade.message import Message
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.errors import LobbyError
+from maw.protocol import heard as h
 from maw.protocol import messages as m
+from maw.protocol import render
+from maw.protocol.heard import Heard, View
 
 FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", *m.ACTION_TYPES,
              "not_understood")
@@ -42,7 +44,7 @@ class PlayerAgent(MawAgent):
         self.reply_seconds = reply_seconds
         self.join_seconds = join_seconds  # how long to keep knocking at a lobby not up yet
         self.push_news = push_news  # send each line to the interface at once (a person)
-        self.news: list[str] = []
+        self.news: list[Heard] = []
         self.stash: list = []  # FSM messages an earlier state received for a later one
         self.news_ready = asyncio.Event()
         self.seat_name: str | None = None
@@ -51,17 +53,17 @@ class PlayerAgent(MawAgent):
         self.pack: list[str] = []
         self.status = "alive"
         self.round = 0
-        self.view: dict[str, Any] | None = None
+        self.view: View | None = None
         self.options: list[m.Option] = []
         self.deadline = 0.0
-        self.unread: list[str] = []
+        self.unread: list[Heard] = []
         self.seen: dict[str, int] = {}  # room -> next chat index
         self.version = 0  # grows whenever something new arrives
         self.changed = asyncio.Event()
         self.round_over = False
         self.final = False
         self.results: list[m.EndGame] = []
-        self.last_note = ""
+        self.last_note: Heard | None = None
         self.stamp = ""
         self.roles: list[str] = []  # the role of each round
         self.gm_gone = False
@@ -78,30 +80,30 @@ class PlayerAgent(MawAgent):
         if number <= self.round:
             return False
         self.round, self.round_over, self.status = number, False, "alive"
-        self.options, self.seen, self.view, self.last_note = [], {}, None, ""
+        self.options, self.seen, self.view, self.last_note = [], {}, None, None
         self.stamp = ""
         self.role, self.pack = None, []
         return True
 
-    def note(self, line: str) -> None:
+    def note(self, record: Heard) -> None:
         """Something the player learnt: for its interface's next get_input, and for
-        ``on_line`` (a terminal, a test) at once."""
-        self.unread.append(line)
+        ``on_line`` (a terminal, a test) at once, in words."""
+        self.unread.append(record)
         if self.on_line is not None:
-            self.on_line(line)
+            self.on_line(render.heard(record))
         if self.push_news:
-            self.news.append(line)
+            self.news.append(record)
             self.news_ready.set()
 
-    def hear(self, line: str) -> None:
-        self.note(line)
+    def hear(self, record: Heard) -> None:
+        self.note(record)
         self.poke()
 
     def bounced(self, jid: str) -> None:
         if jid == self.gamemaster and self.token is not None:
             # the GameMaster's client is gone after we joined: nothing more will come
             self.gm_gone = self.round_over = self.final = True
-            self.hear("[GM] The GameMaster is gone: the game is over.")
+            self.hear(h.Notice(text="The GameMaster is gone: the game is over."))
 
     async def setup(self) -> None:
         fsm = FSMBehaviour()
@@ -168,8 +170,7 @@ class SetupRole(Handler):
             return  # a late message of an earlier round
         agent.role, agent.pack, agent.status = body.role, list(body.pack), "alive"
         agent.roles.append(body.role)
-        pack = f" (the pack: {', '.join(body.pack)})" if body.pack else ""
-        agent.hear(f"[GM] You are a {body.role}{pack}.")
+        agent.hear(h.RoleDealt(role=body.role, pack=list(body.pack)))
 
 
 class Kill(Handler):
@@ -177,7 +178,7 @@ class Kill(Handler):
         assert isinstance(body, m.Kill)
         agent.status = "dead"
         agent.options = []
-        agent.hear(f"[GM] You were {body.cause} on day {body.day}.")
+        agent.hear(h.Died(day=body.day, cause=body.cause))
 
 
 class PhaseChange(Handler):
@@ -188,10 +189,10 @@ class PhaseChange(Handler):
             return  # a late message of an earlier round
         agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
         agent.deadline = time.monotonic() + body.seconds
-        note = f"[GM] Day {body.day}, {body.new_phase}" + (" (revote)" if body.vote_round else "")
+        note = h.PhaseBegan(day=body.day, phase=body.new_phase, vote_round=body.vote_round)
         if note != agent.last_note:
             agent.last_note = note
-            agent.note(note + ".")
+            agent.note(note)
         agent.poke()
 
 
@@ -199,8 +200,7 @@ class RoundEnd(Handler):
     def take(self, agent: PlayerAgent, body: m.Body) -> None:
         if isinstance(body, m.EndGame):
             agent.results.append(body)
-            agent.hear(f"[GM] The game is over: {body.winning_team or 'nobody'} won "
-                       f"({body.reason}).")
+            agent.hear(h.GameEnded(winner=body.winning_team, reason=body.reason))
         elif isinstance(body, m.Scores):
             if body.round < agent.round:
                 return  # the next round has already begun
@@ -218,28 +218,25 @@ class Observe(Handler):
             seen = agent.seen.get(body.room_name, 0)
             for line in body.messages:
                 if line.index >= seen:
-                    agent.note(f"{line.speaker}: {line.text}")
+                    agent.note(h.Said(room=body.room_name, speaker=line.speaker,
+                                      text=line.text, day=line.day))
                     seen = line.index + 1
             agent.seen[body.room_name] = seen
         elif isinstance(body, m.AnnounceOpen):
-            agent.note(f"[{body.room_name}] open for {', '.join(body.players)}.")
+            agent.note(h.RoomOpened(room=body.room_name, players=list(body.players)))
         elif isinstance(body, m.VoteCast):
             # keep the view's current votes fresh: a decider that does not see its own
             # vote keeps switching between its two best choices
-            view = agent.view or {}
-            if isinstance(view.get("votes"), dict) and view.get("day") == body.day:
-                if body.target is None:
-                    view["votes"].pop(body.voter, None)
-                else:
-                    view["votes"][body.voter] = body.target
-            what = f"votes for {body.target}" if body.target else "withdraws the vote"
-            verb = "attack" if body.kind == "attack" else body.kind
-            agent.note(f"[GM] {body.voter} {what}" + (f" ({verb})" if verb !=
-                                                                 "execute" else "") + ".")
+            if agent.view is not None and agent.view.day == body.day:
+                agent.view = agent.view.with_vote(body.voter, body.target)
+            agent.note(h.VoteHeard(day=body.day, vote=body.kind, voter=body.voter,
+                                   target=body.target))
         elif isinstance(body, m.VoteResult):
-            agent.note(_result_line(body))
+            agent.note(h.ResultHeard(day=body.day, status=body.status, target=body.target,
+                                     tied=list(body.tied), reason=body.reason))
         elif isinstance(body, m.Reveal):
-            agent.note(f"[GM] {body.kind}: {body.target} is {body.value}.")
+            agent.note(h.Revealed(day=body.day, what=body.kind, target=body.target,
+                                  value=body.value))
         agent.poke()
 
 
@@ -250,28 +247,16 @@ class Relay(CyclicBehaviour):
         agent: PlayerAgent = self.agent  # type: ignore[assignment]
         await agent.news_ready.wait()
         agent.news_ready.clear()
-        lines, agent.news = agent.news, []
-        if not lines:
+        heard, agent.news = agent.news, []
+        if not heard:
             return
         try:
             await agent.send_body(self, agent.player_interface, m.News(
-                lines=lines, role=agent.role, pack=agent.pack, view=agent.view,
+                heard=heard, role=agent.role, pack=agent.pack, view=agent.view,
                 options=agent.options,
                 seconds=round(agent.seconds_left(), 2) if agent.deadline else None))
         except Exception as exc:
             await agent.handler_failed(self, None, exc)
-
-
-def _result_line(body: m.VoteResult) -> str:
-    if body.status == "executed":
-        return f"[GM] {body.target} was executed."
-    if body.status == "murdered":
-        return f"[GM] {body.target} was found murdered."
-    if body.status == "revote":
-        return f"[GM] Tie between {', '.join(body.tied)}: vote again."
-    if body.status == "no_execution":
-        return f"[GM] Nobody was executed ({body.reason})."
-    return "[GM] Nobody was murdered last night."
 
 
 # ---------------------------------------------------------------- FSM states
@@ -332,7 +317,7 @@ class GetNameState(PlayerState):
         reply = None
         for _ in range(720):  # ask again every 5 s (the interface may start later) up to 1 h
             reply = await self.ask(p.player_interface,
-                                   m.GetInput(purpose="name", messages=note), ("name",),
+                                   m.GetInput(purpose="name", heard=note), ("name",),
                                    timeout=5)
             if isinstance(reply, m.NameChoice):
                 break
@@ -363,11 +348,12 @@ class JoinLobbyState(PlayerState):
                     for jid in (p.gamemaster, *p.rooms.values()):
                         p.keys[jid] = key
                         p.authorities.add(jid)
-                p.hear(f"[GM] Joined as {p.seat_name} ({reply.joined}/{reply.expected}).")
+                p.hear(h.Notice(text=f"Joined as {p.seat_name} ({reply.joined}/"
+                                     f"{reply.expected})."))
                 self.set_next_state("Lobby")
                 return
             if isinstance(reply, m.Refuse):
-                p.hear(f"[GM] {reply.reason}")
+                p.hear(h.Notice(text=reply.reason))
                 if "taken" in reply.reason:
                     self.set_next_state("GetName")
                     return
@@ -395,11 +381,11 @@ class LobbyState(PlayerState):
             body = p.decode_or_none(msg)
             if isinstance(body, m.StartGame):
                 p.begin_round(body.round)
-                p.hear(f"[GM] Round {body.round} of {body.rounds} starts with "
-                       f"{body.total_players} players: {', '.join(body.players)}.")
+                p.hear(h.RoundBegan(round=body.round, rounds=body.rounds, players=list(
+                    body.players)))
                 break
         # wait for the first phase (the PhaseChange behaviour fills the options)
-        while p.view is None or p.view.get("day") is None or p.round_over:
+        while p.view is None or p.round_over:
             await self.wait_change(p.version, 1.0)
             if p.round_over and p.final:
                 self.next_state = None
@@ -420,11 +406,12 @@ class AwakeState(PlayerState):
                 continue
             asked = p.version
             stamp = p.stamp
-            messages, p.unread = p.unread, []
-            request = m.GetInput(purpose="action", view=p.view, messages=messages,
+            heard, p.unread = p.unread, []
+            request = m.GetInput(purpose="action", view=p.view, heard=heard,
                                  options=p.options, seconds=round(p.seconds_left(), 2),
                                  round=p.round)
-            p.game_log.write("input", player=p.seat_name, messages=messages,
+            p.game_log.write("input", player=p.seat_name,
+                             heard=[r.model_dump() for r in heard],
                              options=[o.model_dump() for o in p.options])
             types = tuple(m.ACTION_TYPES)
             # a new phase makes the question moot: ask again with the new options (a
@@ -450,10 +437,10 @@ class AwakeState(PlayerState):
             await p.send_body(self, p.gamemaster, body)
             return
         if isinstance(body, m.Chat):
-            room = (p.view or {}).get("room")
+            room = p.view.room if p.view else None
             target = p.rooms.get(room or "")
             if target is None:
-                p.hear("[GM] No room is open to you now.")
+                p.hear(h.Notice(text="No room is open to you now."))
                 return
             reply = await self.ask(target, body, ("agree", "refuse"), timeout=p.reply_seconds)
         else:
@@ -464,7 +451,7 @@ class AwakeState(PlayerState):
                 p.options = list(reply.options)
             p.poke()
         elif isinstance(reply, m.Refuse):
-            p.hear(f"[GM] Refused: {reply.reason}")
+            p.hear(h.Notice(text=f"Refused: {reply.reason}"))
 
 
 class AsleepState(PlayerState):

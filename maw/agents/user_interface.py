@@ -23,6 +23,7 @@ from spade.behaviour import CyclicBehaviour
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.engine.actions import ACTIONS
 from maw.protocol import messages as m
+from maw.protocol import render
 from maw.screen import phase_of
 
 # the players' actions come from the engine's table; the rest is the terminal's own
@@ -159,14 +160,15 @@ class Requests(Guarded):
             agent.game_log.write("refused", sender=bare(msg.sender),
                                  reason="not this interface's player")
             return
+        view = body.view.model_dump() if getattr(body, "view", None) else None
         if isinstance(body, m.News):
             agent.role_name, agent.pack = body.role, list(body.pack)
-            if body.view:
-                agent.view, agent.options = body.view, list(body.options)
-            agent.status(role=body.role, pack=list(body.pack), view=body.view,
+            if view:
+                agent.view, agent.options = view, list(body.options)
+            agent.status(role=body.role, pack=list(body.pack), view=view,
                          seconds=body.seconds)
-            for line in body.lines:
-                agent.console.show(line)
+            for record in body.heard:
+                agent.console.show(render.heard(record))
             return
         if isinstance(body, m.Cancel):  # the phase ended: nothing to answer any more
             if agent.pending is not None and agent.pending[0].thread == msg.thread:
@@ -176,8 +178,8 @@ class Requests(Guarded):
             return
         if body.purpose == "name":
             if agent.wanted_name is None:
-                for line in body.messages:  # e.g. "the name 'Ann' is taken"
-                    agent.console.show(line)
+                for record in body.heard:  # e.g. "the name 'Ann' is taken"
+                    agent.console.show(render.heard(record))
                 agent.console.show("Your name?")
                 agent.pending = (msg, body)
                 return
@@ -187,10 +189,10 @@ class Requests(Guarded):
             await agent.send_body(self, str(msg.sender.bare), m.NameChoice(name=name),
                                   msg.thread)
             return
-        if body.view:
-            agent.view = body.view
+        if view:
+            agent.view = view
         agent.options = list(body.options)
-        agent.status(view=body.view, seconds=body.seconds)
+        agent.status(view=view, seconds=body.seconds)
         action = agent.take_queued()
         if action is not None:
             await agent.send_body(self, str(msg.sender.bare), action, msg.thread)

@@ -7,6 +7,7 @@ from dataclasses import fields
 from typing import Any
 
 from maw import engine
+from maw.engine import events as ev
 from maw.engine.actions import ACTIONS, SPEC_OF
 from maw.errors import ProtocolError
 from maw.protocol import messages as m
@@ -51,3 +52,50 @@ def option_to_engine(option: m.Option, player: str, text: str = "") -> engine.Ac
     if spec.target:
         return spec.cls(player, option.target)
     return spec.cls(player)
+
+
+def event_messages(event: engine.Event, day: int, round_: int,
+                   carry: dict[str, Any]) -> list[tuple[str | None, m.Body]]:
+    """What the GameMaster sends to tell ``event``: (a player's name, or ``None`` for the
+    event's own audience, body), in the order to send them. ``carry`` keeps what one event
+    leaves for the next (the public votes, for the result that follows them)."""
+    match event:
+        case ev.VoteCast():
+            return [(None, m.VoteCast(day=event.day, kind=event.kind, voter=event.voter,
+                                      target=event.target))]
+        case ev.VotesRevealed() if event.audience is None:
+            carry["votes"] = [tuple(v) for v in event.votes]
+            return []
+        case ev.Executed():
+            return [(event.player, m.Kill(day=event.day, cause="executed")),
+                    (None, m.VoteResult(day=event.day, target=event.player, status="executed",
+                                        votes=carry.get("votes", [])))]
+        case ev.Murdered():
+            return [(event.player, m.Kill(day=event.day, cause="murdered")),
+                    (None, m.VoteResult(day=event.day, target=event.player, status="murdered"))]
+        case ev.NoExecution():
+            return [(None, m.VoteResult(day=event.day, target=None, status="no_execution",
+                                        votes=carry.get("votes", []), reason=event.reason))]
+        case ev.NoMurder():
+            return [(None, m.VoteResult(day=event.day, target=None, status="no_murder"))]
+        case ev.Revote():
+            votes = carry.get("votes", []) if event.kind == "execute" else []
+            return [(None, m.VoteResult(day=event.day, target=None, status="revote",
+                                        tied=list(event.tied), votes=votes))]
+        case ev.RoleRevealed():
+            return [(None, m.Reveal(day=day, kind="role", target=event.player,
+                                    value=event.role))]
+        case ev.Divined():
+            return [(None, m.Reveal(day=event.day, kind="divine", target=event.target,
+                                    value=event.species))]
+        case ev.MediumResult():
+            return [(None, m.Reveal(day=event.day, kind="medium", target=event.target,
+                                    value=event.species))]
+        case ev.AttackBlocked():
+            return [(None, m.Reveal(day=event.day, kind="blocked", target=event.target,
+                                    value="guarded"))]
+        case ev.GameOver():
+            return [(None, m.EndGame(round=round_, winning_team=event.winner,
+                                     reason=event.reason, roles=dict(event.roles),
+                                     points=dict(event.points)))]
+    return []

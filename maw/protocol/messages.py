@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, fi
 
 from maw.engine.actions import ACTIONS, ActionSpec
 from maw.errors import ConfigError
+from maw.protocol.heard import Heard, View
 
 # a player's name, the one rule of the wire, the rosters, the command line and the screen
 NAME_PATTERN = r"^[A-Za-z0-9_\-]{1,20}$"
@@ -109,8 +110,8 @@ class Option(Body):
 class PhaseChange(Body):
     """GameMaster -> Player: the phase (or this player's options) changed.
 
-    ``view`` is the player's own ``maw.engine.view`` as a dict; ``options`` are its legal
-    actions now; ``seconds`` is the time left in the phase.
+    ``view`` is the player's own ``maw.engine.view``; ``options`` are its legal actions now;
+    ``seconds`` is the time left in the phase.
     """
 
     type: Literal["phase_change"] = "phase_change"
@@ -121,18 +122,19 @@ class PhaseChange(Body):
     vote_round: int = 0
     room: str | None = None
     seconds: float
-    view: dict[str, Any]
+    view: View
     options: list[Option]
 
 
 class GetInput(Body):
-    """Player -> its interface: choose (a name, or an action from ``options``)."""
+    """Player -> its interface: choose (a name, or an action from ``options``); ``heard``
+    is what the player heard since it last asked (``maw.protocol.heard``)."""
 
     PERFORMATIVE: ClassVar[str] = "request"
     type: Literal["get_input"] = "get_input"
     purpose: Literal["name", "action"] = "action"
-    view: dict[str, Any] | None = None
-    messages: list[str] = []
+    view: View | None = None
+    heard: list[Heard] = []
     options: list[Option] = []
     seconds: float | None = None
     completions: dict[str, Any] | None = None  # design doc §3.2.2: a chat completion
@@ -144,10 +146,10 @@ class News(Body):
     gets it with the next get_input instead; a person must see it while typing)."""
 
     type: Literal["news"] = "news"
-    lines: list[str]
+    heard: list[Heard]
     role: str | None = None  # the player's own role and pack, its latest view and options
     pack: list[str] = []
-    view: dict[str, Any] | None = None
+    view: View | None = None
     options: list[Option] = []
     seconds: float | None = None  # left in the current phase
 

@@ -1,0 +1,106 @@
+"""The one place facts become English: what a player heard (``heard``, for the person's
+screen and the model's prompt, so both read the same words) and the host's transcript of
+engine events (``event_line``, live in ``maw game`` and from a log in ``maw replay``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from maw.protocol import heard as h
+
+
+def heard(record: Any) -> str:
+    """The line a player's interface shows (or a prompt carries) for one heard record."""
+    match record:
+        case h.Said():
+            return f"{record.speaker}: {record.text}"
+        case h.RoomOpened():
+            return f"[{record.room}] open for {', '.join(record.players)}."
+        case h.VoteHeard():
+            what = f"votes for {record.target}" if record.target else "withdraws the vote"
+            verb = "attack" if record.vote == "attack" else record.vote
+            return f"[GM] {record.voter} {what}" + (f" ({verb})" if verb != "execute"
+                                                     else "") + "."
+        case h.ResultHeard():
+            return _result(record)
+        case h.Revealed():
+            return f"[GM] {record.what}: {record.target} is {record.value}."
+        case h.RoleDealt():
+            pack = f" (the pack: {', '.join(record.pack)})" if record.pack else ""
+            return f"[GM] You are a {record.role}{pack}."
+        case h.Died():
+            return f"[GM] You were {record.cause} on day {record.day}."
+        case h.PhaseBegan():
+            revote = " (revote)" if record.vote_round else ""
+            return f"[GM] Day {record.day}, {record.phase}{revote}."
+        case h.RoundBegan():
+            return (f"[GM] Round {record.round} of {record.rounds} starts with "
+                    f"{len(record.players)} players: {', '.join(record.players)}.")
+        case h.GameEnded():
+            return f"[GM] The game is over: {record.winner or 'nobody'} won ({record.reason})."
+        case h.Notice():
+            return f"[GM] {record.text}"
+    raise TypeError(f"not a heard record: {record!r}")
+
+
+def _result(r: h.ResultHeard) -> str:
+    if r.status == "executed":
+        return f"[GM] {r.target} was executed."
+    if r.status == "murdered":
+        return f"[GM] {r.target} was found murdered."
+    if r.status == "revote":
+        return f"[GM] Tie between {', '.join(r.tied)}: vote again."
+    if r.status == "no_execution":
+        return f"[GM] Nobody was executed ({r.reason})."
+    return "[GM] Nobody was murdered last night."
+
+
+def event_line(event: str, d: dict[str, Any]) -> str | None:
+    """One transcript line for an engine event (by name and fields), or ``None`` to skip."""
+    secret = d.get("audience")
+    tag = f" (to {', '.join(sorted(secret))})" if secret else ""
+    match event:
+        case "GameStarted":
+            return f"== A game of {d['ruleset']} with {', '.join(d['players'])}"
+        case "RoleAssigned":
+            pack = f", pack {', '.join(d['pack'])}" if d.get("pack") else ""
+            return f"   {d['player']} is a {d['role']}{pack}"
+        case "PhaseStarted":
+            extra = f" (revote: {', '.join(d['candidates'])})" if d.get("candidates") else ""
+            return f"-- Day {d['day']}, {d['phase']}{extra}. Alive: {', '.join(d['living'])}"
+        case "Chatted":
+            room = d["room"] if isinstance(d["room"], str) else d["room"].value
+            return f"   [{room}] {d['speaker']}: {d['text']}"
+        case "Overed" | "VotesRevealed":
+            return None
+        case "VoteCast":
+            verb = {"execute": "votes for", "attack": "wants to attack",
+                    "divine": "divines"}.get(d["kind"], d["kind"])
+            if d["target"] is None:
+                return f"   {d['voter']} withdraws the vote"
+            return f"   {d['voter']} {verb} {d['target']}{tag}"
+        case "Executed":
+            return f"** {d['player']} is executed ({d['votes']} votes)"
+        case "NoExecution":
+            return f"** Nobody is executed ({d['reason']})"
+        case "Revote":
+            return f"** Tie between {', '.join(d['tied'])}: vote again{tag}"
+        case "RoleRevealed":
+            return f"   {d['player']} was a {d['role']}{tag}"
+        case "Murdered":
+            return f"** {d['player']} is found murdered"
+        case "NoMurder":
+            return "** Nobody was murdered"
+        case "AttackBlocked":
+            return f"   the attack on {d['target']} was blocked{tag}"
+        case "Divined":
+            return f"   {d['seer']} divines {d['target']}: {d['species']}{tag}"
+        case "Guarded":
+            return f"   {d['bodyguard']} guards {d['target']}{tag}"
+        case "MediumResult":
+            return f"   {d['medium']} reads {d['target']}: {d['species']}{tag}"
+        case "GameOver":
+            winner = d["winner"] or "nobody (a draw)"
+            roles = ", ".join(f"{n} {r}" for n, r in d["roles"])
+            return f"== Game over on day {d['day']}: {winner} win ({d['reason']}). Roles: {roles}"
+    return f"   {event} {d}"

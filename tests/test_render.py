@@ -1,0 +1,52 @@
+"""One renderer: what a player heard, in the words its screen shows and its prompt carries."""
+
+from __future__ import annotations
+
+import typing
+
+import pytest
+
+from maw.protocol import heard as h
+from maw.protocol import render
+
+CASES = [
+    (h.Said(room="Village", speaker="Bob", text="I suspect Cid.", day=1), "Bob: I suspect Cid."),
+    (h.RoomOpened(room="Hideout", players=["Ann", "Fay"]), "[Hideout] open for Ann, Fay."),
+    (h.VoteHeard(day=1, vote="execute", voter="Bob", target="Cid"), "[GM] Bob votes for Cid."),
+    (h.VoteHeard(day=1, vote="execute", voter="Bob", target=None),
+     "[GM] Bob withdraws the vote."),
+    (h.VoteHeard(day=1, vote="attack", voter="Ann", target="Eve"),
+     "[GM] Ann votes for Eve (attack)."),
+    (h.ResultHeard(day=1, status="executed", target="Cid"), "[GM] Cid was executed."),
+    (h.ResultHeard(day=1, status="murdered", target="Eve"), "[GM] Eve was found murdered."),
+    (h.ResultHeard(day=1, status="revote", tied=["Bob", "Cid"]),
+     "[GM] Tie between Bob, Cid: vote again."),
+    (h.ResultHeard(day=1, status="no_execution", reason="tie"),
+     "[GM] Nobody was executed (tie)."),
+    (h.ResultHeard(day=1, status="no_murder"), "[GM] Nobody was murdered last night."),
+    (h.Revealed(day=1, what="divine", target="Bob", value="human"),
+     "[GM] divine: Bob is human."),
+    (h.RoleDealt(role="Werewolf", pack=["Ann", "Fay"]),
+     "[GM] You are a Werewolf (the pack: Ann, Fay)."),
+    (h.Died(day=2, cause="murdered"), "[GM] You were murdered on day 2."),
+    (h.PhaseBegan(day=2, phase="day", vote_round=1), "[GM] Day 2, day (revote)."),
+    (h.RoundBegan(round=1, rounds=2, players=["Ann", "Bob"]),
+     "[GM] Round 1 of 2 starts with 2 players: Ann, Bob."),
+    (h.GameEnded(winner=None, reason="day limit reached"),
+     "[GM] The game is over: nobody won (day limit reached)."),
+    (h.Notice(text="Refused: Bob is dead"), "[GM] Refused: Bob is dead"),
+]
+
+
+@pytest.mark.parametrize("record,line", CASES, ids=[type(r).__name__ for r, _ in CASES])
+def test_every_heard_record_has_its_words(record, line):
+    assert render.heard(record) == line
+    # and it crosses the wire as itself
+    assert h.HEARD.validate_json(record.model_dump_json()) == record
+
+
+def test_every_kind_of_record_is_rendered():
+    kinds = typing.get_args(typing.get_args(h.Heard)[0])
+    assert {type(r) for r, _ in CASES} == set(kinds)
+    with pytest.raises(TypeError, match="not a heard record"):
+        render.heard("Bob: hi")
