@@ -17,6 +17,7 @@ from spade.behaviour import FSMBehaviour, State
 from spade.message import Message
 
 from maw.agents.base import GameLog, MawAgent, bare, of_types
+from maw.agents.toolkit import Awaiting
 from maw.protocol import messages as m
 
 ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages")
@@ -36,7 +37,8 @@ class ChatRoomAgent(MawAgent):
         self.base = 0  # index of chat_log[0]: indices keep growing across phases
         self.day = 0
         self.round = 1
-        self.pending: dict[str, tuple[str, str, str | None]] = {}  # ref -> (name, text, thread)
+        # the chats the GameMaster is asked about: (speaker, text, the speaker's thread)
+        self.checks: Awaiting[tuple[str, str, str | None]] = Awaiting()
         self.stopping = False
 
     async def setup(self) -> None:
@@ -150,7 +152,7 @@ class OpenState(RoomState):
         elif isinstance(body, m.Chat):
             await self.chat(body, sender, msg.thread)
         elif isinstance(body, m.ChatVerdict) and sender == room.gamemaster:
-            await self.verdict(body)
+            await self.verdict(body, sender)
         elif isinstance(body, m.GetNewMessages):
             name = room.member(sender, room.readers)
             if name is not None:
@@ -166,16 +168,17 @@ class OpenState(RoomState):
                 reason=f"only living members may speak in the {room.room_name}"), thread)
             return
         ref = secrets.token_hex(6)
-        room.pending[ref] = (name, body.message, thread)
+        room.checks.open(ref, room.gamemaster, (name, body.message, thread))
         await room.send_body(self, room.gamemaster, m.ChatCheck(
             room=room.room_name, player=name, token=body.token, message=body.message, ref=ref,
             stamp=body.stamp))
 
-    async def verdict(self, body: m.ChatVerdict) -> None:
+    async def verdict(self, body: m.ChatVerdict, sender: str) -> None:
         room = self.room
-        if body.ref not in room.pending:
+        asked = room.checks.answer(body.ref, sender, body)
+        if asked is None:
             return
-        name, text, thread = room.pending.pop(body.ref)
+        name, text, thread = asked
         jid = room.writers.get(name) or room.readers.get(name)
         if not body.ok:
             if jid:
@@ -206,10 +209,9 @@ class CloseState(ClosedState):
         room.archive()
         room.base += len(room.chat_log)
         room.chat_log.clear()
-        for name, _text, thread in room.pending.values():  # verdicts that never came
+        for name, _text, thread in room.checks.drain():  # verdicts that never came
             if name in room.writers:
                 await room.send_body(self, room.writers[name],
                                      m.Refuse(reason=f"the {room.room_name} is closed"),
                                      thread)
-        room.pending.clear()
         room.writers = {}

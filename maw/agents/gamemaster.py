@@ -15,7 +15,6 @@ import asyncio
 import hmac
 import random
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from spade.message import Message
 
 from maw import engine
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.engine import events as ev
 from maw.errors import IllegalActionError, MawError
 from maw.protocol import convert
@@ -35,6 +35,7 @@ from maw.protocol.proof import new_key
 # every action but chat (the rooms take chats) comes to the GameMaster, and "listen"
 ACTIONS = tuple(name for name in m.ACTION_TYPES if name != "chat")
 REFEREE_TYPES = ("join_lobby", "chat_check", *ACTIONS)
+UNKNOWN = "unknown player or wrong token"
 ROOM_REPLIES = ("agree", "refuse")
 
 
@@ -77,14 +78,14 @@ class GameMasterAgent(MawAgent):
         self.seats: dict[str, Seat] = {}
         self.lobby_open = True
         self.lobby_full = asyncio.Event()
-        self.changed = asyncio.Event()
+        self.changes = Changes()  # poked whenever a phase may have become decided
         self.state: engine.GameState | None = None
         self.round = 0
         self.board = engine.Leaderboard()
         self.idle: set[str] = set()
-        self.deadline = 0.0
+        self.deadline = Deadline()
         self.room_open: dict[engine.Room, bool] = {r: False for r in self.rooms}
-        self._room_waiters: dict[str, asyncio.Future] = {}
+        self.room_answers: Awaiting[engine.Room] = Awaiting()
         self.outcomes: list[engine.Outcome] = []
         self.error: BaseException | None = None
         self.done = asyncio.Event()
@@ -118,7 +119,7 @@ class GameMasterAgent(MawAgent):
             if seat.jid == jid and not seat.gone:
                 seat.gone = True
                 self.game_log.write("gone", player=seat.name, jid=jid)
-                self.changed.set()  # a phase need not wait for it any more
+                self.changes.poke()  # a phase need not wait for it any more
 
     # ------------------------------------------------------------ the game state
 
@@ -153,7 +154,7 @@ class GameMasterAgent(MawAgent):
         return events
 
     def seconds_left(self) -> float:
-        return max(0.0, self.deadline - time.monotonic())
+        return self.deadline.left()
 
     def phase_seconds(self) -> float:
         phase = self.state.phase if self.state else engine.Phase.DAY
@@ -179,14 +180,14 @@ class GameMasterAgent(MawAgent):
                     await self.send_body(behaviour, self.seats[player].jid, body)
         if self.marker() != before:
             await self.open_phase(behaviour)
-        self.changed.set()
+        self.changes.poke()
 
     async def open_phase(self, behaviour: CyclicBehaviour) -> None:
         """Open the right room for the new phase, then tell every player its options."""
         s = self.state
         assert s is not None
         self.idle.clear()
-        self.deadline = time.monotonic() + self.phase_seconds()
+        self.deadline.set(self.phase_seconds())
         if s.is_over:
             for room in self.rooms:
                 await self._set_room(behaviour, room, False)
@@ -222,16 +223,34 @@ class GameMasterAgent(MawAgent):
                 readers={n: self.seats[n].jid for n in members})
         else:
             body = m.CloseRoom()
-        future = asyncio.get_running_loop().create_future()
-        self._room_waiters[ref] = future
+        answer = self.room_answers.open(ref, self.rooms[room], room)
         await self.send_body(behaviour, self.rooms[room], body, thread=ref)
-        try:
-            await asyncio.wait_for(future, timeout=5)
-        except asyncio.TimeoutError as exc:
-            raise MawError(f"the {room} room did not answer {body.type}") from exc
-        finally:
-            self._room_waiters.pop(ref, None)
+        if await self.room_answers.wait(answer, ref, timeout=5) is None:
+            raise MawError(f"the {room} room did not answer {body.type}")
         self.room_open[room] = is_open
+
+    # ------------------------------------------------------------ who acts, and when
+
+    def identify(self, player: str | None, token: str | None,
+                 sender: str | None = None) -> Seat | None:
+        """The seat of ``player`` if ``token`` is its secret (and ``sender``, when given,
+        its registered address): the one check of who an action comes from."""
+        seat = self.seats.get(player or "")
+        if seat is None or not token or (sender is not None and seat.jid != sender) or \
+                not hmac.compare_digest(seat.token, token):
+            return None
+        seat.acted = True
+        return seat
+
+    def not_now(self) -> str | None:
+        return "no game is in progress" if self.state is None or self.state.is_over else None
+
+    def too_late(self, stamp: str | None) -> str | None:
+        """Why an action stamped ``stamp`` (the phase it answers) comes too late, if it
+        does: a vote sent as a day ended must not count in the next phase or round."""
+        if stamp and stamp != self.stamp():
+            return f"too late: that phase is over ({stamp}; now {self.stamp()})"
+        return None
 
     # ------------------------------------------------------------ summary
 
@@ -273,9 +292,7 @@ def _fields(obj: object) -> dict:
 class RoomReplies(Guarded):
     async def handle(self, msg: Message, body: m.Body) -> None:
         gm: GameMasterAgent = self.agent  # type: ignore[assignment]
-        future = gm._room_waiters.get(msg.thread or "")
-        if future is not None and not future.done() and bare(msg.sender) in gm.rooms.values():
-            future.set_result(body)
+        gm.room_answers.answer(msg.thread, bare(msg.sender), body)
 
 
 class Referee(Guarded):
@@ -293,27 +310,23 @@ class Referee(Guarded):
             else:
                 gm.game_log.write("refused", sender=sender, reason="chat_check not from a room")
             return
-        player = body.player  # type: ignore[union-attr]
-        seat = gm.seats.get(player or "")
-        if seat is None or body.token is None or seat.jid != sender or \
-                not hmac.compare_digest(seat.token, body.token):  # type: ignore[union-attr]
-            await gm.send_body(self, sender, m.Refuse(reason="unknown player or wrong token"),
-                               msg.thread)
+        seat = gm.identify(body.player, body.token, sender)
+        if seat is None:
+            await gm.send_body(self, sender, m.Refuse(reason=UNKNOWN), msg.thread)
             return
-        seat.acted, seat.gone = True, False
-        if gm.state is None or gm.state.is_over:
-            await gm.send_body(self, seat.jid, m.Refuse(reason="no game is in progress"),
-                               msg.thread)
+        seat.gone = False
+        reason = gm.not_now()
+        if reason is not None:
+            await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
             return
         if isinstance(body, m.Listen):
             if body.stamp == gm.stamp():  # a listen from an earlier phase means nothing now
                 gm.idle.add(seat.name)
-                gm.changed.set()
+                gm.changes.poke()
             return
-        if body.stamp and body.stamp != gm.stamp():  # type: ignore[union-attr]
-            await gm.send_body(self, seat.jid, m.Refuse(
-                reason=f"too late: that phase is over ({body.stamp}; now {gm.stamp()})"),
-                msg.thread)
+        reason = gm.too_late(body.stamp)
+        if reason is not None:
+            await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
             return
         before = gm.marker()
         try:
@@ -369,17 +382,14 @@ class Referee(Guarded):
     async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, sender: str,
                     thread: str | None) -> None:
         room = next(r for r, jid in gm.rooms.items() if jid == sender)
-        seat = gm.seats.get(body.player)
-        ok, reason = False, "unknown player or wrong token"
+        # (the room checked the sender is the member's address; the token proves the rest)
+        seat = gm.identify(body.player, body.token)
+        ok, reason = False, UNKNOWN
         if room.value != body.room:
             reason = f"the {room} asked about the {body.room}"
-        elif seat is not None and body.token and hmac.compare_digest(seat.token, body.token):
-            seat.acted = True
-            if gm.state is None or gm.state.is_over:
-                reason = "no game is in progress"
-            elif body.stamp and body.stamp != gm.stamp():
-                reason = f"too late: that phase is over ({body.stamp}; now {gm.stamp()})"
-            else:
+        elif seat is not None:
+            reason = gm.not_now() or gm.too_late(body.stamp) or ""
+            if not reason:
                 before = gm.marker()
                 try:
                     events = gm.apply(engine.Chat(seat.name, room, body.message))
@@ -470,6 +480,7 @@ class PhaseState(GMState):
         while gm.state is not None and not gm.state.is_over and gm.state.phase in self.parts:
             before = gm.marker()
             while gm.marker() == before:
+                seen = gm.changes.version  # (before looking: no change can be missed)
                 actors = engine.actors(gm.state)
                 if gm.config.early_end and actors and not gm.waiting_for(actors):
                     break
@@ -478,11 +489,7 @@ class PhaseState(GMState):
                 left = gm.seconds_left()
                 if left <= 0:
                     break
-                gm.changed.clear()
-                try:
-                    await asyncio.wait_for(gm.changed.wait(), timeout=left)
-                except asyncio.TimeoutError:
-                    pass
+                await gm.changes.wait(seen, left)
             if gm.marker() == before:
                 events = gm.apply(engine.EndPhase())
                 await gm.publish(self, events, before)

@@ -20,6 +20,7 @@ from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
 from spade.message import Message
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.errors import LobbyError
 from maw.protocol import heard as h
 from maw.protocol import messages as m
@@ -55,11 +56,11 @@ class PlayerAgent(MawAgent):
         self.round = 0
         self.view: View | None = None
         self.options: list[m.Option] = []
-        self.deadline = 0.0
+        self.deadline = Deadline()  # the current phase's end
         self.unread: list[Heard] = []
         self.seen: dict[str, int] = {}  # room -> next chat index
-        self.version = 0  # grows whenever something new arrives
-        self.changed = asyncio.Event()
+        self.changes = Changes()  # grows whenever something new arrives
+        self.questions: Awaiting[str] = Awaiting()  # asked, not yet answered
         self.round_over = False
         self.final = False
         self.results: list[m.EndGame] = []
@@ -69,9 +70,12 @@ class PlayerAgent(MawAgent):
         self.gm_gone = False
         self.on_line: Callable[[str], None] | None = None
 
+    @property
+    def version(self) -> int:
+        return self.changes.version
+
     def poke(self) -> None:
-        self.version += 1
-        self.changed.set()
+        self.changes.poke()
 
     def begin_round(self, number: int) -> bool:
         """Start round ``number`` if it is new. The start of a round reaches the player by
@@ -132,7 +136,7 @@ class PlayerAgent(MawAgent):
                                                    "end_game", "scores"))
 
     def seconds_left(self) -> float:
-        return max(0.0, self.deadline - time.monotonic())
+        return self.deadline.left()
 
     def next_state(self) -> str:
         if self.round_over:
@@ -188,7 +192,7 @@ class PhaseChange(Handler):
         if body.round != agent.round:
             return  # a late message of an earlier round
         agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
-        agent.deadline = time.monotonic() + body.seconds
+        agent.deadline.set(body.seconds)
         note = h.PhaseBegan(day=body.day, phase=body.new_phase, vote_round=body.vote_round)
         if note != agent.last_note:
             agent.last_note = note
@@ -254,7 +258,7 @@ class Relay(CyclicBehaviour):
             await agent.send_body(self, agent.player_interface, m.News(
                 heard=heard, role=agent.role, pack=agent.pack, view=agent.view,
                 options=agent.options,
-                seconds=round(agent.seconds_left(), 2) if agent.deadline else None))
+                seconds=round(agent.seconds_left(), 2) if agent.deadline.is_set else None))
         except Exception as exc:
             await agent.handler_failed(self, None, exc)
 
@@ -277,37 +281,37 @@ class PlayerState(State):
                   ) -> m.Body | None:
         """Send ``body`` and wait for the answer in the same thread (others are dropped);
         give up at ``timeout``, or as soon as ``abandon()`` says the question is moot."""
+        p = self.player
         thread = secrets.token_hex(6)
-        await self.player.send_body(self, to, body, thread)
+        p.questions.open(thread, bare(to), body.type)
+        await p.send_body(self, to, body, thread)
         end = time.monotonic() + timeout
-        while (left := end - time.monotonic()) > 0:
-            if abandon is not None and abandon():
-                # spare a model the work: its answer would be refused as too late
-                await self.player.send_body(self, to, m.Cancel(), thread)
-                return None
-            msg = await self.receive(timeout=min(left, 0.25) if abandon else left)
-            if msg is None:
-                continue
-            if msg.thread != thread or msg.get_metadata("type") not in types or \
-                    bare(msg.sender) != bare(to):  # only the one asked may answer
-                if msg.get_metadata("type") == "start_game":  # the Lobby state's
-                    self.player.stash.append(msg)
-                continue
-            reply = self.player.decode_or_none(msg)
-            await self.player.flush_not_understood(self)
-            if reply is not None:
-                return reply
-        return None
+        try:
+            while (left := end - time.monotonic()) > 0:
+                if abandon is not None and abandon():
+                    # spare a model the work: its answer would be refused as too late
+                    await p.send_body(self, to, m.Cancel(), thread)
+                    return None
+                msg = await self.receive(timeout=min(left, 0.25) if abandon else left)
+                if msg is None:
+                    continue
+                # only the one asked may answer, in the thread of the question
+                if msg.get_metadata("type") not in types or \
+                        p.questions.answer(msg.thread, bare(msg.sender), msg) is None:
+                    if msg.get_metadata("type") == "start_game":  # the Lobby state's
+                        p.stash.append(msg)
+                    continue
+                reply = p.decode_or_none(msg)
+                await p.flush_not_understood(self)
+                if reply is not None:
+                    return reply
+                p.questions.open(thread, bare(to), body.type)  # (not an answer: still open)
+            return None
+        finally:
+            p.questions.close(thread)
 
     async def wait_change(self, seen: int, timeout: float = 5.0) -> None:
-        p = self.player
-        if p.version != seen:
-            return
-        p.changed.clear()
-        try:
-            await asyncio.wait_for(p.changed.wait(), timeout)
-        except asyncio.TimeoutError:
-            pass
+        await self.player.changes.wait(seen, timeout)
 
 
 class GetNameState(PlayerState):

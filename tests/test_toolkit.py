@@ -1,0 +1,52 @@
+"""The agents' toolkit: deadlines, changes that cannot be missed, requests awaiting answers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from maw.agents.toolkit import Awaiting, Changes, Deadline
+
+
+def test_a_deadline_counts_down_and_is_zero_once_passed_or_unset():
+    d = Deadline()
+    assert not d.is_set and d.left() == 0.0
+    d.set(10)
+    assert d.is_set and 9 < d.left() <= 10
+    d.set(-1)
+    assert d.left() == 0.0
+
+
+async def test_a_change_made_between_looking_and_waiting_is_not_missed():
+    changes = Changes()
+    seen = changes.version
+    changes.poke()  # after looking, before waiting: the wait returns at once
+    t0 = time.monotonic()
+    assert await changes.wait(seen, timeout=5) is True
+    assert time.monotonic() - t0 < 0.1
+    seen = changes.version
+    assert await changes.wait(seen, timeout=0.05) is False  # nothing changed
+    later = asyncio.get_running_loop().call_later(0.05, changes.poke)
+    assert await changes.wait(seen, timeout=5) is True
+    later.cancel()
+
+
+async def test_an_answer_counts_only_from_whom_the_request_went_to():
+    asked: Awaiting[str] = Awaiting()
+    future = asked.open("t1", "room@localhost", "chat by Ann")
+    assert "t1" in asked and len(asked) == 1
+    assert asked.answer("t1", "mallory@localhost", "forged") is None  # not the one asked
+    assert asked.answer("t2", "room@localhost", "unasked") is None  # no such request
+    assert asked.answer("t1", "room@localhost", "ok") == "chat by Ann"
+    assert await future == "ok" and "t1" not in asked
+    assert asked.answer("t1", "room@localhost", "again") is None  # answered once only
+
+
+async def test_an_unanswered_request_times_out_or_is_drained_with_its_context():
+    asked: Awaiting[int] = Awaiting()
+    future = asked.open("slow", "gm@localhost", 1)
+    assert await asked.wait(future, "slow", timeout=0.05) is None
+    assert "slow" not in asked
+    asked.open("a", "gm@localhost", 2)
+    asked.open("b", "gm@localhost", 3)
+    assert asked.drain() == [2, 3] and len(asked) == 0
