@@ -7,7 +7,7 @@ Runs ``maw game --roster`` (embedded XMPP server, six llamacpp players) and read
 log. Printed and stored in ``benchmarks/results/llm_game.json``: LLM calls, tokens,
 seconds per game and per call, legal / repaired / fallback answers, nights and murders
 (a MAW night kills only if the pack agrees), refusals, and the
-game's time split (``maw.accounting``) into model calls, Algorithm 1's deliberate waits,
+game's time split (``maw.records.accounting``) into model calls, Algorithm 1's deliberate waits,
 timers and idle (nobody had been asked anything), and MAW's own overhead (a question was
 open and neither a call nor a wait ran: XMPP delivery, prompts, parsing, lock hand-over).
 """
@@ -26,10 +26,10 @@ from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from maw.accounting import time_split  # noqa: E402
+from maw.hosting.xmpp import free_port  # noqa: E402
 from maw.llm.decider import summarize  # noqa: E402
-from maw.metrics import LATE  # noqa: E402 - refusals for arriving after the phase
-from maw.xmpp import free_port  # noqa: E402
+from maw.records.accounting import time_split  # noqa: E402
+from maw.records.metrics import LATE  # noqa: E402 - refusals for arriving after the phase
 
 
 def main() -> None:

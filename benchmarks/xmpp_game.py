@@ -31,7 +31,7 @@ from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from maw.xmpp import free_port, port_open  # noqa: E402
+from maw.hosting.xmpp import free_port, port_open  # noqa: E402
 
 
 def wait_port(port: int, seconds: float = 30) -> None:

@@ -72,9 +72,9 @@ def cmd_game(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from maw.agents.gamemaster import GameConfig
-    from maw.game import default_seats, run_game
-    from maw.transcript import live_line
-    from maw.xmpp import lobby_jid, parse_address
+    from maw.hosting.game import default_seats, run_game
+    from maw.hosting.xmpp import lobby_jid, parse_address
+    from maw.records.transcript import live_line
 
     rules = _rules(args)
     rules.roles_for(args.players)
@@ -97,11 +97,11 @@ def cmd_game(args: argparse.Namespace) -> int:
     if args.policy not in (None, "rule", "random"):
         raise MawError(f"unknown --policy {args.policy!r}: rule or random (LLM players "
                        "come from a --roster)")
-    from maw.roster import roster_path
+    from maw.hosting.roster import roster_path
 
     roster, fill = roster_path(args.roster) if args.roster else None, None
     if roster is None and args.policy is None and args.players > joining:
-        from maw.roster import choose_roster
+        from maw.hosting.roster import choose_roster
 
         roster, why = asyncio.run(choose_roster())
         fill = "rule"  # a shipped roster may seat fewer than --players
@@ -109,8 +109,8 @@ def cmd_game(args: argparse.Namespace) -> int:
               f"{roster or 'rule players'}: {why}", flush=True)
     ai = args.players - joining
     if roster is not None:
-        from maw.game import check_backends, seats_from_roster
-        from maw.roster import load_roster
+        from maw.hosting.game import check_backends, seats_from_roster
+        from maw.hosting.roster import load_roster
 
         loaded = load_roster(roster)
         if args.seats:
@@ -166,7 +166,7 @@ def cmd_game(args: argparse.Namespace) -> int:
             print(f"    {name}: {u['calls']} calls, {u['tokens']} tokens, {u['seconds']} s; "
                   f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback")
     if result.time_split:
-        from maw.accounting import describe
+        from maw.records.accounting import describe
 
         print(f"  time: {describe(result.time_split)}")
     print(f"  log: {result.log_path}")
@@ -189,14 +189,14 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
-    from maw.roster import load_roster
-    from maw.tournament import Plan, Results, roster_sha, schedule
+    from maw.hosting.roster import load_roster
+    from maw.tournament.runner import Plan, Results, roster_sha, schedule
 
     rules = _rules(args)
     rules.roles_for(args.players)
     if args.games < 1 or args.parallel < 1:
         raise MawError("--games and --parallel must be at least 1")
-    from maw.roster import roster_path as find_roster
+    from maw.hosting.roster import roster_path as find_roster
 
     roster_path = find_roster(args.roster).resolve()
     roster = load_roster(roster_path)
@@ -220,7 +220,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
             if args.games < stored.games:
                 plan = stored  # never shrink: the stored games stay the plan
         results.save_plan(plan)
-        from maw.game import check_backends, seats_from_roster
+        from maw.hosting.game import check_backends, seats_from_roster
 
         models = asyncio.run(check_backends(seats_from_roster(roster, len(roster.player))))
         todo = plan.games - len(done)
@@ -240,7 +240,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 async def _tournament(plan, roster_path, results, args, todo: int) -> int:
     from pathlib import Path
 
-    from maw.tournament import run_tournament
+    from maw.tournament.runner import run_tournament
 
     failed = 0
     if sys.stderr.isatty():
@@ -292,7 +292,7 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from maw.report import Report
+    from maw.tournament.report import Report
 
     report = Report(Path(args.db))
     report.print()
@@ -312,9 +312,9 @@ def cmd_player(args: argparse.Namespace) -> int:
     from maw.protocol.messages import check_name
 
     check_name(args.name)
-    from maw.game import Seat, run_player
+    from maw.hosting.game import Seat, run_player
+    from maw.hosting.xmpp import lobby_jid, parse_address
     from maw.policies import DECIDERS
-    from maw.xmpp import lobby_jid, parse_address
 
     address = parse_address(args.xmpp)
     lobby_jid(args.lobby)
@@ -322,8 +322,8 @@ def cmd_player(args: argparse.Namespace) -> int:
         raise MawError(f"unknown decider {args.decider!r}: {', '.join(sorted(DECIDERS))}")
     seat = Seat(args.name, args.decider)
     if args.roster:  # the seat of that name in a roster: its decider, model and persona
-        from maw.game import check_backends, seats_from_roster
-        from maw.roster import load_roster, roster_path
+        from maw.hosting.game import check_backends, seats_from_roster
+        from maw.hosting.roster import load_roster, roster_path
 
         roster = roster_path(args.roster)
         seat = seats_from_roster(pick_seats(load_roster(roster), args.name, roster), 1)[0]
@@ -355,8 +355,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.name is not None:
         check_name(args.name)
-    from maw.game import run_person
-    from maw.xmpp import lobby_jid, parse_address
+    from maw.hosting.game import run_person
+    from maw.hosting.xmpp import lobby_jid, parse_address
 
     address = parse_address(args.xmpp)
     lobby_jid(args.lobby)
@@ -367,7 +367,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if sys.stdin.isatty() and sys.stdout.isatty():
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        from maw.screen import TerminalConsole
+        from maw.terminal.screen import TerminalConsole
 
         console = TerminalConsole()
         console.screen.name = args.name
@@ -376,7 +376,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                                             join_seconds=args.join_seconds,
                                             timeout=args.timeout, log_dir=log_dir))
     else:  # piped: plain lines in, plain lines out
-        from maw.screen import PlainConsole
+        from maw.terminal.screen import PlainConsole
 
         result = asyncio.run(run_person(address, args.lobby, PlainConsole(), name=args.name,
                                         join_seconds=args.join_seconds,
@@ -392,7 +392,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def cmd_replay(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from maw.transcript import replay_lines
+    from maw.records.transcript import replay_lines
 
     for text in replay_lines(Path(args.log)):
         print(text)
@@ -403,7 +403,7 @@ def cmd_server(args: argparse.Namespace) -> int:
     import asyncio
     import signal
 
-    from maw.xmpp import EmbeddedServer
+    from maw.hosting.xmpp import EmbeddedServer
 
     async def serve() -> None:
         server = EmbeddedServer(args.port)

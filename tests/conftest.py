@@ -42,7 +42,7 @@ async def server():
     singletons bound to the event loop of the first server, so a second one in the same
     process fails. Tests that use it run on the session loop
     (``@pytest.mark.asyncio(loop_scope="session")``)."""
-    from maw.xmpp import Address, EmbeddedServer, free_port
+    from maw.hosting.xmpp import Address, EmbeddedServer, free_port
 
     srv = EmbeddedServer(free_port())
     await srv.start()
@@ -63,7 +63,7 @@ def ejabberd():
     import subprocess
     import tempfile
 
-    from maw.xmpp import Address, free_port
+    from maw.hosting.xmpp import Address, free_port
 
     if shutil.which("ejabberdctl") is None:
         if os.environ.get("CI"):

@@ -353,10 +353,10 @@ async def fuzz_game(address, seed: int, messages: int, log_dir: Path, *, forged_
     gone: only for a lax server). Returns what happened."""
     from maw.agents.gamemaster import GameConfig
     from maw.engine import ruleset
-    from maw.game import default_seats, run_game
+    from maw.hosting.game import default_seats, run_game
+    from maw.hosting.xmpp import lobby_jid
     from maw.protocol import encode
     from maw.protocol import messages as m
-    from maw.xmpp import lobby_jid
 
     rng = random.Random(seed)
     tag = f"fz{seed}x{messages}"

@@ -1,10 +1,10 @@
-"""The time split of a game (maw.accounting) on hand-made logs, and on a real one."""
+"""The time split of a game (maw.records.accounting) on hand-made logs, and on a real one."""
 
 from __future__ import annotations
 
 import pytest
 
-from maw.accounting import merge, minus, time_split
+from maw.records.accounting import merge, minus, time_split
 
 
 def test_merge_and_minus():

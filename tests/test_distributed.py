@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from maw.xmpp import Address, free_port, port_open
+from maw.hosting.xmpp import Address, free_port, port_open
 
 pytestmark = pytest.mark.xmpp
 
@@ -186,10 +186,10 @@ class RawClient:
 async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_path):
     from maw.agents.gamemaster import GameConfig
     from maw.engine import ruleset
-    from maw.game import default_seats, run_game
+    from maw.hosting.game import default_seats, run_game
+    from maw.hosting.xmpp import lobby_jid
     from maw.protocol import encode
     from maw.protocol import messages as m
-    from maw.xmpp import lobby_jid
 
     # seed 1 deals Zed (the raw client) a Villager and Ann and Eve the wolves (roles go
     # to the sorted names); eight players, so the game outlives Zed's death

@@ -13,11 +13,13 @@ from aiohttp import web
 
 from maw import engine
 from maw.errors import ConfigError
+from maw.hosting.xmpp import free_port
 from maw.llm import LLM, BackendError, make_backend
 from maw.llm.backends import ScriptedBackend
 from maw.llm.decider import LLMDecider, Prompts, parse
-from maw.metrics import LATE  # refusals for arriving after the phase: timing, not a bad move
-from maw.xmpp import free_port
+from maw.records.metrics import (
+    LATE,  # refusals for arriving after the phase: timing, not a bad move
+)
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
 
@@ -369,7 +371,7 @@ def llama_server(tmp_path_factory):
                              # two threads or more: one thread hid the AMX crash
                              "--n_threads", "2", "--n_threads_batch", "2"],
                             stdout=subprocess.DEVNULL, stderr=log.open("w"))
-    from maw.xmpp import port_open
+    from maw.hosting.xmpp import port_open
 
     end = time.monotonic() + 120
     while not port_open("127.0.0.1", port):
@@ -415,8 +417,8 @@ async def test_openai_backend_errors_name_the_server():
 def test_the_shipped_rosters_load(tmp_path):
     from pathlib import Path
 
-    from maw.game import seats_from_roster
-    from maw.roster import load_roster
+    from maw.hosting.game import seats_from_roster
+    from maw.hosting.roster import load_roster
 
     agents = Path(__file__).resolve().parent.parent / "agents"
     local = seats_from_roster(load_roster(agents / "local.toml"), 6)
@@ -436,7 +438,7 @@ def test_the_shipped_rosters_load(tmp_path):
     ("player = [", "cannot read the roster"),
 ])
 def test_a_bad_roster_says_where(tmp_path, text, error):
-    from maw.roster import load_roster
+    from maw.hosting.roster import load_roster
 
     path = tmp_path / "bad.toml"
     path.write_text(text)
@@ -445,7 +447,7 @@ def test_a_bad_roster_says_where(tmp_path, text, error):
 
 
 def test_a_roster_with_a_missing_api_key_says_which_variable(tmp_path, monkeypatch):
-    from maw.roster import load_roster
+    from maw.hosting.roster import load_roster
 
     monkeypatch.delenv("MAW_TEST_KEY", raising=False)
     path = tmp_path / "r.toml"
@@ -477,7 +479,7 @@ def test_maw_game_with_an_ollama_roster_and_no_server_fails_at_once(tmp_path):
 
 
 async def test_maw_game_picks_ollama_when_it_answers_with_the_model(monkeypatch):
-    from maw import roster
+    from maw.hosting import roster
 
     listed: list[str] = []
 
@@ -500,7 +502,7 @@ async def test_maw_game_picks_ollama_when_it_answers_with_the_model(monkeypatch)
 
 
 async def test_maw_game_falls_back_to_the_embedded_model_then_rule_players(monkeypatch):
-    from maw import roster
+    from maw.hosting import roster
 
     nobody = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv("OLLAMA_HOST", nobody)
@@ -524,8 +526,8 @@ def test_a_short_roster_is_filled_with_rule_players_only_when_asked():
     from pathlib import Path
 
     from maw.errors import MawError
-    from maw.game import seats_from_roster
-    from maw.roster import load_roster
+    from maw.hosting.game import seats_from_roster
+    from maw.hosting.roster import load_roster
 
     local = load_roster(Path(__file__).resolve().parent.parent / "agents" / "local.toml")
     with pytest.raises(MawError, match="seats 6 players, not 9"):
@@ -561,9 +563,9 @@ class FirstChoice(ScriptedBackend):
 async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(server,
                                                                            tmp_path):
     from maw.agents.gamemaster import GameConfig
-    from maw.game import run_game, seats_from_roster
+    from maw.hosting.game import run_game, seats_from_roster
+    from maw.hosting.roster import load_roster
     from maw.llm import register_backend
-    from maw.roster import load_roster
 
     register_backend(FirstChoice)
     roster = tmp_path / "r.toml"

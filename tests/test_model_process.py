@@ -201,7 +201,7 @@ def test_a_game_survives_its_model_crashing_and_being_killed(tmp_path, model_pat
 
 
 def free_port() -> int:
-    from maw.xmpp import free_port as port
+    from maw.hosting.xmpp import free_port as port
 
     return port()
 

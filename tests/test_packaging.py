@@ -16,7 +16,7 @@ import maw
 from pathlib import Path
 from maw.llm.decider import Prompts
 from maw.engine.roles import ROLES
-from maw.roster import agents_dir, load_roster, roster_path
+from maw.hosting.roster import agents_dir, load_roster, roster_path
 
 assert Path(maw.__file__).is_relative_to(sys.argv[1]), maw.__file__
 prompts = Prompts()

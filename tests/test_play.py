@@ -13,8 +13,8 @@ import time
 import pexpect
 import pytest
 
-from maw.screen import Screen
-from maw.xmpp import free_port
+from maw.hosting.xmpp import free_port
+from maw.terminal.screen import Screen
 
 pytestmark = pytest.mark.xmpp
 

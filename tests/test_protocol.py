@@ -110,7 +110,7 @@ def test_one_rule_for_names_on_the_wire_in_rosters_and_on_the_command_line(tmp_p
     from pydantic import ValidationError
 
     from maw.errors import ConfigError
-    from maw.roster import load_roster
+    from maw.hosting.roster import load_roster
 
     for bad in ("Zoë", "a b", "", "x" * 21, "Ann;"):
         with pytest.raises(ConfigError, match="bad name .*: use 1 to 20 letters"):

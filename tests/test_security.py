@@ -16,14 +16,14 @@ import pytest
 from hostile import EXAMPLES, RawClient, fuzz_game
 
 from maw.engine import new_game, ruleset
-from maw.xmpp import Address, free_port, port_open
+from maw.hosting.xmpp import Address, free_port, port_open
 
 pytestmark = pytest.mark.xmpp
 session_loop = pytest.mark.asyncio(loop_scope="session")
 
 LAX = """
 import asyncio, sys
-from maw.xmpp import EmbeddedServer
+from maw.hosting.xmpp import EmbeddedServer
 
 async def main():
     server = EmbeddedServer(int(sys.argv[1]), check_senders=False)
@@ -131,7 +131,7 @@ async def test_a_message_whose_handling_raises_is_refused_and_the_behaviour_goes
             self.add_behaviour(Fragile(), of_types("vote"))
             self.add_catch_all(("vote",))
 
-    from maw.game import _start
+    from maw.hosting.game import _start
 
     judge = Judge("maw-guard-judge@localhost", "pw", port=server.port)
     await _start([judge], server)  # (with the retries a stalled handshake needs)

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from maw.accounting import read_log
-from maw.metrics import game_metrics
-from maw.report import Report, mean_ci, wilson
-from maw.roster import load_roster
-from maw.tournament import Plan, schedule
+from maw.hosting.roster import load_roster
+from maw.records.accounting import read_log
+from maw.records.metrics import game_metrics
+from maw.tournament.report import Report, mean_ci, wilson
+from maw.tournament.runner import Plan, schedule
 
 pytestmark = pytest.mark.xmpp
 ROSTER = Path(__file__).resolve().parent.parent / "agents" / "rule.toml"

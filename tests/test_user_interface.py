@@ -11,9 +11,9 @@ import pytest
 from maw.agents.gamemaster import GameConfig
 from maw.agents.user_interface import parse_command
 from maw.engine import ruleset
-from maw.game import default_seats, run_game, run_person
+from maw.hosting.game import default_seats, run_game, run_person
 from maw.protocol import messages as m
-from maw.screen import phase_of
+from maw.terminal.screen import phase_of
 
 DAY = [m.Option(action="chat", room="Village"), m.Option(action="vote", target="Bob"),
        m.Option(action="vote", target="Cid"), m.Option(action="over")]

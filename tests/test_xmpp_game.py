@@ -14,9 +14,9 @@ from spade.message import Message
 
 from maw.agents.gamemaster import GameConfig
 from maw.engine import ruleset
-from maw.game import Seat, default_seats, run_game
+from maw.hosting.game import Seat, default_seats, run_game
+from maw.hosting.xmpp import free_port
 from maw.policies import Decider, register_decider
-from maw.xmpp import free_port
 
 pytestmark = pytest.mark.xmpp
 session_loop = pytest.mark.asyncio(loop_scope="session")

@@ -163,7 +163,7 @@ class SendInput(Guarded):
             agent.game_log.write("decider_error", player=agent.player_name, error=repr(exc))
             reply = m.Listen()
         await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
-        # for the time split (maw.accounting)
+        # for the time split (maw.records.accounting)
         agent.game_log.write("turn", player=agent.player_name, wait=round(wait, 4),
                              seconds=round(time.monotonic() - asked, 4))
 

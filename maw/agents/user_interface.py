@@ -24,7 +24,7 @@ from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.engine.actions import ACTIONS
 from maw.protocol import messages as m
 from maw.protocol import render
-from maw.screen import phase_of
+from maw.terminal.screen import phase_of
 
 # the players' actions come from the engine's table; the rest is the terminal's own
 LOCAL = (("/pass", "nothing to do now"), ("/who", "who is alive, and the votes so far"),
@@ -45,7 +45,7 @@ HELP = _help()
 
 class Console(Protocol):
     """A terminal. It may also have ``update(**status)``: the player's name, role, pack,
-    view and the seconds left in the phase, for a status bar (``maw.screen``)."""
+    view and the seconds left in the phase, for a status bar (``maw.terminal.screen``)."""
 
     def show(self, line: str) -> None: ...
 

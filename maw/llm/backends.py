@@ -282,7 +282,7 @@ class LlamaCppBackend(Backend):
         return "\n\n".join(parts) + "\n\nAnswer: "
 
     def _finished(self, future: concurrent.futures.Future) -> None:
-        """A call cancelled while it ran still took the model's time (maw.accounting)."""
+        """A call cancelled while it ran still took the model's time (maw.records.accounting)."""
         if future.cancelled() or future.exception() is not None:
             return
         reply = future.result()

@@ -26,9 +26,8 @@ from maw.agents.gamemaster import GameConfig, GameMasterAgent, share_host_key
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
-from maw.policies import Decider, make_decider
-from maw.roster import LLMSpec, Roster
-from maw.xmpp import (
+from maw.hosting.roster import LLMSpec, Roster
+from maw.hosting.xmpp import (
     Address,
     EmbeddedServer,
     lobby_jid,
@@ -36,6 +35,7 @@ from maw.xmpp import (
     quiet_logs,
     stable_password,
 )
+from maw.policies import Decider, make_decider
 
 DEFAULT_NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim",
                  "Lou", "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom"]
@@ -98,7 +98,7 @@ class GameResult:
     startup_seconds: float = 0.0
     messages: int = 0  # messages the hosted agents sent
     llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
-    time_split: dict[str, float] = field(default_factory=dict)  # maw.accounting
+    time_split: dict[str, float] = field(default_factory=dict)  # maw.records.accounting
 
 
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:
@@ -292,7 +292,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             if isinstance(a, ModelInterfaceAgent) and a.usage()["calls"]:
                 result.llm[a.player_name] = a.usage()
         if path is not None:
-            from maw.accounting import read_log, time_split
+            from maw.records.accounting import read_log, time_split
 
             result.time_split = time_split(read_log(path))
         return result

@@ -4,7 +4,7 @@ Each game is ``maw game`` itself, run as a child process on one XMPP server (emb
 this process by default), ``parallel`` at a time. The schedule (which roster players sit
 in each game, and its seed) derives from the tournament's seed alone, so the same command
 plays the same games. Each finished game is committed to SQLite in one transaction with
-its metrics (``maw.metrics``): a runner killed at any point loses only the games in
+its metrics (``maw.records.metrics``): a runner killed at any point loses only the games in
 progress, and ``--resume`` plays exactly the games the database lacks.
 """
 
@@ -23,9 +23,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from maw.errors import MawError, ReplayError
-from maw.metrics import game_metrics
-from maw.roster import Roster, load_roster
-from maw.xmpp import die_with_parent
+from maw.hosting.roster import Roster, load_roster
+from maw.hosting.xmpp import die_with_parent
+from maw.records.metrics import game_metrics
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -177,7 +177,7 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
     if proc.returncode != 0 or not logs:
         text = err.decode(errors="replace").strip().splitlines()
         return Finished(spec, False, wall, text[-1] if text else f"exit {proc.returncode}")
-    from maw.accounting import read_log
+    from maw.records.accounting import read_log
 
     agents = {n: agent_label(roster, n) for n in spec.seats}
     try:
@@ -194,7 +194,7 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
                          xmpp: str, parallel: int, log_dir: Path, timeout: float,
                          on_done: Callable[[Finished], None] | None = None) -> list[Finished]:
     """Play the games of ``plan`` the database lacks, ``parallel`` at a time."""
-    from maw.xmpp import EmbeddedServer, free_port, parse_address
+    from maw.hosting.xmpp import EmbeddedServer, free_port, parse_address
 
     roster = load_roster(roster_path)
     done = results.done()

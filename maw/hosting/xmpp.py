@@ -170,7 +170,7 @@ INVALID_FROM = (b"<stream:error><invalid-from xmlns='urn:ietf:params:xml:ns:xmpp
                 b"<text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>the from address of a "
                 b"stanza must be your own (RFC 6120 8.1.2.1)</text></stream:error>"
                 b"</stream:stream>")
-log = logging.getLogger("maw.xmpp")
+log = logging.getLogger("maw.hosting.xmpp")
 
 
 def _patch_pyjabber_senders() -> None:

@@ -1,0 +1,1 @@
+"""A person at a terminal: the screen (``maw play``) and the text commands it understands."""

@@ -1,0 +1,1 @@
+"""Tournaments: many games unattended, their results in SQLite, and the report."""
