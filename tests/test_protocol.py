@@ -83,8 +83,8 @@ def test_the_view_survives_the_wire():
 def test_the_wire_and_every_layer_take_their_actions_from_the_engines_table():
     from maw.agents.gamemaster import ACTIONS as REFEREE
     from maw.agents.player import FSM_TYPES
-    from maw.agents.user_interface import HELP
     from maw.llm.decider import ORDER
+    from maw.terminal.commands import HELP
 
     assert set(m.ACTION_TYPES) == {*engine.ACTIONS, "listen"}
     for name, spec in engine.ACTIONS.items():

@@ -9,11 +9,11 @@ import re
 import pytest
 
 from maw.agents.gamemaster import GameConfig
-from maw.agents.user_interface import parse_command
+from maw.agents.user_interface import phase_of
 from maw.engine import ruleset
 from maw.hosting.game import default_seats, run_game, run_person
 from maw.protocol import messages as m
-from maw.terminal.screen import phase_of
+from maw.terminal.commands import parse_command
 
 DAY = [m.Option(action="chat", room="Village"), m.Option(action="vote", target="Bob"),
        m.Option(action="vote", target="Cid"), m.Option(action="over")]

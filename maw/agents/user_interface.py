@@ -1,14 +1,13 @@
-"""UserInterfaceAgent: a person at a terminal answers the player's ``get_input``.
+"""UserInterfaceAgent: a person answers the player's ``get_input``.
 
-Design document §3.3. The player pushes every line it hears (``news``) so the person sees
-messages the moment they arrive; a ``get_input`` for an action is held until the person
-types something (a newer one replaces it: the player asks again when the phase changes).
-What the person types is parsed by :func:`parse_command`: plain text is chat, ``/vote
-NAME``, ``/unvote``, ``/attack NAME``, ``/divine NAME``, ``/guard NAME``, ``/over``,
-``/pass``; ``/who``, ``/role``, ``/help`` are answered locally; ``/quit`` leaves.
+Design document §3.3. The player pushes everything it hears (``news``) so the person sees
+it the moment it arrives; a ``get_input`` for an action is held until the person does
+something (a newer one replaces it: the player asks again when the phase changes).
 
-The terminal itself is a :class:`Console` (``maw play`` gives a prompt_toolkit one; tests
-give a scripted one): it shows lines and yields what the person typed.
+Where the person is, is not this agent's business: a :class:`Console` shows lines and
+yields what the person typed (``maw play`` gives a terminal, tests a scripted one), and
+:class:`Commands` says what a typed line means (``maw.terminal.commands``: plain text is
+chat, ``/vote NAME``..., ``/who``, ``/role``, ``/help`` are answered here, ``/quit`` leaves).
 """
 
 from __future__ import annotations
@@ -21,31 +20,19 @@ from typing import Any, Protocol
 from spade.behaviour import CyclicBehaviour
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
-from maw.engine.actions import ACTIONS
 from maw.protocol import messages as m
 from maw.protocol import render
-from maw.terminal.screen import phase_of
-
-# the players' actions come from the engine's table; the rest is the terminal's own
-LOCAL = (("/pass", "nothing to do now"), ("/who", "who is alive, and the votes so far"),
-         ("/role", "your role"), ("/help", "this text"), ("/quit", "leave the game"))
-TARGETED = tuple(name for name, spec in ACTIONS.items() if spec.target)
-UNTARGETED = tuple(name for name, spec in ACTIONS.items() if not spec.target and name != "chat")
 
 
-def _help() -> str:
-    entries = [(s.usage, s.help) for name, s in ACTIONS.items() if name != "chat"] + list(LOCAL)
-    lines = ["Type a message to say it in the open room. Commands:"]
-    lines += [f"  {usage:<14} {what}" for usage, what in entries]
-    return "\n".join(lines)
-
-
-HELP = _help()
+def phase_of(view: dict[str, Any] | None) -> tuple:
+    """What tells one phase from the next: day, phase, revote."""
+    v = view or {}
+    return (v.get("day"), v.get("phase"), v.get("vote_round"))
 
 
 class Console(Protocol):
-    """A terminal. It may also have ``update(**status)``: the player's name, role, pack,
-    view and the seconds left in the phase, for a status bar (``maw.terminal.screen``)."""
+    """Where the person is. It may also have ``update(**status)``: the player's name, role,
+    pack, view and the seconds left in the phase, for a status bar."""
 
     def show(self, line: str) -> None: ...
 
@@ -62,46 +49,21 @@ class Parsed:
     error: str | None = None
 
 
-def parse_command(text: str, options: list[m.Option]) -> Parsed:
-    """Parse one typed line against the options the person has now. Names match without
-    regard to case; an action the options do not offer is sent anyway when it names a
-    target (the GameMaster's refusal says why), but a command that cannot be understood
-    is answered here."""
-    text = text.strip()
-    if not text:
-        return Parsed()
-    if not text.startswith("/"):
-        room = next((o.room for o in options if o.action == "chat"), None)
-        if room is None:
-            return Parsed(error="you cannot speak now (no room is open to you)")
-        return Parsed(action=m.Chat(message=text, room=room))
-    word, _, rest = text[1:].partition(" ")
-    word, rest = word.lower(), rest.strip()
-    if word in ("help", "who", "role", "quit"):
-        return Parsed(local=word)
-    if word == "pass":
-        return Parsed(action=m.Listen())
-    if word in UNTARGETED:
-        return Parsed(action=m.ACTION_TYPES[word]())
-    if word in TARGETED:
-        if not rest:
-            legal = [o.target for o in options if o.action == word and o.target]
-            hint = f": {', '.join(legal)}" if legal else ""
-            return Parsed(error=f"/{word} needs a name{hint}")
-        legal = {o.target.lower(): o.target for o in options
-                 if o.action == word and o.target}
-        target = legal.get(rest.lower(), rest)
-        if len(target) > 20:
-            return Parsed(error=f"no player is called {target!r}")
-        return Parsed(action=m.ACTION_TYPES[word](target=target))
-    return Parsed(error=f"unknown command /{word}; /help lists them")
+class Commands(Protocol):
+    """What a person's typed line means (``maw.terminal.commands.TEXT``)."""
+
+    help: str
+
+    def parse(self, text: str, options: list[m.Option]) -> Parsed: ...
 
 
 class UserInterfaceAgent(MawAgent):
     def __init__(self, jid: str, password: str, console: Console, game_log: GameLog,
-                 name: str | None = None, port: int = 5222) -> None:
+                 name: str | None = None, port: int = 5222,
+                 commands: Commands | None = None) -> None:
         super().__init__(jid, password, port=port)
         self.console = console
+        self.commands = commands
         self.game_log = game_log
         self.wanted_name = name
         self.pending: tuple[Any, m.GetInput] | None = None  # (the request, its body)
@@ -228,14 +190,17 @@ class Keyboard(CyclicBehaviour):
             msg = pending[0]
             await agent.send_body(self, str(msg.sender.bare), choice, msg.thread)
             return
-        parsed = parse_command(text, agent.options)
+        if agent.commands is None:
+            agent.console.show("! this interface takes no typed commands")
+            return
+        parsed = agent.commands.parse(text, agent.options)
         if parsed.error:
             agent.console.show(f"! {parsed.error}")
             if parsed.error.startswith("unknown command"):
-                agent.console.show(HELP)
+                agent.console.show(agent.commands.help)
             return
         if parsed.local == "help":
-            agent.console.show(HELP)
+            agent.console.show(agent.commands.help)
         elif parsed.local == "who":
             agent.console.show(agent.who())
         elif parsed.local == "role":

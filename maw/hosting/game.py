@@ -337,13 +337,14 @@ async def run_person(address: Address, lobby: str, console, *, name: str | None 
     """A person in this process: a PlayerAgent and a UserInterfaceAgent reading
     ``console``; returns when the game ends or the person types /quit."""
     from maw.agents.user_interface import UserInterfaceAgent
+    from maw.terminal.commands import TEXT
 
     tag = secrets.token_hex(4)
     holder: list[UserInterfaceAgent] = []
 
     def interface(jid: str, game_log: GameLog) -> MawAgent:
         ui = UserInterfaceAgent(jid, secrets.token_hex(8), console, game_log, name,
-                                address.port)
+                                address.port, commands=TEXT)
         holder.append(ui)
         return ui
 

@@ -21,14 +21,10 @@ from typing import Any
 from rich.console import Console as RichConsole
 from rich.text import Text
 
+from maw.agents.user_interface import phase_of
+
 PHASES = {"day": "day: talk", "vote": "vote", "whisper": "wolves whisper",
           "night": "night", "over": "over"}
-
-
-def phase_of(view: dict[str, Any] | None) -> tuple:
-    """What tells one phase from the next: day, phase, revote."""
-    v = view or {}
-    return (v.get("day"), v.get("phase"), v.get("vote_round"))
 
 
 @dataclass

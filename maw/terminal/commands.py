@@ -1,0 +1,75 @@
+"""The text commands a person types at a terminal, and their help.
+
+Plain text is said in the open room; ``/vote NAME``, ``/unvote``, ``/attack NAME``,
+``/divine NAME``, ``/guard NAME``, ``/over`` (the engine's table of actions), ``/pass``;
+``/who``, ``/role``, ``/help`` are answered locally; ``/quit`` leaves.
+"""
+
+from __future__ import annotations
+
+from maw.agents.user_interface import Parsed
+from maw.engine.actions import ACTIONS
+from maw.protocol import messages as m
+
+# the players' actions come from the engine's table; the rest is the terminal's own
+LOCAL = (("/pass", "nothing to do now"), ("/who", "who is alive, and the votes so far"),
+         ("/role", "your role"), ("/help", "this text"), ("/quit", "leave the game"))
+TARGETED = tuple(name for name, spec in ACTIONS.items() if spec.target)
+UNTARGETED = tuple(name for name, spec in ACTIONS.items() if not spec.target and name != "chat")
+
+
+def _help() -> str:
+    entries = [(s.usage, s.help) for name, s in ACTIONS.items() if name != "chat"] + list(LOCAL)
+    lines = ["Type a message to say it in the open room. Commands:"]
+    lines += [f"  {usage:<14} {what}" for usage, what in entries]
+    return "\n".join(lines)
+
+
+HELP = _help()
+
+
+def parse_command(text: str, options: list[m.Option]) -> Parsed:
+    """Parse one typed line against the options the person has now. Names match without
+    regard to case; an action the options do not offer is sent anyway when it names a
+    target (the GameMaster's refusal says why), but a command that cannot be understood
+    is answered here."""
+    text = text.strip()
+    if not text:
+        return Parsed()
+    if not text.startswith("/"):
+        room = next((o.room for o in options if o.action == "chat"), None)
+        if room is None:
+            return Parsed(error="you cannot speak now (no room is open to you)")
+        return Parsed(action=m.Chat(message=text, room=room))
+    word, _, rest = text[1:].partition(" ")
+    word, rest = word.lower(), rest.strip()
+    if word in ("help", "who", "role", "quit"):
+        return Parsed(local=word)
+    if word == "pass":
+        return Parsed(action=m.Listen())
+    if word in UNTARGETED:
+        return Parsed(action=m.ACTION_TYPES[word]())
+    if word in TARGETED:
+        if not rest:
+            legal = [o.target for o in options if o.action == word and o.target]
+            hint = f": {', '.join(legal)}" if legal else ""
+            return Parsed(error=f"/{word} needs a name{hint}")
+        legal = {o.target.lower(): o.target for o in options
+                 if o.action == word and o.target}
+        target = legal.get(rest.lower(), rest)
+        if len(target) > 20:
+            return Parsed(error=f"no player is called {target!r}")
+        return Parsed(action=m.ACTION_TYPES[word](target=target))
+    return Parsed(error=f"unknown command /{word}; /help lists them")
+
+
+class TextCommands:
+    """:class:`maw.agents.user_interface.Commands` for a terminal."""
+
+    help = HELP
+
+    def parse(self, text: str, options: list[m.Option]) -> Parsed:
+        return parse_command(text, options)
+
+
+TEXT = TextCommands()
