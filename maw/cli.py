@@ -312,7 +312,8 @@ def cmd_player(args: argparse.Namespace) -> int:
     from maw.protocol.messages import check_name
 
     check_name(args.name)
-    from maw.hosting.game import Seat, run_player
+    from maw.hosting.players import run_player
+    from maw.hosting.seats import Seat
     from maw.hosting.xmpp import lobby_jid, parse_address
     from maw.policies import DECIDERS
 
@@ -355,7 +356,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.name is not None:
         check_name(args.name)
-    from maw.hosting.game import run_person
+    from maw.hosting.players import run_person
     from maw.hosting.xmpp import lobby_jid, parse_address
 
     address = parse_address(args.xmpp)

@@ -131,7 +131,7 @@ async def test_a_message_whose_handling_raises_is_refused_and_the_behaviour_goes
             self.add_behaviour(Fragile(), of_types("vote"))
             self.add_catch_all(("vote",))
 
-    from maw.hosting.game import _start
+    from maw.hosting.connect import start_agents as _start
 
     judge = Judge("maw-guard-judge@localhost", "pw", port=server.port)
     await _start([judge], server)  # (with the retries a stalled handshake needs)

@@ -11,7 +11,8 @@ import pytest
 from maw.agents.gamemaster import GameConfig
 from maw.agents.user_interface import phase_of
 from maw.engine import ruleset
-from maw.hosting.game import default_seats, run_game, run_person
+from maw.hosting.game import default_seats, run_game
+from maw.hosting.players import run_person
 from maw.protocol import messages as m
 from maw.terminal.commands import parse_command
 

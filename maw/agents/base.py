@@ -1,15 +1,13 @@
 """What every MAW agent shares: sending and decoding bodies, proofs of who sent what, the
 guard that keeps one message from ending a behaviour, the catch-all that answers
-``not-understood``, the append-only JSONL game log, and template helpers."""
+``not-understood``, and template helpers. Every agent writes the game log
+(``maw.records.log``)."""
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from spade.agent import Agent
@@ -21,40 +19,11 @@ from maw.protocol import ProtocolError, decode, encode, not_understood
 from maw.protocol import messages as m
 from maw.protocol.messages import Body
 from maw.protocol.proof import new_key, proven, sign
+from maw.records.log import NULL_LOG, GameLog
 
 log = logging.getLogger("maw.agents")
 
 
-class GameLog:
-    """Append-only JSONL, flushed at every line: a crash loses at most the line being written.
-
-    Records: ``{"t": seconds since start, "kind": ..., ...}`` with kinds ``msg`` (sender,
-    receiver, type, body), ``event`` (an engine event, with its audience), ``state``,
-    ``input`` (a get_input payload and its answer), ``outcome``.
-    """
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self.start = time.monotonic()
-        self._file = None
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8")
-
-    def write(self, kind: str, **fields: Any) -> None:
-        if self._file is None:
-            return
-        record = {"t": round(time.monotonic() - self.start, 4), "kind": kind, **fields}
-        self._file.write(json.dumps(record, default=str, ensure_ascii=False) + "\n")
-        self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-
-
-NULL_LOG = GameLog(None)
 
 
 def of_types(*types: str) -> Template:

@@ -3,30 +3,28 @@
 Its FSM (design document §3.6.1) is Setup -> AssignRoles -> DayPhase ->
 DayPhaseVoteCount -> NightPhase -> NightPhaseVoteCount -> ... -> EndPhase (-> AssignRoles
 for the next round). The states only sequence phases and run the timers: every rule is
-the engine's. The Referee behaviour takes the lobby joins and every player action,
-checks who sent it (a per-player secret token issued privately on joining, because
-pyjabber lets a client forge its sender), lets the engine judge it, and answers ``agree``
-or ``refuse`` with the reason.
+the engine's (``maw.agents.gamemaster_fsm``). The Referee behaviour
+(``maw.agents.referee``) takes the lobby joins and every player action, checks who sent
+it (a per-player secret token issued privately on joining), lets the engine judge it, and
+answers ``agree`` or ``refuse`` with the reason.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import random
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spade.behaviour import CyclicBehaviour, FSMBehaviour, State
-from spade.message import Message
+from spade.behaviour import CyclicBehaviour, FSMBehaviour
 
 from maw import engine
-from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.agents.base import GameLog, MawAgent, bare, of_types
 from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.engine import events as ev
-from maw.errors import IllegalActionError, MawError
+from maw.errors import MawError
 from maw.protocol import convert
 from maw.protocol import messages as m
 from maw.protocol.heard import View
@@ -91,6 +89,16 @@ class GameMasterAgent(MawAgent):
         self.done = asyncio.Event()
 
     async def setup(self) -> None:
+        from maw.agents.gamemaster_fsm import (
+            AssignRolesState,
+            DayPhaseState,
+            EndPhaseState,
+            NightPhaseState,
+            SetupState,
+            VoteCountState,
+        )
+        from maw.agents.referee import Referee, RoomReplies
+
         fsm = FSMBehaviour()
         names = ["Setup", "AssignRoles", "DayPhase", "DayPhaseVoteCount", "NightPhase",
                  "NightPhaseVoteCount", "EndPhase"]
@@ -287,254 +295,3 @@ def _fields(obj: object) -> dict:
             out[f.name] = sorted(v) if isinstance(v, frozenset) else v
         return out
     return {}
-
-
-class RoomReplies(Guarded):
-    async def handle(self, msg: Message, body: m.Body) -> None:
-        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
-        gm.room_answers.answer(msg.thread, bare(msg.sender), body)
-
-
-class Referee(Guarded):
-    """Takes joins and actions; the engine judges; answers agree or refuse."""
-
-    async def handle(self, msg: Message, body: m.Body) -> None:
-        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
-        sender = bare(msg.sender)
-        if isinstance(body, m.JoinLobby):
-            await self._join(gm, body, sender, msg.thread)
-            return
-        if isinstance(body, m.ChatCheck):
-            if sender in gm.rooms.values():  # (proven: the rooms are its authorities)
-                await self._chat(gm, body, sender, msg.thread)
-            else:
-                gm.game_log.write("refused", sender=sender, reason="chat_check not from a room")
-            return
-        seat = gm.identify(body.player, body.token, sender)
-        if seat is None:
-            await gm.send_body(self, sender, m.Refuse(reason=UNKNOWN), msg.thread)
-            return
-        seat.gone = False
-        reason = gm.not_now()
-        if reason is not None:
-            await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
-            return
-        if isinstance(body, m.Listen):
-            if body.stamp == gm.stamp():  # a listen from an earlier phase means nothing now
-                gm.idle.add(seat.name)
-                gm.changes.poke()
-            return
-        reason = gm.too_late(body.stamp)
-        if reason is not None:
-            await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
-            return
-        before = gm.marker()
-        try:
-            room = engine.open_room(gm.state)
-            action = convert.to_engine(body, seat.name, room.value if room else None)
-            events = gm.apply(action)
-        except IllegalActionError as exc:
-            await gm.send_body(self, seat.jid, m.Refuse(reason=str(exc)), msg.thread)
-            return
-        gm.wake(events, seat.name)
-        if gm.marker() == before:
-            await gm.send_body(self, seat.jid, m.Agree(options=convert.options(
-                engine.legal_actions(gm.state, seat.name))), msg.thread)
-        else:
-            await gm.send_body(self, seat.jid, m.Agree(), msg.thread)
-        await gm.publish(self, events, before)
-
-    async def _join(self, gm: GameMasterAgent, body: m.JoinLobby, sender: str,
-                    thread: str | None) -> None:
-        name = body.player_name
-        reason = None
-        seat = gm.seats.get(name)
-        if seat is not None and seat.jid == sender:
-            # the same client asking again (its first answer was slow): same seat, same token
-            await self._welcome(gm, seat, thread)
-            return
-        if not gm.lobby_open:
-            reason = "the lobby is closed: a game is in progress"
-        elif name in gm.seats:
-            reason = f"the name {name!r} is taken"
-        elif any(s.jid == sender for s in gm.seats.values()):
-            reason = f"{sender} has already joined"
-        if reason:
-            await gm.send_body(self, sender, m.Refuse(reason=reason), thread)
-            return
-        seat = Seat(name=name, jid=sender, token=secrets.token_hex(16), key=new_key())
-        gm.seats[name] = seat
-        gm.keys[sender] = seat.key  # (the rooms share this dict: they sign with it too)
-        gm.game_log.write("join", player=name, jid=sender)
-        await self._welcome(gm, seat, thread)
-        if len(gm.seats) >= gm.config.players:
-            gm.lobby_open = False
-            gm.lobby_full.set()
-
-    async def _welcome(self, gm: GameMasterAgent, seat: Seat, thread: str | None) -> None:
-        rooms = {room.value: jid for room, jid in gm.rooms.items()}
-        await gm.send_body(self, seat.jid, m.Joined(player_name=seat.name, token=seat.token,
-                                                     joined=len(gm.seats),
-                                                     expected=gm.config.players, rooms=rooms,
-                                                     key=seat.key.hex()),
-                           thread)
-
-    async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, sender: str,
-                    thread: str | None) -> None:
-        room = next(r for r, jid in gm.rooms.items() if jid == sender)
-        # (the room checked the sender is the member's address; the token proves the rest)
-        seat = gm.identify(body.player, body.token)
-        ok, reason = False, UNKNOWN
-        if room.value != body.room:
-            reason = f"the {room} asked about the {body.room}"
-        elif seat is not None:
-            reason = gm.not_now() or gm.too_late(body.stamp) or ""
-            if not reason:
-                before = gm.marker()
-                try:
-                    events = gm.apply(engine.Chat(seat.name, room, body.message))
-                    ok, reason = True, ""
-                except IllegalActionError as exc:
-                    reason = str(exc)
-        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
-                           thread)
-        if ok:
-            gm.wake(events, seat.name)  # type: ignore[union-attr]
-            await gm.publish(self, events, before)
-
-
-# ---------------------------------------------------------------- FSM states
-
-
-class GMState(State):
-    @property
-    def gm(self) -> GameMasterAgent:
-        return self.agent  # type: ignore[return-value]
-
-    async def on_start(self) -> None:
-        self.gm.game_log.write("state", agent="GameMaster", state=type(self).__name__[:-5],
-                               round=self.gm.round)
-
-
-class SetupState(GMState):
-    """Wait until the expected number of players joined the lobby."""
-
-    async def run(self) -> None:
-        gm = self.gm
-        try:
-            await asyncio.wait_for(gm.lobby_full.wait(), gm.config.lobby_seconds)
-        except asyncio.TimeoutError:
-            raise MawError(f"only {len(gm.seats)} of {gm.config.players} players joined "
-                           f"within {gm.config.lobby_seconds:.0f} s") from None
-        self.set_next_state("AssignRoles")
-
-
-class AssignRolesState(GMState):
-    """Deal roles for a round, tell each player its role, open the first phase."""
-
-    async def run(self) -> None:
-        gm = self.gm
-        gm.round += 1
-        for seat in gm.seats.values():
-            seat.acted = False
-        # roles are dealt to the names in sorted order, not in the order they joined: the
-        # same seed deals the same roles whatever the network did
-        names = sorted(gm.seats)
-        rng = random.Random(f"{gm.config.seed}:{gm.round}")
-        gm.state = engine.new_game(gm.config.rules, names, rng)
-        gm.game_log.write("round", round=gm.round, roles={n: r.name for n, r in zip(
-            names, gm.state.roles, strict=True)}, ruleset=gm.config.rules.name)
-        for e in engine.opening_events(gm.state):
-            gm.game_log.write("event", round=gm.round, event=type(e).__name__,
-                              data=_fields(e))
-            gm.on_event(e)
-        start = m.StartGame(total_players=len(names), players=names, round=gm.round,
-                            rounds=gm.config.rounds, ruleset=gm.config.rules.name)
-        for seat in gm.seats.values():
-            await gm.send_body(self, seat.jid, start)
-        for name, role in zip(names, gm.state.roles, strict=True):
-            pack = sorted(gm.state.pack) if role.pack else []
-            await gm.send_body(self, gm.seats[name].jid,
-                               m.AssignRole(role=role.name, pack=pack, round=gm.round))
-        await gm.open_phase(self)
-        self.set_next_state(_next_fsm_state(gm))
-
-
-def _next_fsm_state(gm: GameMasterAgent) -> str:
-    s = gm.state
-    assert s is not None
-    if s.is_over:
-        return "EndPhase"
-    return "DayPhase" if s.phase in (engine.Phase.DAY, engine.Phase.VOTE) else "NightPhase"
-
-
-class PhaseState(GMState):
-    """Run engine phases until the FSM's part of the day is over: each phase ends by the
-    rules (an action), by its timer, or when everyone who may act said "listen"."""
-
-    parts: tuple[engine.Phase, ...] = ()
-    count_state = ""
-
-    async def run(self) -> None:
-        gm = self.gm
-        while gm.state is not None and not gm.state.is_over and gm.state.phase in self.parts:
-            before = gm.marker()
-            while gm.marker() == before:
-                seen = gm.changes.version  # (before looking: no change can be missed)
-                actors = engine.actors(gm.state)
-                if gm.config.early_end and actors and not gm.waiting_for(actors):
-                    break
-                if not actors and gm.config.early_end:
-                    break
-                left = gm.seconds_left()
-                if left <= 0:
-                    break
-                await gm.changes.wait(seen, left)
-            if gm.marker() == before:
-                events = gm.apply(engine.EndPhase())
-                await gm.publish(self, events, before)
-        self.set_next_state(self.count_state)
-
-
-class DayPhaseState(PhaseState):
-    parts = (engine.Phase.DAY, engine.Phase.VOTE)
-    count_state = "DayPhaseVoteCount"
-
-
-class NightPhaseState(PhaseState):
-    parts = (engine.Phase.WHISPER, engine.Phase.NIGHT)
-    count_state = "NightPhaseVoteCount"
-
-
-class VoteCountState(GMState):
-    """The vote was counted by the engine and announced; go on to what comes next."""
-
-    async def run(self) -> None:
-        self.set_next_state(_next_fsm_state(self.gm))
-
-
-class EndPhaseState(GMState):
-    """Score the round, announce the leaderboard; next round or the end."""
-
-    async def run(self) -> None:
-        gm = self.gm
-        assert gm.state is not None
-        out = engine.outcome(gm.state)
-        assert out is not None
-        gm.outcomes.append(out)
-        winners = [n for n, r in out.roles.items()
-                   if out.winner and engine.role_named(r).team is out.winner]
-        gm.board.record(out.points, winners)
-        final = gm.round >= gm.config.rounds
-        gm.game_log.write("outcome", round=gm.round, winner=out.winner.value if out.winner
-                          else None, reason=out.termination.value, day=out.day,
-                          points=dict(out.points), roles=dict(out.roles), absent=gm.absent())
-        scores = m.Scores(round=gm.round, rounds=gm.config.rounds,
-                          leaderboard=gm.board.standings(), final=final)
-        for seat in gm.seats.values():
-            await gm.send_body(self, seat.jid, scores)
-        if final:
-            self.next_state = None  # SPADE keeps the last round's choice: end the FSM here
-            gm.done.set()
-        else:
-            self.set_next_state("AssignRoles")

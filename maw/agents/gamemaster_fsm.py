@@ -1,0 +1,150 @@
+"""The GameMaster's FSM states (design document §3.6.1): Setup -> AssignRoles -> DayPhase
+-> DayPhaseVoteCount -> NightPhase -> NightPhaseVoteCount -> ... -> EndPhase (->
+AssignRoles for the next round). They only sequence phases and run the timers: every
+rule is the engine's."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from spade.behaviour import State
+
+from maw import engine
+from maw.agents.gamemaster import GameMasterAgent, _fields
+from maw.errors import MawError
+from maw.protocol import messages as m
+
+
+class GMState(State):
+    @property
+    def gm(self) -> GameMasterAgent:
+        return self.agent  # type: ignore[return-value]
+
+    async def on_start(self) -> None:
+        self.gm.game_log.write("state", agent="GameMaster", state=type(self).__name__[:-5],
+                               round=self.gm.round)
+
+
+class SetupState(GMState):
+    """Wait until the expected number of players joined the lobby."""
+
+    async def run(self) -> None:
+        gm = self.gm
+        try:
+            await asyncio.wait_for(gm.lobby_full.wait(), gm.config.lobby_seconds)
+        except asyncio.TimeoutError:
+            raise MawError(f"only {len(gm.seats)} of {gm.config.players} players joined "
+                           f"within {gm.config.lobby_seconds:.0f} s") from None
+        self.set_next_state("AssignRoles")
+
+
+class AssignRolesState(GMState):
+    """Deal roles for a round, tell each player its role, open the first phase."""
+
+    async def run(self) -> None:
+        gm = self.gm
+        gm.round += 1
+        for seat in gm.seats.values():
+            seat.acted = False
+        # roles are dealt to the names in sorted order, not in the order they joined: the
+        # same seed deals the same roles whatever the network did
+        names = sorted(gm.seats)
+        rng = random.Random(f"{gm.config.seed}:{gm.round}")
+        gm.state = engine.new_game(gm.config.rules, names, rng)
+        gm.game_log.write("round", round=gm.round, roles={n: r.name for n, r in zip(
+            names, gm.state.roles, strict=True)}, ruleset=gm.config.rules.name)
+        for e in engine.opening_events(gm.state):
+            gm.game_log.write("event", round=gm.round, event=type(e).__name__,
+                              data=_fields(e))
+            gm.on_event(e)
+        start = m.StartGame(total_players=len(names), players=names, round=gm.round,
+                            rounds=gm.config.rounds, ruleset=gm.config.rules.name)
+        for seat in gm.seats.values():
+            await gm.send_body(self, seat.jid, start)
+        for name, role in zip(names, gm.state.roles, strict=True):
+            pack = sorted(gm.state.pack) if role.pack else []
+            await gm.send_body(self, gm.seats[name].jid,
+                               m.AssignRole(role=role.name, pack=pack, round=gm.round))
+        await gm.open_phase(self)
+        self.set_next_state(_next_fsm_state(gm))
+
+
+def _next_fsm_state(gm: GameMasterAgent) -> str:
+    s = gm.state
+    assert s is not None
+    if s.is_over:
+        return "EndPhase"
+    return "DayPhase" if s.phase in (engine.Phase.DAY, engine.Phase.VOTE) else "NightPhase"
+
+
+class PhaseState(GMState):
+    """Run engine phases until the FSM's part of the day is over: each phase ends by the
+    rules (an action), by its timer, or when everyone who may act said "listen"."""
+
+    parts: tuple[engine.Phase, ...] = ()
+    count_state = ""
+
+    async def run(self) -> None:
+        gm = self.gm
+        while gm.state is not None and not gm.state.is_over and gm.state.phase in self.parts:
+            before = gm.marker()
+            while gm.marker() == before:
+                seen = gm.changes.version  # (before looking: no change can be missed)
+                actors = engine.actors(gm.state)
+                if gm.config.early_end and actors and not gm.waiting_for(actors):
+                    break
+                if not actors and gm.config.early_end:
+                    break
+                left = gm.seconds_left()
+                if left <= 0:
+                    break
+                await gm.changes.wait(seen, left)
+            if gm.marker() == before:
+                events = gm.apply(engine.EndPhase())
+                await gm.publish(self, events, before)
+        self.set_next_state(self.count_state)
+
+
+class DayPhaseState(PhaseState):
+    parts = (engine.Phase.DAY, engine.Phase.VOTE)
+    count_state = "DayPhaseVoteCount"
+
+
+class NightPhaseState(PhaseState):
+    parts = (engine.Phase.WHISPER, engine.Phase.NIGHT)
+    count_state = "NightPhaseVoteCount"
+
+
+class VoteCountState(GMState):
+    """The vote was counted by the engine and announced; go on to what comes next."""
+
+    async def run(self) -> None:
+        self.set_next_state(_next_fsm_state(self.gm))
+
+
+class EndPhaseState(GMState):
+    """Score the round, announce the leaderboard; next round or the end."""
+
+    async def run(self) -> None:
+        gm = self.gm
+        assert gm.state is not None
+        out = engine.outcome(gm.state)
+        assert out is not None
+        gm.outcomes.append(out)
+        winners = [n for n, r in out.roles.items()
+                   if out.winner and engine.role_named(r).team is out.winner]
+        gm.board.record(out.points, winners)
+        final = gm.round >= gm.config.rounds
+        gm.game_log.write("outcome", round=gm.round, winner=out.winner.value if out.winner
+                          else None, reason=out.termination.value, day=out.day,
+                          points=dict(out.points), roles=dict(out.roles), absent=gm.absent())
+        scores = m.Scores(round=gm.round, rounds=gm.config.rounds,
+                          leaderboard=gm.board.standings(), final=final)
+        for seat in gm.seats.values():
+            await gm.send_body(self, seat.jid, scores)
+        if final:
+            self.next_state = None  # SPADE keeps the last round's choice: end the FSM here
+            gm.done.set()
+        else:
+            self.set_next_state("AssignRoles")

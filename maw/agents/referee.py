@@ -1,0 +1,131 @@
+"""The GameMaster's answering behaviours: the Referee takes lobby joins and every player
+action (who sent it, whether it is too late, what the engine says) and answers agree or
+refuse; RoomReplies takes the rooms' answers to the GameMaster's questions."""
+
+from __future__ import annotations
+
+import secrets
+
+from spade.message import Message
+
+from maw import engine
+from maw.agents.base import Guarded, bare
+from maw.agents.gamemaster import UNKNOWN, GameMasterAgent, Seat
+from maw.errors import IllegalActionError
+from maw.protocol import convert
+from maw.protocol import messages as m
+from maw.protocol.proof import new_key
+
+
+class RoomReplies(Guarded):
+    async def handle(self, msg: Message, body: m.Body) -> None:
+        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        gm.room_answers.answer(msg.thread, bare(msg.sender), body)
+
+
+class Referee(Guarded):
+    """Takes joins and actions; the engine judges; answers agree or refuse."""
+
+    async def handle(self, msg: Message, body: m.Body) -> None:
+        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        sender = bare(msg.sender)
+        if isinstance(body, m.JoinLobby):
+            await self._join(gm, body, sender, msg.thread)
+            return
+        if isinstance(body, m.ChatCheck):
+            if sender in gm.rooms.values():  # (proven: the rooms are its authorities)
+                await self._chat(gm, body, sender, msg.thread)
+            else:
+                gm.game_log.write("refused", sender=sender, reason="chat_check not from a room")
+            return
+        seat = gm.identify(body.player, body.token, sender)
+        if seat is None:
+            await gm.send_body(self, sender, m.Refuse(reason=UNKNOWN), msg.thread)
+            return
+        seat.gone = False
+        reason = gm.not_now()
+        if reason is not None:
+            await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
+            return
+        if isinstance(body, m.Listen):
+            if body.stamp == gm.stamp():  # a listen from an earlier phase means nothing now
+                gm.idle.add(seat.name)
+                gm.changes.poke()
+            return
+        reason = gm.too_late(body.stamp)
+        if reason is not None:
+            await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
+            return
+        before = gm.marker()
+        try:
+            room = engine.open_room(gm.state)
+            action = convert.to_engine(body, seat.name, room.value if room else None)
+            events = gm.apply(action)
+        except IllegalActionError as exc:
+            await gm.send_body(self, seat.jid, m.Refuse(reason=str(exc)), msg.thread)
+            return
+        gm.wake(events, seat.name)
+        if gm.marker() == before:
+            await gm.send_body(self, seat.jid, m.Agree(options=convert.options(
+                engine.legal_actions(gm.state, seat.name))), msg.thread)
+        else:
+            await gm.send_body(self, seat.jid, m.Agree(), msg.thread)
+        await gm.publish(self, events, before)
+
+    async def _join(self, gm: GameMasterAgent, body: m.JoinLobby, sender: str,
+                    thread: str | None) -> None:
+        name = body.player_name
+        reason = None
+        seat = gm.seats.get(name)
+        if seat is not None and seat.jid == sender:
+            # the same client asking again (its first answer was slow): same seat, same token
+            await self._welcome(gm, seat, thread)
+            return
+        if not gm.lobby_open:
+            reason = "the lobby is closed: a game is in progress"
+        elif name in gm.seats:
+            reason = f"the name {name!r} is taken"
+        elif any(s.jid == sender for s in gm.seats.values()):
+            reason = f"{sender} has already joined"
+        if reason:
+            await gm.send_body(self, sender, m.Refuse(reason=reason), thread)
+            return
+        seat = Seat(name=name, jid=sender, token=secrets.token_hex(16), key=new_key())
+        gm.seats[name] = seat
+        gm.keys[sender] = seat.key  # (the rooms share this dict: they sign with it too)
+        gm.game_log.write("join", player=name, jid=sender)
+        await self._welcome(gm, seat, thread)
+        if len(gm.seats) >= gm.config.players:
+            gm.lobby_open = False
+            gm.lobby_full.set()
+
+    async def _welcome(self, gm: GameMasterAgent, seat: Seat, thread: str | None) -> None:
+        rooms = {room.value: jid for room, jid in gm.rooms.items()}
+        await gm.send_body(self, seat.jid, m.Joined(player_name=seat.name, token=seat.token,
+                                                     joined=len(gm.seats),
+                                                     expected=gm.config.players, rooms=rooms,
+                                                     key=seat.key.hex()),
+                           thread)
+
+    async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, sender: str,
+                    thread: str | None) -> None:
+        room = next(r for r, jid in gm.rooms.items() if jid == sender)
+        # (the room checked the sender is the member's address; the token proves the rest)
+        seat = gm.identify(body.player, body.token)
+        ok, reason = False, UNKNOWN
+        if room.value != body.room:
+            reason = f"the {room} asked about the {body.room}"
+        elif seat is not None:
+            reason = gm.not_now() or gm.too_late(body.stamp) or ""
+            if not reason:
+                before = gm.marker()
+                try:
+                    events = gm.apply(engine.Chat(seat.name, room, body.message))
+                    ok, reason = True, ""
+                except IllegalActionError as exc:
+                    reason = str(exc)
+        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
+                           thread)
+        if ok:
+            gm.wake(events, seat.name)  # type: ignore[union-attr]
+            await gm.publish(self, events, before)

@@ -1,0 +1,71 @@
+"""Starting and stopping agents on an XMPP server, with the retries a stalled handshake
+needs."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from collections.abc import Sequence
+
+from spade.agent import DisconnectedException
+from spade.container import Container
+
+from maw.agents.base import MawAgent
+from maw.errors import MawError
+from maw.hosting.xmpp import Address, port_open, quiet_logs
+
+
+def bind_container() -> None:
+    """SPADE's container is a process-wide singleton bound to one event loop: rebind it
+    when this game runs in another (a second game, a test)."""
+    container = Container()
+    if container.loop is not asyncio.get_running_loop():
+        container.reset()
+    quiet_logs()
+
+
+# seconds allowed to each attempt: a connection normally takes well under a second, but
+# under load (75 players registering at once) PBKDF2 hashing on the server queues up
+CONNECT_TRIES = (4.0, 6.0, 10.0, 15.0, 25.0, 40.0)
+
+
+async def connect_agent(agent: MawAgent) -> None:
+    """Start ``agent``; retry when its stream stalls. pyjabber loses the TLS handshake of a
+    client now and then when several connect at once from other processes (it answers
+    <proceed> but never completes the handshake), and SPADE would wait forever."""
+    for i, seconds in enumerate(CONNECT_TRIES):
+        try:
+            await asyncio.wait_for(agent.start(auto_register=True), seconds)
+            return
+        except (asyncio.TimeoutError, DisconnectedException) as exc:
+            agent.game_log.write("connect_retry", agent=str(agent.jid), attempt=i + 1,
+                                 error=type(exc).__name__)
+            stalled = agent.client
+            with contextlib.suppress(Exception):
+                stalled.abort()
+            # SPADE's handlers look up agent.client when they fire: let the stalled
+            # client's "disconnected" fire now, not during the next attempt; and do not
+            # come back in step with the others that stalled
+            await asyncio.sleep(0.2 + random.random())
+    raise MawError(f"{agent.jid} could not connect in {len(CONNECT_TRIES)} attempts "
+                   f"({sum(CONNECT_TRIES):.0f} s)")
+
+
+async def start_agents(agents: Sequence[MawAgent], address: Address) -> None:
+    for a in agents:
+        a.server_host = address.host
+    await asyncio.gather(*(connect_agent(a) for a in agents))
+    for a in agents:
+        a.presence.set_available()  # pyjabber drops messages to a JID without it
+
+
+async def stop_agents(agents: Sequence[MawAgent]) -> None:
+    for a in agents:
+        with contextlib.suppress(Exception):
+            await a.stop()
+
+
+def check_server(address: Address) -> None:
+    if not address.embedded and not port_open(address.host, address.port):
+        raise MawError(f"no XMPP server answers at {address.host}:{address.port}")

@@ -1,0 +1,115 @@
+"""A player in its own process: an AI player (``maw player``) or a person (``maw play``)
+joins a lobby on a running server and plays until the final scores."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from maw.agents.base import GameLog, MawAgent, link
+from maw.agents.model_interface import ModelInterfaceAgent
+from maw.agents.player import PlayerAgent
+from maw.errors import MawError
+from maw.hosting.connect import bind_container, check_server, start_agents, stop_agents
+from maw.hosting.seats import Seat, deciders
+from maw.hosting.xmpp import Address, lobby_jid
+
+
+@dataclass
+class PlayerResult:
+    name: str | None
+    roles: list[str] = field(default_factory=list)
+    results: list = field(default_factory=list)  # the EndGame bodies of each round
+    final: bool = False  # saw the final scores (the game ended normally)
+    lines: list[str] = field(default_factory=list)
+
+
+async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
+                     on_line: Callable[[str], None] | None = None,
+                     join_seconds: float = 60.0, timeout: float | None = None,
+                     log_dir: Path | None = None) -> PlayerResult:
+    """One AI player in this process: join ``lobby`` on the server at ``address`` and play
+    until the final scores (or the GameMaster goes away)."""
+    rng = random.Random(seed)
+    tag = secrets.token_hex(4)
+
+    def interface(jid: str, game_log: GameLog) -> MawAgent:
+        return ModelInterfaceAgent(jid, secrets.token_hex(8), seat.name,
+                                   deciders(seat, rng.getrandbits(64)), game_log,
+                                   seat.max_wait, rng.getrandbits(32), address.port)
+
+    log = log_dir / f"player-{seat.name}-{tag}.jsonl" if log_dir else None
+    return await _play(address, lobby, seat.name.lower(), tag, interface, log, on_line,
+                       join_seconds, timeout, push_news=False)
+
+
+async def run_person(address: Address, lobby: str, console, *, name: str | None = None,
+                     join_seconds: float = 60.0, timeout: float | None = None,
+                     log_dir: Path | None = None) -> PlayerResult:
+    """A person in this process: a PlayerAgent and a UserInterfaceAgent reading
+    ``console``; returns when the game ends or the person types /quit."""
+    from maw.agents.user_interface import UserInterfaceAgent
+    from maw.terminal.commands import TEXT
+
+    tag = secrets.token_hex(4)
+    holder: list[UserInterfaceAgent] = []
+
+    def interface(jid: str, game_log: GameLog) -> MawAgent:
+        ui = UserInterfaceAgent(jid, secrets.token_hex(8), console, game_log, name,
+                                address.port, commands=TEXT)
+        holder.append(ui)
+        return ui
+
+    log = log_dir / f"person-{tag}.jsonl" if log_dir else None
+    return await _play(address, lobby, "person", tag, interface, log, None, join_seconds,
+                       timeout, push_news=True, quit_event=lambda: holder[0].quit)
+
+
+async def _play(address: Address, lobby: str, label: str, tag: str,
+                make_interface: Callable[[str, GameLog], MawAgent], log: Path | None,
+                on_line: Callable[[str], None] | None, join_seconds: float,
+                timeout: float | None, push_news: bool,
+                quit_event: Callable[[], asyncio.Event] | None = None) -> PlayerResult:
+    bind_container()
+    check_server(address)
+    if address.embedded:
+        raise MawError("a player joins a running server: give --xmpp HOST:PORT")
+    domain = address.domain
+    game_log = GameLog(log)
+    ui_jid = f"maw-ui-{label}-{tag}@{domain}"
+    interface = make_interface(ui_jid, game_log)
+    player = PlayerAgent(f"maw-p-{label}-{tag}@{domain}", secrets.token_hex(8), ui_jid,
+                         lobby_jid(lobby, domain), {}, game_log, address.port,
+                         join_seconds=join_seconds, push_news=push_news)
+    if on_line is not None:
+        player.on_line = on_line
+    link(player, interface)
+    agents: list[MawAgent] = [interface, player]
+    result = PlayerResult(None)
+    try:
+        await start_agents([interface], address)  # the player asks it for a name at once
+        await start_agents([player], address)
+        waits = [asyncio.create_task(player.fsm.join())]
+        if quit_event is not None:
+            waits.append(asyncio.create_task(quit_event().wait()))
+        done, _ = await asyncio.wait(waits, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        for t in waits:
+            t.cancel()
+        if not done:
+            raise MawError(f"the game did not end in {timeout:.0f} s")
+        code = player.fsm.exit_code if player.fsm.is_done() else None
+        if isinstance(code, BaseException):
+            raise MawError(str(code)) from code
+        result.name = player.seat_name
+        result.roles = list(player.roles)
+        result.results = list(player.results)
+        result.final = player.final
+        return result
+    finally:
+        await stop_agents(agents)
+        game_log.close()

@@ -1,0 +1,94 @@
+"""Seats and their deciders: who plays each AI seat, from a roster or by default, and a
+fresh decider for each round (an LLM seat falls back on the rule player when its model
+cannot answer)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from maw.errors import MawError
+from maw.hosting.roster import LLMSpec, Roster
+from maw.policies import Decider, make_decider
+
+DEFAULT_NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim",
+                 "Lou", "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom"]
+
+
+@dataclass
+class Seat:
+    """An AI seat: name, decider and how long it may think before answering; an "llm"
+    seat also has its model (``llm``), persona and prompts folder."""
+
+    name: str
+    decider: str = "rule"
+    max_wait: float = 0.0
+    llm: LLMSpec | None = None
+    persona: str = ""
+    prompts: str | None = None
+
+
+def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> list[Seat]:
+    """The first ``players`` seats of ``roster``; a roster too short is an error, unless
+    ``fill`` names a decider for the seats it lacks."""
+    if len(roster.player) < players and fill is None:
+        raise MawError(f"the roster seats {len(roster.player)} players, not {players}")
+    seats = []
+    for p in roster.player[:players]:
+        llm = roster.llm_for(p) if p.decider == "llm" else None
+        wait = p.max_wait if p.max_wait is not None else (llm.max_wait if llm else 0.0)
+        seats.append(Seat(p.name, p.decider, wait, llm, p.persona, roster.prompts))
+    taken = {s.name for s in seats}
+    spare = (s for s in default_seats(players + len(taken)) if s.name not in taken)
+    for _ in range(players - len(seats)):
+        seats.append(Seat(next(spare).name, fill or "rule"))
+    return seats
+
+
+async def check_backends(seats: Sequence[Seat]) -> list[str]:
+    """Ask every distinct backend of ``seats`` whether it can answer, before any agent
+    starts: a roster naming an Ollama server that is not running fails now, saying so."""
+    from maw.llm import make_backend
+
+    seen: dict[str, str] = {}
+    for seat in seats:
+        if seat.llm is None:
+            continue
+        key = seat.llm.model_dump_json(include={"backend", "model", "base_url", "options"})
+        if key not in seen:
+            backend = make_backend(seat.llm.backend, **seat.llm.backend_config())
+            await backend.check()
+            seen[key] = backend.describe()
+    return sorted(set(seen.values()))
+
+
+def default_seats(n: int, decider: str = "rule") -> list[Seat]:
+    names = DEFAULT_NAMES + [f"P{i}" for i in range(len(DEFAULT_NAMES), n)]
+    return [Seat(names[i], decider) for i in range(n)]
+
+
+def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
+    """A fresh decider for each round of ``seat``, each with its own reproducible stream
+    (an LLM seat: a fresh conversation each round, on one backend for the game)."""
+    if seat.decider == "llm":
+        from maw.llm import LLM, make_backend
+        from maw.llm.decider import LLMDecider, Prompts
+
+        spec = seat.llm or LLMSpec()
+        backend = make_backend(spec.backend, **spec.backend_config())
+        prompts = Prompts(Path(seat.prompts) if seat.prompts else None)
+
+        def new_llm(round_: int) -> Decider:
+            # when the model cannot answer (its server is down, its process crashed),
+            # the rule player decides that turn
+            fallback = make_decider("rule", seat.name, random.Random(f"{seed}:{round_}:rule"))
+            return LLMDecider(seat.name, random.Random(f"{seed}:{round_}"),
+                              LLM(backend, window=spec.window), prompts, seat.persona,
+                              spec.max_chars, spec.temperature, fallback=("rule", fallback))
+        return new_llm
+
+    def new(round_: int) -> Decider:
+        return make_decider(seat.decider, seat.name, random.Random(f"{seed}:{round_}"))
+    return new
