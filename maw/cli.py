@@ -1,4 +1,9 @@
-"""The ``maw`` command. The only place where a ``MawError`` becomes a message and an exit code."""
+"""The ``maw`` command. The only place where a ``MawError`` becomes a message and an exit code.
+
+It only parses arguments, calls the rooms that do the work (``maw.hosting``,
+``maw.tournament``, ``maw.simulate``...) and prints what they return; it is longer than
+the other modules (over 400 lines) because every command's options and summary live here.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +16,6 @@ from maw import __version__
 from maw.errors import MawError
 
 EXIT_ERROR = 2
-# phase lengths (seconds) when not given: rule players answer at once, a model takes a
-# few seconds a call and six of them share one embedded model
-RULE_DAY, RULE_NIGHT = 30.0, 15.0
-LLM_DAY, LLM_NIGHT = 45.0, 20.0
-HUMAN_DAY, HUMAN_NIGHT = 120.0, 45.0  # a person reads and types
 
 
 def _add_ruleset(p: argparse.ArgumentParser) -> None:
@@ -71,64 +71,20 @@ def cmd_game(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
-    from maw.agents.gamemaster import GameConfig
-    from maw.hosting.game import default_seats, run_game
-    from maw.hosting.xmpp import lobby_jid, parse_address
+    from maw.hosting.game import run_game
+    from maw.hosting.plan import GameRequest, plan_game
     from maw.records.transcript import live_line
 
     rules = _rules(args)
-    rules.roles_for(args.players)
-    for flag in ("rounds", "day_seconds", "night_seconds"):
-        value = getattr(args, flag)
-        if value is not None and value <= 0:
-            raise MawError(f"--{flag.replace('_', '-')} must be positive")
-    address = parse_address(args.xmpp)
-    if args.remote < 0 or args.humans < 0 or args.remote + args.humans > args.players:
-        raise MawError(f"--remote and --humans must add up to at most --players "
-                       f"({args.players})")
-    joining = args.remote + args.humans
-    lobby = args.lobby if joining else None
-    if lobby:
-        lobby_jid(lobby)  # a bad name fails now
-    if args.roster and args.policy:
-        raise MawError("give --roster or --policy, not both")
-    if args.seats and not args.roster:
-        raise MawError("--seats picks players from a --roster")
-    if args.policy not in (None, "rule", "random"):
-        raise MawError(f"unknown --policy {args.policy!r}: rule or random (LLM players "
-                       "come from a --roster)")
-    from maw.hosting.roster import roster_path
-
-    roster, fill = roster_path(args.roster) if args.roster else None, None
-    if roster is None and args.policy is None and args.players > joining:
-        from maw.hosting.roster import choose_roster
-
-        roster, why = asyncio.run(choose_roster())
-        fill = "rule"  # a shipped roster may seat fewer than --players
-        print(f"maw game: no --roster or --policy, so playing with "
-              f"{roster or 'rule players'}: {why}", flush=True)
-    ai = args.players - joining
-    if roster is not None:
-        from maw.hosting.game import check_backends, seats_from_roster
-        from maw.hosting.roster import load_roster
-
-        loaded = load_roster(roster)
-        if args.seats:
-            loaded = pick_seats(loaded, args.seats, roster)
-        seats = seats_from_roster(loaded, ai, fill)
-        models = asyncio.run(check_backends(seats))
-        if models:
-            print(f"maw game: models: {', '.join(models)}", flush=True)
-    else:
-        seats = default_seats(ai, args.policy or "rule")
-    # a model needs time to speak: longer phases when one plays
-    llm = any(s.decider == "llm" for s in seats)
-    day, night = (HUMAN_DAY, HUMAN_NIGHT) if args.humans else (
-        (LLM_DAY, LLM_NIGHT) if llm else (RULE_DAY, RULE_NIGHT))
-    day, night = args.day_seconds or day, args.night_seconds or night
-    config = GameConfig(players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
-                        day_seconds=day, night_seconds=night,
-                        lobby_seconds=args.lobby_seconds, log_dir=Path(args.log_dir))
+    request = GameRequest(
+        players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
+        day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
+        remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
+        seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
+        log_dir=Path(args.log_dir))
+    plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
+    config, seats, address, joining, lobby = (plan.config, plan.seats, plan.address,
+                                              plan.joining, plan.lobby)
 
     def show(event: object) -> None:
         text = live_line(event)
@@ -173,24 +129,12 @@ def cmd_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def pick_seats(roster, names: str, path) -> object:
-    """The roster with only the players ``names`` (comma-separated), in that order."""
-    by_name = {p.name: p for p in roster.player}
-    wanted = [n.strip() for n in names.split(",") if n.strip()]
-    missing = [n for n in wanted if n not in by_name]
-    if missing:
-        raise MawError(f"--seats: {', '.join(missing)} not in the roster {path}")
-    if len(set(wanted)) != len(wanted):
-        raise MawError("--seats names a player twice")
-    return roster.model_copy(update={"player": [by_name[n] for n in wanted]})
-
-
 def cmd_tournament(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
 
     from maw.hosting.roster import load_roster
-    from maw.tournament.runner import Plan, Results, roster_sha, schedule
+    from maw.tournament.runner import Plan, Results, resume_plan, roster_sha, schedule
 
     rules = _rules(args)
     rules.roles_for(args.players)
@@ -207,19 +151,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     out = Path(args.out)
     results = Results(out)
     try:
-        stored = results.plan()
-        done = results.done()
-        if stored is not None and done and not args.resume:
-            raise MawError(f"{out} already holds {len(done)} game(s): --resume to go on "
-                           "with them, or another --out")
-        if stored is not None and args.resume:
-            if {**vars(stored), "games": 0} != {**vars(plan), "games": 0}:
-                raise MawError(f"{out} was made by another tournament (roster, players, "
-                               "ruleset, seed or phase times differ): --resume needs the "
-                               "same command")
-            if args.games < stored.games:
-                plan = stored  # never shrink: the stored games stay the plan
-        results.save_plan(plan)
+        plan, done = resume_plan(results, plan, args.resume)
         from maw.hosting.game import check_backends, seats_from_roster
 
         models = asyncio.run(check_backends(seats_from_roster(roster, len(roster.player))))
@@ -327,6 +259,8 @@ def cmd_player(args: argparse.Namespace) -> int:
         from maw.hosting.roster import load_roster, roster_path
 
         roster = roster_path(args.roster)
+        from maw.hosting.plan import pick_seats
+
         seat = seats_from_roster(pick_seats(load_roster(roster), args.name, roster), 1)[0]
         if args.model and seat.llm is not None:
             seat.llm = seat.llm.model_copy(update={"model": args.model})
@@ -425,6 +359,8 @@ def cmd_server(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from maw.hosting.defaults import LLM_DAY, LLM_NIGHT, RULE_DAY, RULE_NIGHT
+
     parser = argparse.ArgumentParser(prog="maw", description="MAW, Multi-Agent Werewolf")
     parser.add_argument("--version", action="version", version=f"maw {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

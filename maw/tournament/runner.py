@@ -90,6 +90,7 @@ class Results:
     """The SQLite database of one tournament."""
 
     def __init__(self, path: Path) -> None:
+        self.path = path
         try:
             self.db = sqlite3.connect(path)
             self.db.executescript(SCHEMA)
@@ -227,3 +228,25 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
 
 def roster_sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def resume_plan(results: Results, plan: Plan, resume: bool) -> tuple[Plan, set]:
+    """The plan to play into ``results`` (stored there too) and the games it already has.
+
+    A database that holds games is only gone on with ``resume``, and only by the same
+    tournament (roster, players, ruleset, seed, phase times); more games than stored
+    extend the plan, fewer never shrink it."""
+    stored = results.plan()
+    done = results.done()
+    if stored is not None and done and not resume:
+        raise MawError(f"{results.path} already holds {len(done)} game(s): --resume to go on "
+                       "with them, or another --out")
+    if stored is not None and resume:
+        if {**vars(stored), "games": 0} != {**vars(plan), "games": 0}:
+            raise MawError(f"{results.path} was made by another tournament (roster, players, "
+                           "ruleset, seed or phase times differ): --resume needs the same "
+                           "command")
+        if plan.games < stored.games:
+            plan = stored  # never shrink: the stored games stay the plan
+    results.save_plan(plan)
+    return plan, done

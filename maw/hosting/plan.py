@@ -1,0 +1,116 @@
+"""What ``maw game`` will host, from what was asked: the checks, the players (a roster, a
+policy, or MAW's own choice), the phase lengths, the game's configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from maw.agents.gamemaster import GameConfig
+from maw.engine import Ruleset
+from maw.errors import MawError
+from maw.hosting.defaults import HUMAN_DAY, HUMAN_NIGHT, LLM_DAY, LLM_NIGHT, RULE_DAY, RULE_NIGHT
+from maw.hosting.seats import Seat, check_backends, default_seats, seats_from_roster
+from maw.hosting.xmpp import Address, lobby_jid, parse_address
+
+
+@dataclass
+class GameRequest:
+    """What was asked for (``maw game``'s options)."""
+
+    players: int
+    rules: Ruleset
+    seed: int = 1
+    rounds: int = 1
+    day_seconds: float | None = None
+    night_seconds: float | None = None
+    xmpp: str = "embedded"
+    remote: int = 0
+    humans: int = 0
+    lobby: str = "main"
+    roster: str | None = None
+    seats: str | None = None
+    policy: str | None = None
+    lobby_seconds: float = 300.0
+    log_dir: Path | None = None
+
+
+@dataclass
+class GamePlan:
+    """What will be hosted: the configuration, the AI seats, where, who joins."""
+
+    config: GameConfig
+    seats: list[Seat]
+    address: Address
+    joining: int
+    lobby: str | None
+
+
+def phase_lengths(request: GameRequest, seats: list[Seat]) -> tuple[float, float]:
+    """Day and night seconds: as asked, else long enough for whoever plays."""
+    llm = any(s.decider == "llm" for s in seats)
+    day, night = (HUMAN_DAY, HUMAN_NIGHT) if request.humans else (
+        (LLM_DAY, LLM_NIGHT) if llm else (RULE_DAY, RULE_NIGHT))
+    return request.day_seconds or day, request.night_seconds or night
+
+
+async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: None
+                    ) -> GamePlan:
+    """Check the request and choose the players; ``say`` hears why they were chosen.
+    Raises ``MawError`` (a ``ConfigError``, a ``BackendError``) for anything wrong."""
+    r.rules.roles_for(r.players)
+    for flag in ("rounds", "day_seconds", "night_seconds"):
+        value = getattr(r, flag)
+        if value is not None and value <= 0:
+            raise MawError(f"--{flag.replace('_', '-')} must be positive")
+    address = parse_address(r.xmpp)
+    if r.remote < 0 or r.humans < 0 or r.remote + r.humans > r.players:
+        raise MawError(f"--remote and --humans must add up to at most --players ({r.players})")
+    joining = r.remote + r.humans
+    lobby = r.lobby if joining else None
+    if lobby:
+        lobby_jid(lobby)  # a bad name fails now
+    if r.roster and r.policy:
+        raise MawError("give --roster or --policy, not both")
+    if r.seats and not r.roster:
+        raise MawError("--seats picks players from a --roster")
+    if r.policy not in (None, "rule", "random"):
+        raise MawError(f"unknown --policy {r.policy!r}: rule or random (LLM players come "
+                       "from a --roster)")
+    from maw.hosting.roster import choose_roster, load_roster, roster_path
+
+    roster, fill = roster_path(r.roster) if r.roster else None, None
+    if roster is None and r.policy is None and r.players > joining:
+        roster, why = await choose_roster()
+        fill = "rule"  # a shipped roster may seat fewer than --players
+        say(f"maw game: no --roster or --policy, so playing with "
+            f"{roster or 'rule players'}: {why}")
+    ai = r.players - joining
+    if roster is not None:
+        loaded = load_roster(roster)
+        if r.seats:
+            loaded = pick_seats(loaded, r.seats, roster)
+        seats = seats_from_roster(loaded, ai, fill)
+        models = await check_backends(seats)
+        if models:
+            say(f"maw game: models: {', '.join(models)}")
+    else:
+        seats = default_seats(ai, r.policy or "rule")
+    day, night = phase_lengths(r, seats)
+    config = GameConfig(players=r.players, rules=r.rules, seed=r.seed, rounds=r.rounds,
+                        day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
+                        log_dir=r.log_dir)
+    return GamePlan(config, seats, address, joining, lobby)
+
+
+def pick_seats(roster, names: str, path) -> object:
+    """The roster with only the players ``names`` (comma-separated), in that order."""
+    by_name = {p.name: p for p in roster.player}
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    missing = [n for n in wanted if n not in by_name]
+    if missing:
+        raise MawError(f"--seats: {', '.join(missing)} not in the roster {path}")
+    if len(set(wanted)) != len(wanted):
+        raise MawError("--seats names a player twice")
+    return roster.model_copy(update={"player": [by_name[n] for n in wanted]})
