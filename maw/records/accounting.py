@@ -22,9 +22,9 @@ The records of one process only: a player in another process logs its own game.
 from __future__ import annotations
 
 import bisect
-import json
 from collections.abc import Iterable
-from pathlib import Path
+
+from maw.records.log import read_log  # noqa: F401 - where the records come from
 
 Interval = tuple[float, float]
 
@@ -99,11 +99,6 @@ def time_split(records: list[dict]) -> dict[str, float]:
              "overhead": length(overhead)}
     split["idle"] = max(0.0, game - split["llm"] - split["waits"] - split["overhead"])
     return {k: round(v, 3) for k, v in split.items()}
-
-
-def read_log(path: Path) -> list[dict]:
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def describe(split: dict[str, float]) -> str:

@@ -1,4 +1,5 @@
-"""The game log: append-only JSONL, one record a line, flushed at every line."""
+"""The game log: append-only JSONL, one record a line (``maw.records.schema``), flushed at
+every line, and read back typed."""
 
 from __future__ import annotations
 
@@ -7,14 +8,17 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from maw.errors import ReplayError
+from maw.records.schema import BY_KIND, READER, Record
+
 
 class GameLog:
-    """Append-only JSONL, flushed at every line: a crash loses at most the line being written.
-
-    Records: ``{"t": seconds since start, "kind": ..., ...}`` with kinds ``msg`` (sender,
-    receiver, type, body), ``event`` (an engine event, with its audience), ``state``,
-    ``input`` (a get_input payload and its answer), ``outcome``.
-    """
+    """Append-only JSONL, flushed at every line: a crash loses at most the line being
+    written. Every record is checked against the schema (``maw.records.schema``) as it is
+    written: a record of an unknown kind, or with a field the schema does not have, is a
+    programming error, raised at once."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -27,8 +31,13 @@ class GameLog:
     def write(self, kind: str, **fields: Any) -> None:
         if self._file is None:
             return
-        record = {"t": round(time.monotonic() - self.start, 4), "kind": kind, **fields}
-        self._file.write(json.dumps(record, default=str, ensure_ascii=False) + "\n")
+        model = BY_KIND.get(kind)
+        if model is None:
+            raise ValueError(f"no record kind {kind!r} in the game log's schema")
+        record = model(t=round(time.monotonic() - self.start, 4), kind=kind, **fields)
+        # (fields left at their defaults are left out: a record says what happened)
+        line = record.model_dump(mode="json", exclude_defaults=True)
+        self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
         self._file.flush()
 
     def close(self) -> None:
@@ -38,3 +47,26 @@ class GameLog:
 
 
 NULL_LOG = GameLog(None)
+
+
+def read_log(path: Path) -> list[Record]:
+    """Every record of the game log at ``path``, typed, read once. Raises ``ReplayError``
+    naming the line that is not a record of this schema."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ReplayError(f"no log at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"cannot read {path} as a MAW game log: {exc}") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(READER.validate_json(line))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(x) for x in first.get("loc", ())) or "line"
+            raise ReplayError(f"{path}:{number}: not a MAW game log record ({where}: "
+                              f"{first.get('msg')})") from None
+    return records

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from maw.errors import ReplayError
 from maw.protocol.render import event_line
+from maw.records import schema
+from maw.records.log import read_log
 
 
 def line(event: str, d: dict[str, Any]) -> str | None:
@@ -27,30 +28,19 @@ def live_line(event: object) -> str | None:
 
 
 def replay_lines(path: Path) -> Iterator[str]:
-    """The transcript of a JSONL game log. Raises ``ReplayError`` if it is not one."""
-    if not path.exists():
-        raise ReplayError(f"no log at {path}")
+    """The transcript of a JSONL game log (read once, typed). Raises ``ReplayError`` if it
+    is not one."""
     seen = False
-    with path.open(encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-                kind = record["kind"]
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise ReplayError(f"{path}:{number}: not a MAW game log line") from exc
-            if kind == "round":
-                seen = True
-                yield f"== Round {record['round']} ({record.get('ruleset', '')})"
-            elif kind == "event":
-                seen = True
-                text = line(record["event"], record["data"])
-                if text:
-                    yield f"{record['t']:8.2f}s {text}"
-            elif kind == "outcome":
-                absent = record.get("absent") or []
-                if absent:
-                    yield f"   absent (never acted): {', '.join(absent)}"
+    for record in read_log(path):
+        if isinstance(record, schema.Round):
+            seen = True
+            yield f"== Round {record.round} ({record.ruleset})"
+        elif isinstance(record, schema.Event):
+            seen = True
+            text = line(record.event, record.data)
+            if text:
+                yield f"{record.t:8.2f}s {text}"
+        elif isinstance(record, schema.Outcome) and record.absent:
+            yield f"   absent (never acted): {', '.join(record.absent)}"
     if not seen:
         raise ReplayError(f"{path} holds no game events")

@@ -1,0 +1,249 @@
+"""The game log's one schema: a typed record per ``kind``.
+
+Every line of a game log is one record: ``t`` (seconds since the log began, on the host's
+clock) and ``kind``, then the kind's own fields. ``GameLog.write`` checks each record
+against its model here, so a log cannot drift from this schema; ``read_log`` gives the
+records back typed. A record also reads like the dict it was written from
+(``record["kind"]``, ``record.get("reason")``), for the readers that only pick fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    t: float
+    kind: str
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return getattr(self, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = getattr(self, key, None)
+        return default if value is None else value
+
+
+# ---------------------------------------------------------------- the game
+
+
+class Started(Record):
+    """The host's agents are up; the game begins."""
+
+    kind: Literal["started"]
+    agents: int
+    seconds: float
+    ruleset: str
+    seed: int
+    players: int
+    remote: int
+    lobby: str
+    wall: float  # time.time() at that moment
+
+
+class Join(Record):
+    kind: Literal["join"]
+    player: str
+    jid: str
+
+
+class Round(Record):
+    """A round is dealt: every player's role."""
+
+    kind: Literal["round"]
+    round: int
+    roles: dict[str, str]
+    ruleset: str
+
+
+class Action(Record):
+    """An action the engine accepted (its class name and fields)."""
+
+    kind: Literal["action"]
+    round: int
+    action: str
+    data: dict[str, Any]
+
+
+class Event(Record):
+    """An engine event (its class name and fields, its audience among them)."""
+
+    kind: Literal["event"]
+    round: int
+    event: str
+    data: dict[str, Any]
+
+
+class Outcome(Record):
+    kind: Literal["outcome"]
+    round: int
+    winner: str | None
+    reason: str
+    day: int
+    points: dict[str, int]
+    roles: dict[str, str]
+    absent: list[str]
+
+
+class State(Record):
+    """An agent's FSM entered a state."""
+
+    kind: Literal["state"]
+    state: str
+    round: int
+    agent: str | None = None  # the GameMaster
+    player: str | None = None  # a player
+
+
+# ---------------------------------------------------------------- messages
+
+
+class Msg(Record):
+    """A message an agent of this process sent (secrets left out)."""
+
+    kind: Literal["msg"]
+    sender: str
+    to: str
+    type: str
+    body: dict[str, Any]
+
+
+class Input(Record):
+    """A player asked its interface for an action: what it had heard, what it may do."""
+
+    kind: Literal["input"]
+    player: str | None
+    heard: list[dict[str, Any]]
+    options: list[dict[str, Any]]
+
+
+class Turn(Record):
+    """An interface answered: after a deliberate wait, in this many seconds in all."""
+
+    kind: Literal["turn"]
+    player: str
+    wait: float
+    seconds: float
+
+
+class Typed(Record):
+    """A person typed an action."""
+
+    kind: Literal["typed"]
+    text: str
+    action: str
+
+
+class Dropped(Record):
+    """A question a model no longer needs to answer (cancelled, or superseded)."""
+
+    kind: Literal["dropped"]
+    player: str
+    why: str
+
+
+class Llm(Record):
+    """One decision of an LLM player: its calls (a repair is a second), what they cost,
+    what the model answered and how it ended (legal, repaired, fallback, cancelled, cut
+    short, unfinished)."""
+
+    kind: Literal["llm"]
+    player: str
+    calls: int
+    tokens: int
+    seconds: float
+    outcome: str
+    spans: list[list[float]] = []
+    day: int | None = None
+    phase: str | None = None
+    answer: str | None = None
+    error: str | None = None
+    repair_answer: str | None = None
+    repair_error: str | None = None
+    exception: str | None = None
+    fallback_decider: str | None = None
+    fallback_action: str | None = None
+
+
+# ---------------------------------------------------------------- what went wrong
+
+
+class Refused(Record):
+    """A message an agent refused or did not understand, and why."""
+
+    kind: Literal["refused"]
+    sender: str
+    reason: str
+
+
+class Forged(Record):
+    """A message that claimed an authority's address without its proof: dropped."""
+
+    kind: Literal["forged"]
+    agent: str
+    sender: str
+    type: str
+
+
+class HandlerError(Record):
+    """Handling a message raised: logged, answered with refuse, and survived."""
+
+    kind: Literal["handler_error"]
+    agent: str
+    behaviour: str
+    type: str | None
+    sender: str | None
+    error: str
+
+
+class DeciderError(Record):
+    kind: Literal["decider_error"]
+    player: str
+    error: str
+
+
+class Bounced(Record):
+    """The server bounced a message: its recipient is offline or gone."""
+
+    kind: Literal["bounced"]
+    sender: str
+    condition: str
+
+
+class Gone(Record):
+    kind: Literal["gone"]
+    player: str
+    jid: str
+
+
+class ConnectRetry(Record):
+    kind: Literal["connect_retry"]
+    agent: str
+    attempt: int
+    error: str
+
+
+class AgentError(Record):
+    """An agent's state machine ended with an exception."""
+
+    kind: Literal["agent_error"]
+    agent: str
+    error: str
+
+
+RECORDS: tuple[type[Record], ...] = (
+    Started, Join, Round, Action, Event, Outcome, State, Msg, Input, Turn, Typed, Dropped,
+    Llm, Refused, Forged, HandlerError, DeciderError, Bounced, Gone, ConnectRetry, AgentError,
+)
+BY_KIND: dict[str, type[Record]] = {
+    cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]
+    for cls in RECORDS}
+AnyRecord: Any = Annotated[Union[RECORDS], Field(discriminator="kind")]
+READER: TypeAdapter[Record] = TypeAdapter(AnyRecord)
