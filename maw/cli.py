@@ -46,7 +46,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             if done % step == 0 or done == args.games:
                 print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
 
-    summary = simulate(rules, args.players, args.policy, args.games, args.seed, progress)
+    from maw.policies import DECIDERS
+
+    for flag in ("policy", "village", "werewolves"):
+        name = getattr(args, flag)
+        if name is not None and name not in DECIDERS:
+            raise MawError(f"unknown decider {name!r} for --{flag}: "
+                           f"{', '.join(sorted(DECIDERS))}")
+    summary = simulate(rules, args.players, args.policy, args.games, args.seed, progress,
+                       village=args.village, werewolves=args.werewolves)
     if progress is not None:
         print(file=sys.stderr)
     result = summary.as_dict()
@@ -55,7 +63,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 0
     g = summary.games
     print(f"ruleset {rules.name}{'/' + rules.variant if rules.variant else ''}, "
-          f"{args.players} players, policy {args.policy}, seed {args.seed}")
+          f"{args.players} players, village {args.village or args.policy}, werewolves "
+          f"{args.werewolves or args.policy}, seed {args.seed}")
     print(f"games            {g}")
     print(f"village wins     {summary.village_wins} ({100 * summary.village_wins / g:.1f}%)")
     print(f"werewolf wins    {summary.werewolf_wins} ({100 * summary.werewolf_wins / g:.1f}%)")
@@ -369,6 +378,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=1000)
     p.add_argument("--players", type=int, default=6)
     p.add_argument("--policy", default="random", help="random or rule")
+    p.add_argument("--village", default=None, metavar="POLICY",
+                   help="the village side's decider (default: --policy)")
+    p.add_argument("--werewolves", default=None, metavar="POLICY",
+                   help="the werewolf side's decider, the Possessed too (default: --policy)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_ruleset(p)

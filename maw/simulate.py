@@ -57,11 +57,16 @@ def _deliver(deciders: dict[str, Decider], listeners: list[Decider],
 
 
 def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], seed: int,
-              rounds_per_phase: int = 3, max_steps: int = 100_000) -> GameRecord:
-    """Play one game with deciders named by ``policy`` (one name, or one per player)."""
+              rounds_per_phase: int = 3, max_steps: int = 100_000,
+              teams: dict[str, str] | None = None) -> GameRecord:
+    """Play one game with deciders named by ``policy`` (one name, or one per player), or
+    by ``teams`` (team -> decider, once the roles are dealt: "village", "werewolves")."""
     rng = random.Random(seed)
     state: GameState = new_game(rules, names, rng)
     policies = policy if isinstance(policy, dict) else dict.fromkeys(names, policy)
+    if teams:
+        policies = {n: teams.get(r.team.value, policies[n])
+                    for n, r in zip(names, state.roles, strict=True)}
     deciders = {n: make_decider(policies[n], n, random.Random(rng.getrandbits(64)))
                 for n in names}
     listeners = [d for d in deciders.values() if type(d).observe is not Decider.observe]
@@ -161,13 +166,19 @@ class Summary:
 
 
 def simulate(rules: Ruleset, players: int, policy: str, games: int, seed: int,
-             progress=None) -> Summary:
-    """Play ``games`` games; game ``i`` uses seed ``(seed, i)`` so any one can be replayed."""
+             progress=None, village: str | None = None,
+             werewolves: str | None = None) -> Summary:
+    """Play ``games`` games; game ``i`` uses seed ``(seed, i)`` so any one can be replayed.
+    ``village`` and ``werewolves`` give a side its own decider (else ``policy``): the
+    same seeds deal the same roles, so a side's strength is measured against fixed
+    opponents."""
     names = [f"P{i + 1:02d}" for i in range(players)]
+    teams = {team: p for team, p in (("village", village), ("werewolves", werewolves)) if p}
     summary = Summary()
     start = time.perf_counter()
     for i in range(games):
-        summary.add(play_game(rules, names, policy, seed=seed * 1_000_003 + i))
+        summary.add(play_game(rules, names, policy, seed=seed * 1_000_003 + i,
+                              teams=teams or None))
         if progress is not None:
             progress(i + 1)
     summary.seconds = time.perf_counter() - start

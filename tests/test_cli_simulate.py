@@ -55,3 +55,18 @@ def test_bad_input_is_a_clear_error(args, message, capsys):
     assert main(["simulate", *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_policy_per_team_and_a_clear_error_for_an_unknown_one():
+    code, out, err = run_cli("simulate", "--games", "30", "--seed", "1", "--json",
+                             "--village", "random", "--werewolves", "rule")
+    assert code == 0, err
+    mixed = json.loads(out)
+    _, out, _ = run_cli("simulate", "--games", "30", "--seed", "1", "--json",
+                        "--policy", "rule", "--village", "random")
+    assert json.loads(out)["digest"] == mixed["digest"], "--village overrides --policy"
+    _, out, _ = run_cli("simulate", "--games", "30", "--seed", "1", "--json", "--policy", "rule")
+    assert json.loads(out)["digest"] != mixed["digest"]
+    code, out, err = run_cli("simulate", "--games", "3", "--werewolves", "clever")
+    assert code != 0 and "unknown decider 'clever' for --werewolves" in err
+    assert len(err.strip().splitlines()) == 1

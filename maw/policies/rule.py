@@ -31,7 +31,7 @@ from maw.engine import (
     Vote,
 )
 from maw.engine.events import Chatted, GameStarted
-from maw.policies import claims
+from maw.policies import beliefs, claims
 from maw.policies.base import Decider, register_decider
 
 _LIAR = 10.0
@@ -53,6 +53,11 @@ class RuleDecider(Decider):
         self.deaths_seen = 0
         self.tiebreak: dict[str, float] = {}
         self.history_seen = 0
+        self.accusations: list[tuple[str, str]] = []  # (speaker, target) heard
+        self.beliefs: dict[str, float] | None = None  # P(werewolf) of each other player
+        self.pack_size: int | None = None
+        self._belief_key: tuple[int, ...] | None = None
+        self.village = True  # on the village's side (its beliefs choose its votes)
 
     # ------------------------------------------------------------ learning
 
@@ -102,11 +107,13 @@ class RuleDecider(Decider):
                     self._bump(c.target, -1.0)
             else:
                 self.against.setdefault(speaker, set()).add(c.target)
+                self.accusations.append((speaker, c.target))
                 if c.target in self.human:
                     self._bump(speaker, 1.0)
 
     def _learn(self, view: PlayerView) -> None:
         self.players = view.players
+        self.village = view.team == "village"
         for name, role in view.known_roles.items():
             (self.wolf if role == "Werewolf" else self.human).add(name)
         for _day, kind, target, species in view.results:
@@ -125,6 +132,33 @@ class RuleDecider(Decider):
                 for voter, target in votes:
                     self._voted(voter, target)
         self.history_seen = len(view.vote_history)
+        self.beliefs = self._believe(view)
+
+    def _believe(self, view: PlayerView) -> dict[str, float] | None:
+        """P(werewolf) of each other player (``maw.policies.beliefs``): from the votes of
+        every day so far and today's, the accusations heard, the murders."""
+        if self.pack_size is None:
+            from maw.engine import ruleset
+
+            try:
+                roles = ruleset(view.ruleset).roles_for(len(view.players))
+                self.pack_size = sum(1 for r in roles if r.pack)
+            except Exception:  # a ruleset this decider does not know: no beliefs
+                self.pack_size = 0
+        if view.pack:  # a wolf knows
+            return {p: float(p in view.pack) for p in view.players if p != self.player}
+        votes = [list(v) for _d, k, _r, v in view.vote_history if k == "execute"]
+        if view.phase == "day" and view.votes:
+            votes.append(list(view.votes.items()))
+        murdered = [v for _d, v, c in view.deaths if c == "murdered"]
+        key = (sum(map(len, votes)), len(self.accusations), len(murdered),
+               len(self.human), len(self.wolf), len(view.players))
+        if key == self._belief_key:  # nothing new: the same beliefs
+            return self.beliefs
+        self._belief_key = key
+        evidence = beliefs.Evidence(votes, list(self.accusations), murdered)
+        return beliefs.wolf_probabilities(self.player, view.players, self.pack_size or 0,
+                                          self.human, self.wolf, evidence)
 
     # ------------------------------------------------------------ choosing
 
@@ -137,6 +171,10 @@ class RuleDecider(Decider):
         # settle instead of flip-flopping each time the player is asked again
         if name not in self.tiebreak:
             self.tiebreak[name] = self.rng.random() * 0.01
+        belief = (self.beliefs or {}).get(name)
+        if belief is not None and not self.claimed and self.village:
+            # nobody has come out (MAW; AIWolf before any claim): what the votes say
+            return belief * 10 + self.tiebreak[name]
         return self.suspicion.get(name, 0.0) + self.tiebreak[name]
 
     def _say(self, view: PlayerView) -> str | None:

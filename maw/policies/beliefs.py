@@ -1,0 +1,127 @@
+"""What a player believes about who the werewolves are: a probability for each player.
+
+Every hypothesis of who the pack is that fits what the player knows for certain (its own
+role, the pack if it belongs to it, divinations and readings, murder victims: the pack
+never murders its own) is weighed by how well it explains what the player saw:
+
+* a wolf rarely votes for (or accuses) a packmate, and the pack tends to move together:
+  two players on the same target in one vote are likelier to be packmates;
+* the pack murders whoever accuses it: a victim's own votes and accusations point at the
+  pack, and those who voted for the victim (a villager) are a little more suspect.
+
+The weights are likelihood ratios chosen by hand and checked by play (benchmarks/README.md):
+they make a village that reasons beat one that does not, not a calibrated model. The
+belief in a player is the share of the weight of the hypotheses that make it a wolf. With
+too many hypotheses to list (large villages) there is no belief (``None``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import combinations
+
+import numpy as np
+
+MAX_HYPOTHESES = 50_000
+
+# likelihood ratios: how much likelier an observation is if the hypothesis holds
+WOLF_VOTES_WOLF = 0.1  # a wolf votes to execute a packmate
+VILLAGER_VOTES_WOLF = 1.3  # a villager votes (or speaks) against a wolf
+PACK_TOGETHER = 1.6  # two wolves on the same target in one vote
+WOLF_ACCUSES_WOLF = 0.3  # a wolf accuses a packmate in words
+VICTIM_ACCUSED_PACK = 2.0  # the murdered villager had voted for or accused a wolf
+WOLF_VOTED_VICTIM = 1.3  # a wolf had voted for (or accused) the villager the pack murdered
+
+
+@dataclass
+class Evidence:
+    """What a player saw, by kind (names only)."""
+
+    votes: list[list[tuple[str, str]]] = field(default_factory=list)  # one list a vote
+    accusations: list[tuple[str, str]] = field(default_factory=list)  # speaker, target
+    murdered: list[str] = field(default_factory=list)
+
+
+def wolf_probabilities(me: str, players: Iterable[str], wolves: int, human: set[str],
+                       wolf: set[str], evidence: Evidence) -> dict[str, float] | None:
+    """P(werewolf) for every player but ``me`` (``None``: too many hypotheses)."""
+    others = [p for p in players if p != me]
+    if wolves <= 0 or wolves > len(others):
+        return None
+    free = [p for p in others if p not in human and p not in wolf]
+    need = wolves - len(wolf & set(others))
+    if need < 0 or need > len(free):
+        return None
+    if math.comb(len(free), need) > MAX_HYPOTHESES:
+        return None
+    # the score of a pack is a sum of terms on one member, on two, and one "any of"
+    # term per murder: gathered once, so that each hypothesis costs a few additions
+    log = math.log
+    one: dict[str, float] = dict.fromkeys(others, 0.0)
+    two: dict[frozenset[str], float] = {}
+
+    def pair(a: str, b: str, w: float) -> None:
+        if a != b:
+            key = frozenset((a, b))
+            two[key] = two.get(key, 0.0) + w
+
+    accused_by: dict[str, set[str]] = {}
+    for votes in evidence.votes:
+        on: dict[str, list[str]] = {}
+        for v, t in votes:
+            accused_by.setdefault(v, set()).add(t)
+            on.setdefault(t, []).append(v)
+            if t in one:  # a wolf voted by a villager, or by a packmate
+                one[t] += log(VILLAGER_VOTES_WOLF)
+                pair(v, t, log(WOLF_VOTES_WOLF) - log(VILLAGER_VOTES_WOLF))
+        for voters in on.values():
+            for a, b in combinations(voters, 2):
+                pair(a, b, log(PACK_TOGETHER))
+    for s, t in evidence.accusations:
+        accused_by.setdefault(s, set()).add(t)
+        pair(s, t, log(WOLF_ACCUSES_WOLF))
+    anyof: list[set[str]] = []
+    for victim in evidence.murdered:
+        anyof.append(accused_by.get(victim, set()))
+        for p in others:
+            if victim in accused_by.get(p, set()):
+                one[p] += log(WOLF_VOTED_VICTIM)
+    known = wolf & set(others)
+    # each hypothesis is the known wolves and ``need`` of the ``free``: scored at once
+    n = len(free)
+    pick = _hypotheses(n, need)  # H x need indices into free
+    base = sum(one[k] for k in known) + sum(
+        two.get(frozenset(ab), 0.0) for ab in combinations(sorted(known), 2))
+    solo = np.array([one[f] + sum(two.get(frozenset((f, k)), 0.0) for k in known)
+                     for f in free])
+    duo = np.zeros((n, n))
+    for i, a in enumerate(free):
+        for j, b in enumerate(free):
+            if i != j:
+                duo[i, j] = two.get(frozenset((a, b)), 0.0)
+    score = np.full(len(pick), base) + solo[pick].sum(axis=1)
+    for i, j in combinations(range(need), 2):
+        score += duo[pick[:, i], pick[:, j]]
+    for accused in anyof:
+        if accused & known:
+            score += log(VICTIM_ACCUSED_PACK)
+        else:
+            hit = np.array([f in accused for f in free])
+            score += log(VICTIM_ACCUSED_PACK) * hit[pick].any(axis=1)
+    w = np.exp(score - score.max())
+    mass = np.bincount(pick.ravel(), weights=np.repeat(w, need), minlength=n) / w.sum()
+    out = dict.fromkeys(others, 0.0)
+    out.update({p: 1.0 for p in known})
+    out.update({f: float(m) for f, m in zip(free, mass, strict=True)})
+    return out
+
+
+@lru_cache(maxsize=64)
+def _hypotheses(n: int, k: int) -> np.ndarray:
+    """Every way to choose ``k`` of ``n`` (rows of indices); one empty row for k = 0."""
+    if k == 0:
+        return np.zeros((1, 0), dtype=np.intp)
+    return np.array(list(combinations(range(n), k)), dtype=np.intp)

@@ -1,0 +1,76 @@
+"""What a rule player believes about who the wolves are (maw.policies.beliefs), and what
+that belief is worth in play against fixed opponents."""
+
+from __future__ import annotations
+
+import pytest
+
+from maw.engine import ruleset
+from maw.policies.beliefs import Evidence, wolf_probabilities
+from maw.simulate import simulate
+
+PLAYERS = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay"]
+
+
+def believe(evidence=None, human=(), wolf=(), wolves=2, me="Ann", players=PLAYERS):
+    return wolf_probabilities(me, players, wolves, set(human), set(wolf),
+                              evidence or Evidence())
+
+
+def test_without_evidence_every_other_player_is_equally_suspect():
+    p = believe()
+    assert set(p) == set(PLAYERS) - {"Ann"}
+    assert all(v == pytest.approx(2 / 5) for v in p.values())
+    assert sum(p.values()) == pytest.approx(2)
+
+
+def test_what_the_player_knows_for_certain_is_certain():
+    p = believe(human={"Bob", "Cid"}, wolf={"Dan"})
+    assert p["Bob"] == p["Cid"] == 0 and p["Dan"] == 1
+    assert p["Eve"] == pytest.approx(0.5) and p["Fay"] == pytest.approx(0.5)
+
+
+def test_a_vote_weighed_by_hand():
+    # Bob and Cid vote for Eve; Ann (me) knows nothing else. The six packs of two and
+    # their weights: {Bob, Cid} together 1.6; {Bob, Eve} and {Cid, Eve} a wolf on its
+    # packmate 0.1 and a villager on a wolf 1.3; {Dan, Eve} two villagers on a wolf
+    # 1.3 * 1.3; {Bob, Dan} and {Cid, Dan} 1.
+    w = {"BC": 1.6, "BE": 0.13, "CE": 0.13, "DE": 1.69, "BD": 1.0, "CD": 1.0}
+    total = sum(w.values())
+    p = believe(Evidence(votes=[[("Bob", "Eve"), ("Cid", "Eve")]]),
+                players=["Ann", "Bob", "Cid", "Dan", "Eve"])
+    for name, letter in (("Bob", "B"), ("Cid", "C"), ("Dan", "D"), ("Eve", "E")):
+        expected = sum(v for k, v in w.items() if letter in k) / total
+        assert p[name] == pytest.approx(expected), name
+    assert sum(p.values()) == pytest.approx(2)
+
+
+def test_the_murdered_pointed_at_the_pack():
+    p = believe(Evidence(votes=[[("Fay", "Eve")]], murdered=["Fay"]),
+                human={"Fay"})
+    assert p["Eve"] > p["Bob"] == pytest.approx(p["Cid"])
+
+
+def test_an_accused_packmate_is_less_likely():
+    p = believe(Evidence(accusations=[("Bob", "Cid")] * 3))
+    assert p["Bob"] == pytest.approx(p["Cid"])
+    assert p["Bob"] < p["Dan"]
+
+
+def test_impossible_or_too_many_hypotheses_give_no_belief():
+    assert believe(wolves=0) is None
+    assert believe(human={"Bob", "Cid", "Dan", "Eve"}) is None  # one free seat, two wolves
+    many = [f"P{i}" for i in range(60)]
+    assert believe(me="P0", players=many, wolves=15) is None
+
+
+@pytest.mark.parametrize("name, players", [("maw", 6), ("aiwolf-5", 5)])
+def test_rule_villagers_beat_random_villagers_against_the_same_rule_wolves(name, players):
+    # 300 games on the same seeds (the same roles on the same seats): only the village's
+    # deciders differ. benchmarks/teams.py gives the figures with their intervals.
+    games = 300
+    rule = simulate(ruleset(name), players, "rule", games, seed=1, village="rule",
+                    werewolves="rule")
+    rand = simulate(ruleset(name), players, "rule", games, seed=1, village="random",
+                    werewolves="rule")
+    assert rule.village_wins > rand.village_wins + games // 20
