@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from maw.engine import (
     EndPhase,
     GameState,
+    Pass,
     Phase,
     Ruleset,
     actors,
     legal_actions,
+    may_pass,
     new_game,
     opening_events,
     play,
@@ -87,7 +89,9 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
                 d = deciders[name]
                 action = d.decide(view(state, name) if d.needs_view else None, legal)
                 if action is None:
-                    continue
+                    if not may_pass(state, name):
+                        continue
+                    action = Pass(name)  # a listen while the talk comes first
                 try:
                     state, events = play(state, action)
                 except IllegalActionError:

@@ -303,3 +303,63 @@ def test_same_seed_same_game():
     assert game(5) == game(5)
     assert len({game(s) for s in range(10)}) > 1
     assert Counter(r.name for r in game(5)[0]) == {"Villager": 5, "Werewolf": 2}
+
+
+# ---------------------------------------------------------------- votes_open=talk
+
+
+def test_under_votes_open_talk_the_votes_open_once_everyone_has_spoken_or_passed():
+    from maw.engine import OpenVotes, Pass, may_pass
+    from maw.engine.events import Passed, VotesOpened
+
+    s = start("maw", DEAL, votes_open="talk")
+    assert not view(s, "A").votes_open
+    assert legal_actions(s, "A") == (Chat("A", Room.VILLAGE),)  # no vote yet
+    with pytest.raises(IllegalActionError, match="votes open once every living player"):
+        apply(s, Vote("A", "B"))
+    s, events = run(s, Chat("A", Room.VILLAGE, "I trust nobody."), Pass("B"))
+    assert [type(e) for e in events] == [Chatted, Passed]
+    assert events[1].audience == frozenset({"B"})  # a pass is nobody else's business
+    assert not may_pass(s, "A") and not may_pass(s, "B") and may_pass(s, "C")
+    with pytest.raises(IllegalActionError, match="has had its turn"):
+        apply(s, Pass("A"))
+    # a player who passed may still talk
+    assert Chat("B", Room.VILLAGE) in legal_actions(s, "B")
+    s, events = run(s, Pass("C"), Chat("D", Room.VILLAGE, "Hm."), Pass("E"))
+    assert not s.ballot and not any(isinstance(e, VotesOpened) for e in events)
+    s, events = run(s, Chat("F", Room.VILLAGE, "Let us vote."))
+    assert isinstance(events[-1], VotesOpened) and events[-1].by == "talk"
+    assert events[-1].audience is None and view(s, "A").votes_open
+    assert Vote("A", "B") in legal_actions(s, "A")
+    with pytest.raises(IllegalActionError, match="no turn to pass"):
+        apply(s, Pass("A"))
+    with pytest.raises(IllegalActionError, match="not closed"):
+        apply(s, OpenVotes())
+    # the document's rules hold from here: a majority executes at once
+    s, events = run(s, Vote("A", "B"), Vote("C", "B"), Vote("D", "B"), Vote("F", "B"))
+    assert any(isinstance(e, Executed) and e.player == "B" for e in events)
+    s, _ = run(s, Attack("E", "A"))  # the night; the next day the votes are closed again
+    assert s.phase is Phase.DAY and not s.ballot
+
+
+def test_the_host_may_open_the_votes_before_everyone_spoke_and_the_dead_need_not_speak():
+    from maw.engine import OpenVotes, Pass
+    from maw.engine.events import VotesOpened
+
+    s = start("maw", DEAL, votes_open="talk")
+    s, events = run(s, OpenVotes())
+    assert events == [VotesOpened(1, "host")] and s.ballot
+    s = start("maw", DEAL, votes_open="talk")
+    s, _ = run(s, OpenVotes(), Vote("A", "C"), Vote("B", "C"), Vote("D", "C"), Vote("E", "C"))
+    s, _ = run(s, Attack("B", "A"), Attack("E", "A"))  # C executed, A murdered
+    assert s.day == 2 and not s.ballot
+    s, events = run(s, Pass("B"), Pass("D"), Pass("E"), Chat("F", Room.VILLAGE, "So."))
+    assert isinstance(events[-1], VotesOpened), "only the living had to speak"
+
+
+def test_votes_open_talk_is_an_option_with_a_clear_error_and_changes_nothing_by_default():
+    with pytest.raises(ConfigError, match="votes_open.*start, talk"):
+        ruleset("maw", votes_open="later")
+    s = start("maw", DEAL)
+    assert s.ballot and view(s, "A").votes_open
+    assert Vote("A", "B") in legal_actions(s, "A")

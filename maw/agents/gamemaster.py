@@ -48,7 +48,8 @@ class GameConfig:
     day_seconds: float = 30.0
     night_seconds: float = 15.0
     lobby_seconds: float = 120.0
-    early_end: bool = True  # end a phase once everyone who may act has said "listen"
+    early_end: bool = False  # also end a phase once everyone who may act said "listen"
+    talk_share: float = 0.5  # votes_open=talk: the share of a day after which they open
     log_dir: Path | None = None
 
 
@@ -132,8 +133,10 @@ class GameMasterAgent(MawAgent):
     # ------------------------------------------------------------ the game state
 
     def marker(self) -> tuple:
+        """Changes when the players' options change for everyone: a new phase, a revote,
+        the day's votes opening (``votes_open=talk``)."""
         s = self.state
-        return (self.round, s.day, s.phase, s.vote_round) if s else (self.round,)
+        return (self.round, s.day, s.phase, s.vote_round, s.ballot) if s else (self.round,)
 
     def wake(self, events: tuple[engine.Event, ...], actor: str) -> None:
         """Players who will hear of ``events`` may want to act again: not idle any more.
@@ -147,7 +150,8 @@ class GameMasterAgent(MawAgent):
                 self.idle -= e.audience
 
     def stamp(self) -> str:
-        return ":".join(str(x) for x in self.marker())
+        """Names the phase (the votes opening does not make a new one)."""
+        return ":".join(str(x) for x in self.marker()[:4])
 
     def apply(self, action: engine.Action) -> tuple[engine.Event, ...]:
         """The one place the game state changes."""
@@ -186,8 +190,12 @@ class GameMasterAgent(MawAgent):
                                                               if n in e.audience]
                 for player in to:
                     await self.send_body(behaviour, self.seats[player].jid, body)
-        if self.marker() != before:
+        now = self.marker()
+        if now[:4] != before[:4]:
             await self.open_phase(behaviour)
+        elif now != before:  # the day's votes opened: new options for everyone
+            for name in self.seats:
+                await self.send_options(behaviour, name)
         self.changes.poke()
 
     async def open_phase(self, behaviour: CyclicBehaviour) -> None:

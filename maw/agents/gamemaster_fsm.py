@@ -80,7 +80,8 @@ def _next_fsm_state(gm: GameMasterAgent) -> str:
 
 class PhaseState(GMState):
     """Run engine phases until the FSM's part of the day is over: each phase ends by the
-    rules (an action), by its timer, or when everyone who may act said "listen"."""
+    rules (an action) or by its timer (with ``early_end``, also when everyone who may act
+    said "listen"); under ``votes_open=talk`` the day's votes open after a share of it."""
 
     parts: tuple[engine.Phase, ...] = ()
     count_state = ""
@@ -99,6 +100,12 @@ class PhaseState(GMState):
                 left = gm.seconds_left()
                 if left <= 0:
                     break
+                if not gm.state.ballot:  # votes_open=talk: open them after a share of the day
+                    until = left - (1 - gm.config.talk_share) * gm.phase_seconds()
+                    if until <= 0:
+                        await gm.publish(self, gm.apply(engine.OpenVotes()), before)
+                        break
+                    left = min(left, until)
                 await gm.changes.wait(seen, left)
             if gm.marker() == before:
                 events = gm.apply(engine.EndPhase())

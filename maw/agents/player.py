@@ -199,7 +199,14 @@ class PhaseChange(Handler):
             return  # a late message of an earlier round
         agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
         agent.deadline.set(body.seconds)
-        note = h.PhaseBegan(day=body.day, phase=body.new_phase, vote_round=body.vote_round)
+        votes = "" if body.view.votes_open else "closed"
+        last = agent.last_note
+        if votes == "" and isinstance(last, h.PhaseBegan) and last.votes == "closed" and \
+                (last.day, last.phase, last.vote_round) == (body.day, body.new_phase,
+                                                            body.vote_round):
+            votes = "opened"
+        note = h.PhaseBegan(day=body.day, phase=body.new_phase, vote_round=body.vote_round,
+                            votes=votes)
         if note != agent.last_note:
             agent.last_note = note
             agent.note(note)

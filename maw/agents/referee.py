@@ -48,9 +48,16 @@ class Referee(Guarded):
             await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
             return
         if isinstance(body, m.Listen):
-            if body.stamp == gm.stamp():  # a listen from an earlier phase means nothing now
+            if body.stamp != gm.stamp():  # a listen from an earlier phase means nothing now
+                return
+            before = gm.marker()
+            events: tuple = ()
+            if engine.may_pass(gm.state, seat.name):  # the talk comes first: a pass
+                events = gm.apply(engine.Pass(seat.name))
+                gm.wake(events, seat.name)
+            if gm.marker() == before:
                 gm.idle.add(seat.name)
-                gm.changes.poke()
+            await gm.publish(self, events, before)
             return
         reason = gm.too_late(body.stamp)
         if reason is not None:

@@ -85,6 +85,21 @@ class Guard:
 
 
 @dataclass(frozen=True, slots=True)
+class Pass:
+    """Let one's turn to speak go (a "listen" while a MAW day's votes are closed,
+    ``votes_open=talk``): the votes open once every living player has spoken or passed.
+    Not offered as an option: a player passes by listening."""
+
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class OpenVotes:
+    """The host opens the day's votes before everyone has spoken (a share of the day is
+    over, ``votes_open=talk``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class EndPhase:
     """The phase timer ran out: resolve the phase with what has been done."""
 
@@ -96,7 +111,8 @@ class Resolve:
     pick: str
 
 
-Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, EndPhase, Resolve]
+Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Pass, OpenVotes, EndPhase,
+               Resolve]
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,25 @@ class Overed:
 
 
 @dataclass(frozen=True, slots=True)
+class Passed:
+    """A player let its turn to speak go (``votes_open=talk``); only it hears of it."""
+
+    day: int
+    player: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VotesOpened:
+    """The day's execution votes are open (``votes_open=talk``): everyone has spoken or
+    passed (``by`` "talk") or the host opened them (``by`` "host")."""
+
+    day: int
+    by: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VoteCast:
     """A vote (``kind`` "execute" or "attack"); ``target`` is ``None`` for a withdrawal."""
 
@@ -175,7 +194,8 @@ class GameOver:
 
 
 Event = Union[
-    GameStarted, RoleAssigned, PhaseStarted, Chatted, Overed, VoteCast, VotesRevealed,
+    GameStarted, RoleAssigned, PhaseStarted, Chatted, Overed, Passed, VotesOpened, VoteCast,
+    VotesRevealed,
     Executed, NoExecution, Revote, RoleRevealed, Murdered, NoMurder, AttackBlocked,
     Divined, Guarded, MediumResult, GameOver,
 ]

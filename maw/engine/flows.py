@@ -23,7 +23,7 @@ from maw.engine import resolution as r
 from maw.engine.actions import Room
 from maw.engine.events import Event, RoleRevealed
 from maw.engine.roles import Ability
-from maw.engine.rulesets import Flow
+from maw.engine.rulesets import Flow, VotesOpen
 from maw.engine.state import GameState, Phase
 
 NOBODY = r.NOBODY
@@ -44,6 +44,10 @@ class DayFlow:
 
     def room(self, phase: Phase) -> Room | None:
         return self.rooms.get(phase)
+
+    def talk_first(self, state: GameState, phase: Phase) -> bool:
+        """Are the votes of ``phase`` closed until everyone has spoken or passed?"""
+        return False
 
     def usable_tonight(self, state: GameState, abilities: frozenset[Ability]
                        ) -> frozenset[Ability]:
@@ -98,6 +102,19 @@ class MawFlow(DayFlow):
 
     def public_votes(self, phase: Phase) -> bool:
         return phase is Phase.DAY
+
+    def talk_first(self, state: GameState, phase: Phase) -> bool:
+        return phase is Phase.DAY and state.rules.votes_open is VotesOpen.TALK
+
+    def after_talk(self, state: GameState, s: int, room: Room, events: list[Event]
+                   ) -> GameState:
+        """The votes open once every living player has spoken or passed."""
+        if state.ballot or state.phase is not Phase.DAY:
+            return state
+        if all(spoke or passed for spoke, passed, a in zip(
+                state.spoken, state.done, state.alive, strict=True) if a):
+            return r.open_votes(state, "talk", events)
+        return state
 
     def actors(self, state: GameState) -> tuple[str, ...]:
         if state.phase is Phase.DAY:

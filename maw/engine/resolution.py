@@ -26,9 +26,11 @@ from maw.engine.events import (
     NoExecution,
     NoMurder,
     Overed,
+    Passed,
     PhaseStarted,
     Revote,
     VoteCast,
+    VotesOpened,
     VotesRevealed,
 )
 from maw.engine.roles import Ability, Species, Team
@@ -62,7 +64,9 @@ def replaced(values: tuple, i: int, value: object) -> tuple:
 
 def talk_budget(state: GameState, s: int, room: Room) -> bool:
     limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
-    return not state.done[s] and (limit is None or state.spoken[s] < limit)
+    # ``done``: said Over (AIWolf); in MAW it is a pass, and a player who passed may talk
+    return (not state.done[s] or not flow_of(state).over) and \
+        (limit is None or state.spoken[s] < limit)
 
 
 def night_abilities(state: GameState, s: int) -> frozenset[Ability]:
@@ -103,6 +107,7 @@ def enter(state: GameState, day: int, phase: Phase, events: list[Event]) -> Game
         day=day, phase=phase, vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n,
         spoken=(0,) * n, done=(False,) * n,
         executed_today=NOBODY if phase is Phase.DAY else state.executed_today,
+        ballot=not flow.talk_first(state, phase),
     )
     events.append(PhaseStarted(day, phase.value, 0, state.living()))
     if phase is Phase.NIGHT:
@@ -128,6 +133,18 @@ def talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) -> 
         state = state._replace(done=replaced(state.done, s, True))
         events.append(Overed(state.day, room, state.names[s], audience))
     return flow_of(state).after_talk(state, s, room, events)
+
+
+def pass_turn(state: GameState, s: int, events: list[Event]) -> GameState:
+    """Seat ``s`` lets its turn to speak go (``votes_open=talk``)."""
+    state = state._replace(done=replaced(state.done, s, True))
+    events.append(Passed(state.day, state.names[s], frozenset((state.names[s],))))
+    return flow_of(state).after_talk(state, s, Room.VILLAGE, events)
+
+
+def open_votes(state: GameState, by: str, events: list[Event]) -> GameState:
+    events.append(VotesOpened(state.day, by))
+    return state._replace(ballot=True)
 
 
 def choose(state: GameState, s: int, t: int, action: Action, events: list[Event]) -> GameState:

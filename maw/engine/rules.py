@@ -24,7 +24,9 @@ from maw.engine.actions import (
     Chat,
     EndPhase,
     Guard,
+    OpenVotes,
     Over,
+    Pass,
     Resolve,
     Room,
     Unvote,
@@ -37,6 +39,8 @@ from maw.engine.resolution import (
     enter,
     flow_of,
     night_abilities,
+    open_votes,
+    pass_turn,
     replaced,
     resolve,
     talk,
@@ -49,7 +53,8 @@ from maw.engine.scoring import points
 from maw.engine.state import GameState, Outcome, Phase
 from maw.errors import ConfigError, IllegalActionError
 
-__all__ = ["NOBODY", "actors", "apply", "chance_action", "legal_actions", "messages_left",
+__all__ = ["NOBODY", "actors", "apply", "chance_action", "legal_actions", "may_pass",
+           "messages_left",
            "new_game", "opening_events", "open_room", "outcome", "play"]
 
 
@@ -178,6 +183,14 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
                 return (f"a chat message is at most {state.rules.max_chat_length} "
                         f"characters, got {len(text)}")
         return None
+    if kind is Pass:
+        if not flow.talk_first(state, phase) or state.ballot:
+            return "there is no turn to pass: the votes are open"
+        if state.spoken[s] or state.done[s]:
+            return f"{actor} has had its turn"
+        return None
+    if not state.ballot and (kind is Unvote or kind is Vote):
+        return "the votes open once every living player has spoken or passed"
     if kind is Unvote:
         if not (phase is flow.vote_phase and flow.choices_change):
             return "votes can be withdrawn only during a MAW day"
@@ -229,7 +242,7 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
         if flow.over:
             acts.append(Over(player, room))
     mine = state.votes[s]
-    if phase is flow.vote_phase:
+    if phase is flow.vote_phase and state.ballot:
         if flow.choices_change:
             acts.extend(Vote(player, names[t]) for t in _targets(state, s, Vote) if t != mine)
             if mine != NOBODY:
@@ -241,6 +254,14 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
             kind = NIGHT_ACTIONS[ability]
             acts.extend(kind(player, names[t]) for t in _targets(state, s, kind) if t != mine)
     return tuple(acts)
+
+
+def may_pass(state: GameState, player: str) -> bool:
+    """May ``player`` let its turn to speak go now (its "listen" is then a :class:`Pass`)?"""
+    s = state.seat.get(player)
+    return s is not None and not state.ballot and not state.pending and \
+        state.phase is not Phase.OVER and state.alive[s] and \
+        not state.spoken[s] and not state.done[s]
 
 
 def actors(state: GameState) -> tuple[str, ...]:
@@ -271,12 +292,18 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
             f" ({where(state)})")
     if kind is EndPhase:
         return flow_of(state).end_phase(state, events), tuple(events)
+    if kind is OpenVotes:
+        if state.ballot or not flow_of(state).talk_first(state, state.phase):
+            raise IllegalActionError(f"the votes are not closed ({where(state)})")
+        return open_votes(state, "host", events), tuple(events)
     reason = _why_illegal(state, action)
     if reason is not None:
         raise IllegalActionError(f"{reason} ({where(state)})")
     s = state.seat[action.actor]  # type: ignore[union-attr]
     if kind is Chat or kind is Over:
         state = talk(state, s, action, events)  # type: ignore[arg-type]
+    elif kind is Pass:
+        state = pass_turn(state, s, events)
     elif kind is Unvote:
         state = state._replace(votes=replaced(state.votes, s, NOBODY))
         events.append(VoteCast(state.day, "execute", state.names[s], None))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
+from functools import lru_cache
 from typing import Any
 
 from maw.engine.roles import BODYGUARD, MEDIUM, POSSESSED, SEER, VILLAGER, WEREWOLF, Role
@@ -37,6 +38,13 @@ class TiePolicy(str, Enum):
     NONE = "none"  # nobody is executed
     RANDOM = "random"  # a random one of the tied
     REVOTE = "revote"  # vote once more (votes cleared), then random among the tied
+
+
+class VotesOpen(str, Enum):
+    """When a MAW day's execution votes open."""
+
+    START = "start"  # with the day (design document §1.2)
+    TALK = "talk"  # once every living player has spoken or passed (or the host opens them)
 
 
 class WinCondition(str, Enum):
@@ -68,6 +76,10 @@ class Ruleset:
         whispers_per_day: Hideout messages per wolf per day, ``None`` for no limit.
         day0_talk: the Village talks on the first day (AIWolf).
         max_chat_length: longest chat message in characters.
+        votes_open: when a MAW day's votes open: with the day (``start``, the document),
+            or once every living player has spoken or passed (``talk``; the host may open
+            them earlier, after a share of the day). No effect on AIWolf rulesets, whose
+            vote follows the talk anyway.
         max_days: the game is a draw after this many days; ``None`` (default) means
             2 x players + 5, so that a game whose players never act still ends; 0: no limit.
         variant: the AIWolf variant ("nlp", "2021"), empty for MAW.
@@ -90,6 +102,7 @@ class Ruleset:
     day0_talk: bool = True
     max_chat_length: int = 500
     max_days: int | None = None
+    votes_open: VotesOpen = VotesOpen.START
     variant: str = ""
 
     def roles_for(self, n: int) -> tuple[Role, ...]:
@@ -138,6 +151,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "tie": TiePolicy, "attack_tie": TiePolicy, "win": WinCondition, "self_vote": bool,
     "attack_wolves": bool, "guard_dead": bool, "talks_per_day": int,
     "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
+    "votes_open": VotesOpen,
 }
 
 RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES)
@@ -193,6 +207,22 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
         raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
     changes = {key: _coerce(key, value) for key, value in options.items()}
     return replace(base, **changes) if changes else base
+
+
+@lru_cache(maxsize=256)
+def changed_options(rules: Ruleset) -> tuple[tuple[str, str], ...]:
+    """The options (and variant) in which ``rules`` differs from its named ruleset, as
+    text: ``ruleset(rules.name, **dict(changed_options(rules)))`` rebuilds it."""
+    variant = {"variant": rules.variant} if rules.variant else {}
+    base = ruleset(rules.name, **variant)
+    out = [("variant", rules.variant)] if rules.variant and rules.variant != "nlp" else []
+    for key in _OPTION_TYPES:
+        value = getattr(rules, key)
+        if value != getattr(base, key):
+            text = value.value if isinstance(value, Enum) else (
+                "none" if value is None else str(value).lower())
+            out.append((key, text))
+    return tuple(out)
 
 
 def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:

@@ -94,6 +94,7 @@ class GameState(NamedTuple):
     winner: Team | None
     seed: int
     uses: Mapping[tuple[int, Ability], int]  # uses so far of the limited abilities (Role.uses)
+    ballot: bool = True  # the day's execution votes are open (Ruleset.votes_open)
 
     @property
     def is_over(self) -> bool:

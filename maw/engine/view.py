@@ -9,6 +9,7 @@ from types import MappingProxyType
 from maw.engine.actions import Room
 from maw.engine.resolution import NOBODY, flow_of
 from maw.engine.rules import messages_left, open_room
+from maw.engine.rulesets import changed_options
 from maw.engine.state import GameState, Phase
 
 
@@ -37,6 +38,10 @@ class PlayerView:
         vote_history: finished votes it may see: (day, kind, round, ((voter, target), ...)).
         results: its own divinations and medium readings: (day, kind, target, species).
         winner: the winning team once the game is over ("" for a draw), else ``None``.
+        votes_open: the day's execution votes are open (they open only after the talk
+            under ``votes_open=talk``).
+        rule_options: the ruleset's options that differ from ``ruleset``'s defaults:
+            ``maw.engine.ruleset(ruleset, **dict(rule_options))`` is the game's ruleset.
     """
 
     player: str
@@ -58,6 +63,8 @@ class PlayerView:
     vote_history: tuple[tuple[int, str, int, tuple[tuple[str, str], ...]], ...]
     results: tuple[tuple[int, str, str, str], ...]
     winner: str | None
+    votes_open: bool = True
+    rule_options: tuple[tuple[str, str], ...] = ()
 
 
 def view(state: GameState, player: str) -> PlayerView:
@@ -110,4 +117,5 @@ def view(state: GameState, player: str) -> PlayerView:
         messages_left=left, votes=MappingProxyType(votes), vote_history=history,
         results=results,
         winner=(state.winner.value if state.winner else "") if over else None,
+        votes_open=state.ballot, rule_options=changed_options(state.rules),
     )

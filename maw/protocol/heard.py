@@ -40,6 +40,8 @@ class View(BaseModel):
     vote_history: tuple[tuple[int, str, int, tuple[tuple[str, str], ...]], ...] = ()
     results: tuple[tuple[int, str, str, str], ...] = ()
     winner: str | None = None
+    votes_open: bool = True
+    rule_options: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, view: engine.PlayerView) -> View:
@@ -127,10 +129,14 @@ class Died(_Heard):
 
 
 class PhaseBegan(_Heard):
+    """A phase began (``votes`` "closed": its votes open after the talk), or the day's
+    votes opened (``votes`` "opened")."""
+
     kind: Literal["phase"] = "phase"
     day: int
     phase: str
     vote_round: int = 0
+    votes: Literal["", "closed", "opened"] = ""
 
 
 class RoundBegan(_Heard):

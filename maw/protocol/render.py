@@ -32,6 +32,11 @@ def heard(record: Any) -> str:
             return f"[GM] You were {record.cause} on day {record.day}."
         case h.PhaseBegan():
             revote = " (revote)" if record.vote_round else ""
+            if record.votes == "closed":
+                return (f"[GM] Day {record.day}, {record.phase}{revote}: talk first; the "
+                        "votes open once everyone has spoken or passed.")
+            if record.votes == "opened":
+                return f"[GM] Day {record.day}: the votes are open."
             return f"[GM] Day {record.day}, {record.phase}{revote}."
         case h.RoundBegan():
             return (f"[GM] Round {record.round} of {record.rounds} starts with "
@@ -73,6 +78,11 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             return f"   [{room}] {d['speaker']}: {d['text']}"
         case "Overed" | "VotesRevealed":
             return None
+        case "Passed":
+            return f"   {d['player']} passes"
+        case "VotesOpened":
+            why = "everyone has spoken or passed" if d["by"] == "talk" else "the talk's time is up"
+            return f"-- The votes are open ({why})"
         case "VoteCast":
             verb = {"execute": "votes for", "attack": "wants to attack",
                     "divine": "divines"}.get(d["kind"], d["kind"])
