@@ -28,7 +28,7 @@ def run(roster: str, games: int, parallel: int, day: float, night: float) -> dic
     db = out / "t.db"
     cmd = [sys.executable, "-m", "maw", "tournament", "--roster", roster, "--games",
            str(games), "--players", "6", "--parallel", str(parallel), "--out", str(db),
-           "--log-dir", str(out / "logs"), "--day-seconds", str(day),
+           "--log-dir", str(out / "logs"), "--early-end", "--day-seconds", str(day),
            "--night-seconds", str(night)]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True)

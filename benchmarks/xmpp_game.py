@@ -90,6 +90,7 @@ def play(server: Server, players: int, seed: int) -> dict:
     gm = subprocess.Popen(
         maw("game", "--players", str(players), "--remote", str(players), "--lobby", lobby,
             "--seed", str(seed), "--xmpp", where, "--log-dir", str(out / "gm"),
+            "--early-end",
             "--day-seconds", "120", "--night-seconds", "120", "--lobby-seconds", "600",
             "--quiet"),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

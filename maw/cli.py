@@ -90,7 +90,7 @@ def cmd_game(args: argparse.Namespace) -> int:
         day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
         remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
         seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
-        log_dir=Path(args.log_dir))
+        log_dir=Path(args.log_dir), rule_options=tuple(args.rule), early_end=args.early_end)
     plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
     config, seats, address, joining, lobby = (plan.config, plan.seats, plan.address,
                                               plan.joining, plan.lobby)
@@ -155,7 +155,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     roster = load_roster(roster_path)
     plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
                 args.ruleset, tuple(args.rule), args.seed, args.day_seconds,
-                args.night_seconds)
+                args.night_seconds, args.early_end)
     schedule(roster, plan)  # too few players in the roster fails now
     out = Path(args.out)
     results = Results(out)
@@ -415,6 +415,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lobby", default="main", help="the lobby's name, for those who join")
     p.add_argument("--lobby-seconds", type=float, default=300.0,
                    help="how long the lobby waits for the remote players")
+    p.add_argument("--early-end", action="store_true",
+                   help="also end a phase once every player who may act has nothing to do "
+                        "(quicker games of rule players; the design document ends phases "
+                        "only by majority, unanimity or the timer)")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
 
@@ -433,6 +437,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--night-seconds", type=float, default=15.0)
     p.add_argument("--log-dir", default="logs/tournament", help="each game's JSONL log")
     p.add_argument("--timeout", type=float, default=3600.0, help="per game")
+    p.add_argument("--early-end", action="store_true",
+                   help="also end a phase once every player who may act has nothing to do "
+                        "(quicker games of rule players; the design document ends phases "
+                        "only by majority, unanimity or the timer)")
     _add_ruleset(p)
     p.set_defaults(func=cmd_tournament)
 

@@ -360,7 +360,8 @@ async def fuzz_game(address, seed: int, messages: int, log_dir: Path, *, forged_
 
     rng = random.Random(seed)
     tag = f"fz{seed}x{messages}"
-    config = GameConfig(players=6, rules=ruleset("maw"), seed=game_seed, day_seconds=20,
+    config = GameConfig(early_end=True,
+                        players=6, rules=ruleset("maw"), seed=game_seed, day_seconds=20,
                         night_seconds=10, log_dir=log_dir, lobby_seconds=60)
     # (a steady player thinks up to a second before each answer, as Algorithm 1 lets it:
     # the game then lasts long enough for the attack, and its outcome does not change)

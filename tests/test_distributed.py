@@ -35,6 +35,7 @@ def host(ejabberd, lobby: str, tmp_path, *extra: str, xmpp: str | None = None
         maw("game", "--players", "6", "--remote", "6", "--lobby", lobby, "--seed", "4",
             "--xmpp", xmpp or f"{ejabberd.host}:{ejabberd.port}",
             "--log-dir", str(tmp_path / "gm"),
+            "--early-end",
             "--day-seconds", "10", "--night-seconds", "5", "--lobby-seconds", "120", *extra),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -49,7 +50,8 @@ def join(ejabberd, lobby: str, name: str, out_dir, decider: str = "rule") -> sub
 
 @pytest.mark.ejabberd
 def test_maw_game_plays_on_ejabberd(ejabberd, tmp_path):
-    proc = subprocess.run(maw("game", "--players", "6", "--seed", "3", "--day-seconds", "10",
+    proc = subprocess.run(maw("game", "--players", "6", "--seed", "3", "--early-end",
+        "--day-seconds", "10",
                               "--policy", "rule",
                               "--xmpp", f"{ejabberd.host}:{ejabberd.port}",
                               "--log-dir", str(tmp_path)),
@@ -193,7 +195,7 @@ async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_
 
     # seed 1 deals Zed (the raw client) a Villager and Ann and Eve the wolves (roles go
     # to the sorted names); eight players, so the game outlives Zed's death
-    config = GameConfig(players=8, rules=ruleset("maw"), seed=1, day_seconds=4,
+    config = GameConfig(early_end=True, players=8, rules=ruleset("maw"), seed=1, day_seconds=4,
                         night_seconds=3, log_dir=tmp_path, lobby_seconds=60)
     game = asyncio.create_task(run_game(config, default_seats(7), ejabberd, game_id="raw",
                                         timeout=180, remote=1, lobby="raw"))

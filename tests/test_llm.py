@@ -99,10 +99,11 @@ def test_a_missing_variable_is_an_error_naming_it(tmp_path):
 # ---------------------------------------------------------------- the decider
 
 
-def decider_for(player: str, *replies: str) -> tuple[LLMDecider, ScriptedBackend]:
+def decider_for(player: str, *replies: str,
+                steer: bool = False) -> tuple[LLMDecider, ScriptedBackend]:
     backend = ScriptedBackend(replies=list(replies))
     return LLMDecider(player, random.Random(0), LLM(backend, window=4096),
-                      persona="You are calm."), backend
+                      persona="You are calm.", steer=steer), backend
 
 
 async def test_a_legal_answer_becomes_the_action():
@@ -133,12 +134,12 @@ async def test_an_illegal_answer_is_repaired_once_then_falls_back_to_listen():
 @pytest.mark.parametrize("first", ['{"action": "chat", "text": "I suspect someone."}',
                                    '{"action": "listen"}'])
 async def test_after_its_turn_a_player_that_must_still_vote_is_offered_the_choice_alone(first):
-    # a small model repeats its last answer: a wolf chatted all night and never attacked,
-    # villagers listened all day and no day ever ended in an execution
+    # (steer = true) a small model repeats its last answer: a wolf chatted all night and
+    # never attacked, villagers listened all day and no day ever ended in an execution
     _, view, legal = game_and_view("Ann")
     target = next(a.target for a in legal if isinstance(a, engine.Vote))
     d, backend = decider_for("Ann", first, '{"action": "listen"}',
-                             json.dumps({"action": "vote", "target": target}))
+                             json.dumps({"action": "vote", "target": target}), steer=True)
     assert await d.adecide(view, legal, []) == parse(first, "Ann", legal, 200)
     assert {"vote", "chat", "listen"} <= set(offered(backend.schemas[0]))
     # the second question: "listen" is not possible any more (had it been, the one
@@ -153,6 +154,28 @@ async def test_after_its_turn_a_player_that_must_still_vote_is_offered_the_choic
     d.llm.backend.queue('{"action": "listen"}')
     assert await d.adecide(later, legal, []) is None
     assert "listen" in offered(backend.schemas[3])
+
+
+async def test_unsteered_the_llm_player_follows_its_prompt_alone():
+    # the design document's agent: every legal choice every time, no advice but the facts
+    state, wolves = first_night(seed=3, executed=-1)
+    first, second = wolves
+    targets = sorted(a.target for a in engine.legal_actions(state, first)
+                     if isinstance(a, engine.Attack))
+    state, _ = engine.play(state, engine.Attack(second, targets[1]))
+    d, backend = decider_for(first, '{"action": "listen"}', '{"action": "listen"}')
+    legal = engine.legal_actions(state, first)
+    for _ in range(2):  # (asked twice in a phase: still free to listen)
+        assert await d.adecide(engine.view(state, first), legal, []) is None
+    for schema in backend.schemas:
+        assert set(offered(schema)) == {"attack", "chat", "listen"}
+        attack = next(alt for alt in schema["anyOf"]
+                      if alt["properties"]["action"]["const"] == "attack")
+        assert attack["properties"]["target"]["enum"] == targets
+    prompt = backend.calls[0][-1]["content"]
+    assert "Your pack attacks" not in prompt and "attack now" not in prompt
+    rules = backend.calls[0][0]["content"]
+    assert "every living werewolf votes for the same player" in rules  # built from the rules
 
 
 def offered(schema: dict) -> list[str]:
@@ -188,7 +211,8 @@ async def test_a_wolf_follows_its_packs_pick():
                if isinstance(a, engine.Attack)]
     state, _ = engine.play(state, engine.Attack(second, targets[1]))
     # only the second has picked: the first is offered that victim
-    d, backend = decider_for(first, json.dumps({"action": "attack", "target": targets[1]}))
+    d, backend = decider_for(first, json.dumps({"action": "attack", "target": targets[1]}),
+                             steer=True)
     assert await d.adecide(engine.view(state, first), engine.legal_actions(state, first),
                            []) == engine.Attack(first, targets[1])
     attack = next(alt for alt in backend.schemas[0]["anyOf"]
@@ -199,7 +223,7 @@ async def test_a_wolf_follows_its_packs_pick():
     # both have picked, differently: the first leads and keeps its choice; the second
     # is offered the first's victim
     state, _ = engine.play(state, engine.Attack(first, targets[0]))
-    d, backend = decider_for(first, '{"action": "listen"}')
+    d, backend = decider_for(first, '{"action": "listen"}', steer=True)
     await d.adecide(engine.view(state, first), engine.legal_actions(state, first), [])
     attack = next(alt for alt in backend.schemas[0]["anyOf"]
                   if alt["properties"]["action"]["const"] == "attack")
@@ -207,7 +231,8 @@ async def test_a_wolf_follows_its_packs_pick():
         a.target for a in engine.legal_actions(state, first) if isinstance(a, engine.Attack))
     assert len(attack["properties"]["target"]["enum"]) > 1
     assert "Your pack attacks" not in backend.calls[0][-1]["content"]
-    d, backend = decider_for(second, json.dumps({"action": "attack", "target": targets[0]}))
+    d, backend = decider_for(second, json.dumps({"action": "attack", "target": targets[0]}),
+                             steer=True)
     assert await d.adecide(engine.view(state, second), engine.legal_actions(state, second),
                            []) == engine.Attack(second, targets[0])
     _, events = engine.play(state, engine.Attack(second, targets[0]))
@@ -574,7 +599,8 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
         for n in NAMES[:5]) + '[[player]]\nname = "Fay"\ndecider = "rule"\n')
     seats = seats_from_roster(load_roster(roster), 6)
     # it never says "listen", so every phase runs to its timer (or a majority)
-    config = GameConfig(players=6, rules=engine.ruleset("maw"), seed=4, day_seconds=4,
+    config = GameConfig(early_end=True,
+                        players=6, rules=engine.ruleset("maw"), seed=4, day_seconds=4,
                         night_seconds=2, log_dir=tmp_path)
     result = await run_game(config, seats, server, timeout=300)
     assert result.outcomes[0].winner is not None
@@ -604,7 +630,7 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     env = dict(os.environ, OLLAMA_HOST=f"http://127.0.0.1:{free_port()}")
     proc = subprocess.run(
         [sys.executable, "-m", "maw", "game", "--players", "6",
-         "--seed", "1", "--day-seconds", "30", "--night-seconds", "15", "--rule",
+         "--seed", "1", "--early-end", "--day-seconds", "30", "--night-seconds", "15", "--rule",
          "max_days=2", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -23,7 +23,10 @@ prompts = Prompts()
 assert Path(prompts.folder).is_relative_to(sys.argv[1]), prompts.folder
 for role in ROLES.values():
     assert prompts.render(f"roles/{role.name}.md", name="Ann", pack="Bob")
-assert prompts.render("rules.md", name="Ann", players="Ann, Bob", ruleset="maw")
+assert prompts.render("rules.md", name="Ann", players="Ann, Bob", ruleset="maw",
+                      rules="The rules.")
+assert prompts.render("analyse.md", lines="Bob: hello")
+assert load_roster(roster_path("hybrid")).player[0].decider == "hybrid"
 assert load_roster(roster_path("local")).llm.backend == "llamacpp"
 print(agents_dir())
 """

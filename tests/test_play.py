@@ -27,7 +27,8 @@ def host(port: int, tmp_path, *extra: str) -> tuple[subprocess.Popen, str]:
     """`maw game --humans 1`, and the `maw play` command it prints for the person."""
     proc = subprocess.Popen(
         maw("game", "--players", "6", "--humans", "1", "--policy", "rule", "--seed", "5",
-            "--xmpp", f"embedded:{port}", "--day-seconds", "8", "--night-seconds", "4",
+            "--xmpp", f"embedded:{port}", "--early-end",
+                "--day-seconds", "8", "--night-seconds", "4",
             "--lobby-seconds", "90", "--log-dir", str(tmp_path), *extra),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None

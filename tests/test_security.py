@@ -242,7 +242,8 @@ async def test_a_flooded_game_ends_and_cleans_up_after_itself(tmp_path):
     port = free_port()
     host = subprocess.Popen(
         [sys.executable, "-m", "maw", "game", "--players", "6", "--remote", "1", "--lobby",
-         "flood", "--policy", "rule", "--xmpp", f"embedded:{port}", "--day-seconds", "5",
+         "flood", "--policy", "rule", "--xmpp", f"embedded:{port}", "--early-end",
+             "--day-seconds", "5",
          "--night-seconds", "3", "--log-dir", str(tmp_path), "--quiet"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -114,7 +114,7 @@ class ScriptedPerson:
 @pytest.mark.asyncio(loop_scope="session")
 async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
     # seed 1 deals Zed a Villager among Ann..Eve (the roles go to the sorted names)
-    config = GameConfig(players=6, rules=ruleset("maw"), seed=1, day_seconds=8,
+    config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=1, day_seconds=8,
                         night_seconds=4, log_dir=tmp_path, lobby_seconds=60)
     # the AI players think up to 1.5 s before each action (Algorithm 1's wait), so the
     # person's chat and vote go in before the day is decided
@@ -147,7 +147,7 @@ async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
 async def test_a_person_who_quits_does_not_stop_the_game(server, tmp_path):
-    config = GameConfig(players=6, rules=ruleset("maw"), seed=1, day_seconds=3,
+    config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=1, day_seconds=3,
                         night_seconds=2, log_dir=tmp_path, lobby_seconds=60)
     game = asyncio.create_task(run_game(config, default_seats(5), server, timeout=180,
                                         remote=1, lobby="quit"))

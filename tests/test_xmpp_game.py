@@ -28,7 +28,7 @@ def read_log(path):
 
 @session_loop
 async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path):
-    config = GameConfig(players=6, rules=ruleset("maw"), seed=3, day_seconds=10,
+    config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=3, day_seconds=10,
                         night_seconds=5, log_dir=tmp_path)
     seen = []
     result = await run_game(config, default_seats(6), server, on_event=seen.append,
@@ -60,7 +60,8 @@ async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path)
 
 @session_loop
 async def test_an_aiwolf_game_with_seer_medium_and_bodyguard(server, tmp_path):
-    config = GameConfig(players=9, rules=ruleset("aiwolf-9"), seed=2, day_seconds=10,
+    config = GameConfig(early_end=True,
+                        players=9, rules=ruleset("aiwolf-9"), seed=2, day_seconds=10,
                         night_seconds=5, log_dir=tmp_path)
     result = await run_game(config, default_seats(9), server, timeout=120)
     assert result.outcomes[0].winner is not None
@@ -75,7 +76,8 @@ async def test_an_aiwolf_game_with_seer_medium_and_bodyguard(server, tmp_path):
 
 @session_loop
 async def test_several_rounds_accumulate_a_leaderboard(server, tmp_path):
-    config = GameConfig(players=5, rules=ruleset("maw"), seed=5, rounds=3, day_seconds=10,
+    config = GameConfig(early_end=True,
+                        players=5, rules=ruleset("maw"), seed=5, rounds=3, day_seconds=10,
                         night_seconds=5, log_dir=tmp_path)
     result = await run_game(config, default_seats(5), server, timeout=180)
     assert len(result.outcomes) == 3
@@ -100,7 +102,7 @@ register_decider("broken-for-test", Broken)
 
 @session_loop
 async def test_a_broken_decider_never_stalls_the_game(server, tmp_path):
-    config = GameConfig(players=5, rules=ruleset("maw"), seed=2, day_seconds=20,
+    config = GameConfig(early_end=True, players=5, rules=ruleset("maw"), seed=2, day_seconds=20,
                         night_seconds=20, log_dir=tmp_path)
     seats = default_seats(5)
     seats[0] = Seat(seats[0].name, "broken-for-test")
@@ -136,7 +138,7 @@ class Attacker(Agent):
 
 @session_loop
 async def test_forged_malformed_and_oversized_messages_change_nothing(server, tmp_path):
-    config = GameConfig(players=6, rules=ruleset("maw"), seed=3, day_seconds=3,
+    config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=3, day_seconds=3,
                         night_seconds=2, log_dir=tmp_path, lobby_seconds=30)
     seats = default_seats(6)
     game = asyncio.create_task(run_game(config, seats, server, game_id="adv", timeout=120))
@@ -187,7 +189,8 @@ async def test_forged_malformed_and_oversized_messages_change_nothing(server, tm
 
 def test_maw_game_command_plays_and_maw_replay_prints_it(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "maw", "game", "--players", "6", "--seed", "3",
-                           "--log-dir", str(tmp_path), "--day-seconds", "10", "--policy", "rule",
+                           "--log-dir", str(tmp_path), "--early-end",
+                               "--day-seconds", "10", "--policy", "rule",
                            "--xmpp", f"embedded:{free_port()}"],
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
@@ -200,3 +203,72 @@ def test_maw_game_command_plays_and_maw_replay_prints_it(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "maw", "replay", str(tmp_path / "none.jsonl")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "no log at" in bad.stderr
+
+
+class Mute(Decider):
+    """Always listens."""
+
+    def decide(self, view, legal):
+        return None
+
+
+class Stuck(Decider):
+    """Never answers (a model that hangs)."""
+
+    def decide(self, view, legal):  # pragma: no cover - adecide is called
+        raise AssertionError
+
+    async def adecide(self, view, legal, messages):
+        await asyncio.sleep(3600)
+
+
+register_decider("mute-for-test", Mute)
+register_decider("stuck-for-test", Stuck)
+
+
+@session_loop
+async def test_votes_open_after_the_talk_and_phases_end_by_the_rules_or_the_timer(
+        server, tmp_path):
+    # votes_open=talk without early_end (the document's phase ends): a silent player's
+    # "listen" is its pass; a player that never answers keeps the votes closed until the
+    # host opens them at half the day; nobody's idleness ends a phase
+    config = GameConfig(players=5, rules=ruleset("maw", votes_open="talk", max_days=3),
+                        seed=2, day_seconds=4, night_seconds=2, log_dir=tmp_path)
+    assert config.early_end is False
+    seats = default_seats(5)
+    seats[3] = Seat(seats[3].name, "mute-for-test")
+    result = await run_game(config, seats, server, timeout=120)
+    assert result.outcomes[0].winner is not None or result.outcomes[0].day == 3
+    records = read_log(result.log_path)
+    events = [r for r in records if r["kind"] == "event"]
+    days = {e["data"]["day"] for e in events if e["event"] == "PhaseStarted"
+            and e["data"]["phase"] == "day"}
+    for day in days:
+        today = [e for e in events if e["data"].get("day") == day]
+        opened = [i for i, e in enumerate(today) if e["event"] == "VotesOpened"]
+        cast = [i for i, e in enumerate(today) if e["event"] == "VoteCast"
+                and e["data"]["kind"] == "execute"]
+        if not opened:
+            assert not cast
+            continue
+        assert today[opened[0]]["data"]["by"] == "talk"
+        assert not cast or cast[0] > opened[0], f"a vote before the talk on day {day}"
+        spoke = {e["data"]["speaker"] for e in today[:opened[0]] if e["event"] == "Chatted"}
+        passed = {e["data"]["player"] for e in today[:opened[0]] if e["event"] == "Passed"}
+        living = next(e for e in today if e["event"] == "PhaseStarted")["data"]["living"]
+        assert set(living) <= spoke | passed
+        assert seats[3].name in passed or seats[3].name not in living
+    # a player that never answers: the host opens the votes at half the day
+    config = GameConfig(players=5, rules=ruleset("maw", votes_open="talk", max_days=1),
+                        seed=2, day_seconds=4, night_seconds=2, log_dir=tmp_path / "stuck")
+    seats[3] = Seat(seats[3].name, "stuck-for-test")
+    result = await run_game(config, seats, server, timeout=120)
+    records = read_log(result.log_path)
+    start = next(r["t"] for r in records if r["kind"] == "event"
+                 and r["event"] == "PhaseStarted")
+    opened = next(r for r in records if r["kind"] == "event" and r["event"] == "VotesOpened")
+    assert opened["data"]["by"] == "host" and 1.5 <= opened["t"] - start <= 3.5
+    # the day lasted its timer unless a majority decided it
+    ends = [r for r in records if r["kind"] == "action" and r["action"] == "EndPhase"]
+    executed = [r for r in records if r["kind"] == "event" and r["event"] == "Executed"]
+    assert ends or executed

@@ -4,11 +4,11 @@ policy, or MAW's own choice), the phase lengths, the game's configuration."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from maw.agents.gamemaster import GameConfig
-from maw.engine import Ruleset
+from maw.engine import Flow, Ruleset, VotesOpen, parse_options
 from maw.errors import MawError
 from maw.hosting.defaults import HUMAN_DAY, HUMAN_NIGHT, LLM_DAY, LLM_NIGHT, RULE_DAY, RULE_NIGHT
 from maw.hosting.seats import Seat, check_backends, default_seats, seats_from_roster
@@ -34,6 +34,8 @@ class GameRequest:
     policy: str | None = None
     lobby_seconds: float = 300.0
     log_dir: Path | None = None
+    rule_options: tuple[str, ...] = ()  # the --rule KEY=VALUE given (rules is built from them)
+    early_end: bool = False
 
 
 @dataclass
@@ -47,9 +49,12 @@ class GamePlan:
     lobby: str | None
 
 
+TALKERS = ("llm", "hybrid")  # deciders whose games open the votes after the talk
+
+
 def phase_lengths(request: GameRequest, seats: list[Seat]) -> tuple[float, float]:
     """Day and night seconds: as asked, else long enough for whoever plays."""
-    llm = any(s.decider == "llm" for s in seats)
+    llm = any(s.decider in TALKERS for s in seats)
     day, night = (HUMAN_DAY, HUMAN_NIGHT) if request.humans else (
         (LLM_DAY, LLM_NIGHT) if llm else (RULE_DAY, RULE_NIGHT))
     return request.day_seconds or day, request.night_seconds or night
@@ -98,9 +103,17 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     else:
         seats = default_seats(ai, r.policy or "rule")
     day, night = phase_lengths(r, seats)
-    config = GameConfig(players=r.players, rules=r.rules, seed=r.seed, rounds=r.rounds,
+    rules = r.rules
+    if any(s.decider in TALKERS for s in seats) and rules.flow is Flow.MAW and \
+            rules.votes_open is VotesOpen.START and "votes_open" not in parse_options(
+                r.rule_options):
+        rules = replace(rules, votes_open=VotesOpen.TALK)
+        say("maw game: language-model players talk before they vote: the day's votes open "
+            "once everyone has spoken or passed, or at half the day (--rule "
+            "votes_open=start: with the day, as in the design document)")
+    config = GameConfig(players=r.players, rules=rules, seed=r.seed, rounds=r.rounds,
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
-                        log_dir=r.log_dir)
+                        log_dir=r.log_dir, early_end=r.early_end)
     return GamePlan(config, seats, address, joining, lobby)
 
 

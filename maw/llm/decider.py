@@ -1,7 +1,13 @@
 """The LLM decider: Algorithm 1's model step. It builds the prompt from what its player
 received and its own view only, asks for a JSON action constrained to the legal ones,
 re-prompts once naming the error, and falls back to "listen". Illegal actions never leave
-it: every answer is checked against ``legal`` before it is returned."""
+it: every answer is checked against ``legal`` before it is returned.
+
+It is the design document's agent: the guiding prompt and the answer schema decide, no
+hard-coded logic, so it is an honest baseline. ``steer`` (a roster's ``[llm] steer =
+true``) adds the old steering for small models: the pack's pick for a wolf, "Vote now.",
+and the choice alone once the player has had its turn. The ``hybrid`` decider is where
+strategy lives."""
 
 from __future__ import annotations
 
@@ -194,15 +200,24 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
                      f"{', '.join(offered + ['listen'] * listen)})")
 
 
+def game_rules(view: engine.PlayerView) -> str:
+    """The rules of the player's game in plain English, from its ruleset and options."""
+    from maw.engine.describe import rules_text
+
+    return rules_text(engine.ruleset(view.ruleset, **dict(view.rule_options)),
+                      len(view.players))
+
+
 class LLMDecider(Decider):
     """See the module docstring. ``llm`` is this player's own conversation."""
 
     def __init__(self, player: str, rng: random.Random, llm: LLM,
                  prompts: Prompts | None = None, persona: str = "",
                  max_chars: int = 200, temperature: float = 0.7,
-                 fallback: tuple[str, Decider] | None = None) -> None:
+                 fallback: tuple[str, Decider] | None = None, steer: bool = False) -> None:
         super().__init__(player, rng)
         self.llm = llm
+        self.steer = steer
         # (name, decider) that decides when the model cannot answer at all (its server
         # is down, its process crashed); without one the player listens
         self.fallback = fallback
@@ -233,7 +248,7 @@ class LLMDecider(Decider):
     def _start(self, view: engine.PlayerView) -> None:
         self.llm.pin("system", self.prompts.render(
             "rules.md", name=self.player, players=", ".join(view.players),
-            ruleset=view.ruleset))
+            ruleset=view.ruleset, rules=game_rules(view)))
         pack = ", ".join(p for p in view.pack if p != self.player) or "none"
         self.llm.pin("system", self.prompts.render(f"roles/{view.role}.md",
                                                    name=self.player, pack=pack))
@@ -252,7 +267,9 @@ class LLMDecider(Decider):
         mine = view.votes.get(self.player)
         offered = set(actions)
         pick = pack_pick(self.player, view) if "attack" in offered else None
-        if pick and pick != mine:
+        if not self.steer:
+            advice = f"You vote for {mine}." if mine else ""
+        elif pick and pick != mine:
             advice = (f"Your pack attacks {pick}: the pack must agree on one victim, so "
                       f"attack {pick} too.")
         elif mine:
@@ -266,7 +283,7 @@ class LLMDecider(Decider):
             advice = "Use your power now."
         else:
             advice = ""
-        if "chat" in offered and self.spoke_in == (view.day, view.phase):
+        if self.steer and "chat" in offered and self.spoke_in == (view.day, view.phase):
             advice += " You have already spoken: do not repeat yourself."
         text = self.prompts.render(
             "turn.md", persona=self.persona, day=view.day, phase=view.phase,
@@ -285,14 +302,17 @@ class LLMDecider(Decider):
         attacked: now it is offered the choice alone, without "listen". A small model
         repeats its last answer: a wolf chatted all night and never attacked; villagers
         listened all day, every day ended in a tie and a game never ended."""
-        return (view.votes.get(self.player) is None
+        return (self.steer and view.votes.get(self.player) is None
                 and self.answered_in == (view.day, view.phase)
                 and any(type(a) in (engine.Vote, engine.Attack) for a in legal))
 
     def narrow(self, view: engine.PlayerView,
                legal: tuple[engine.Action, ...]) -> tuple[engine.Action, ...]:
-        """The actions offered: the choice alone once it must choose (``must_choose``),
-        and for a wolf whose pack has picked tonight's victim, that victim alone."""
+        """The actions offered: all of them; when steered, the choice alone once it must
+        choose (``must_choose``), and for a wolf whose pack has picked tonight's victim,
+        that victim alone."""
+        if not self.steer:
+            return legal
         if self.must_choose(view, legal):
             legal = tuple(a for a in legal if type(a) in TARGETED)
         pick = pack_pick(self.player, view)

@@ -59,6 +59,7 @@ class Plan:
     seed: int
     day_seconds: float
     night_seconds: float
+    early_end: bool = False  # a phase also ends once everyone who may act listens
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,10 @@ class GameSpec:
 
 def agent_label(roster: Roster, name: str) -> str:
     p = next(p for p in roster.player if p.name == name)
-    if p.decider != "llm":
+    if p.decider not in ("llm", "hybrid"):
         return p.decider
     spec = roster.llm_for(p)
-    return f"llm:{spec.backend}:{spec.model or 'default'}"
+    return f"{p.decider}:{spec.backend}:{spec.model or 'default'}"
 
 
 def schedule(roster: Roster, plan: Plan) -> list[GameSpec]:
@@ -163,6 +164,8 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
            "--xmpp", xmpp, "--log-dir", str(out), "--quiet", "--timeout", str(timeout)]
     for rule in plan.rules:
         cmd += ["--rule", rule]
+    if plan.early_end:
+        cmd.append("--early-end")
     t0 = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         *cmd, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
