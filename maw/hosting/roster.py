@@ -11,7 +11,7 @@
 
     [[player]]
     name = "Ann"
-    decider = "llm"            # llm | rule | random
+    decider = "llm"            # llm | hybrid | rule | random (llm and hybrid use [llm])
     persona = "You are ..."
 """
 
@@ -40,6 +40,7 @@ class LLMSpec(BaseModel):
     window: int = Field(2048, ge=256)
     max_chars: int = Field(200, ge=20, le=500)
     temperature: float = Field(0.7, ge=0, le=2)
+    steer: bool = False  # llm seats: the old steering for small models (maw.llm.decider)
 
     def backend_config(self) -> dict[str, Any]:
         config: dict[str, Any] = dict(self.options)
@@ -63,7 +64,7 @@ class PlayerSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
-    decider: Literal["llm", "rule", "random"] = "rule"
+    decider: Literal["llm", "hybrid", "rule", "random"] = "rule"
     persona: str = ""
     max_wait: float | None = Field(None, ge=0)
     backend: str | None = None

@@ -37,7 +37,7 @@ def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> 
         raise MawError(f"the roster seats {len(roster.player)} players, not {players}")
     seats = []
     for p in roster.player[:players]:
-        llm = roster.llm_for(p) if p.decider == "llm" else None
+        llm = roster.llm_for(p) if p.decider in ("llm", "hybrid") else None
         wait = p.max_wait if p.max_wait is not None else (llm.max_wait if llm else 0.0)
         seats.append(Seat(p.name, p.decider, wait, llm, p.persona, roster.prompts))
     taken = {s.name for s in seats}
@@ -72,13 +72,23 @@ def default_seats(n: int, decider: str = "rule") -> list[Seat]:
 def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
     """A fresh decider for each round of ``seat``, each with its own reproducible stream
     (an LLM seat: a fresh conversation each round, on one backend for the game)."""
-    if seat.decider == "llm":
+    if seat.decider in ("llm", "hybrid"):
         from maw.llm import LLM, make_backend
         from maw.llm.decider import LLMDecider, Prompts
+        from maw.llm.hybrid import HybridDecider
 
         spec = seat.llm or LLMSpec()
         backend = make_backend(spec.backend, **spec.backend_config())
         prompts = Prompts(Path(seat.prompts) if seat.prompts else None)
+
+        def new_hybrid(round_: int) -> Decider:
+            # its strategy decides every action: a model that cannot answer only costs
+            # the voice (the template line is said)
+            return HybridDecider(seat.name, random.Random(f"{seed}:{round_}"),
+                                 LLM(backend, window=spec.window), prompts, seat.persona,
+                                 spec.max_chars, spec.temperature)
+        if seat.decider == "hybrid":
+            return new_hybrid
 
         def new_llm(round_: int) -> Decider:
             # when the model cannot answer (its server is down, its process crashed),
@@ -86,7 +96,8 @@ def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
             fallback = make_decider("rule", seat.name, random.Random(f"{seed}:{round_}:rule"))
             return LLMDecider(seat.name, random.Random(f"{seed}:{round_}"),
                               LLM(backend, window=spec.window), prompts, seat.persona,
-                              spec.max_chars, spec.temperature, fallback=("rule", fallback))
+                              spec.max_chars, spec.temperature, fallback=("rule", fallback),
+                              steer=spec.steer)
         return new_llm
 
     def new(round_: int) -> Decider:

@@ -1,12 +1,14 @@
-"""Deciders that need no model: ``random`` and ``rule``.
+"""Deciders that need no model: ``random``, ``rule`` and ``hybrid`` (its strategy, with
+template talk; ``maw.llm.hybrid`` gives it a model's voice).
 
 A decider chooses one player's next action from what that player may see. The LLM
 decider (``maw.llm``) and the human at a terminal return the same actions.
 """
 
 from maw.policies.base import DECIDERS, Decider, make_decider, register_decider
+from maw.policies.hybrid import HybridStrategy  # noqa: E402,I001 - after rule, which it extends
 from maw.policies.random import RandomDecider
 from maw.policies.rule import RuleDecider
 
 __all__ = ["DECIDERS", "Decider", "make_decider", "register_decider", "RandomDecider",
-           "RuleDecider"]
+           "RuleDecider", "HybridStrategy"]

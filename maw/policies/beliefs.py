@@ -5,7 +5,8 @@ role, the pack if it belongs to it, divinations and readings, murder victims: th
 never murders its own) is weighed by how well it explains what the player saw:
 
 * a wolf rarely votes for (or accuses) a packmate, and the pack tends to move together:
-  two players on the same target in one vote are likelier to be packmates;
+  two players on the same target in one vote are likelier to be packmates, and so are
+  a player and whoever it defends;
 * the pack murders whoever accuses it: a victim's own votes and accusations point at the
   pack, and those who voted for the victim (a villager) are a little more suspect.
 
@@ -34,6 +35,7 @@ PACK_TOGETHER = 1.6  # two wolves on the same target in one vote
 WOLF_ACCUSES_WOLF = 0.3  # a wolf accuses a packmate in words
 VICTIM_ACCUSED_PACK = 2.0  # the murdered villager had voted for or accused a wolf
 WOLF_VOTED_VICTIM = 1.3  # a wolf had voted for (or accused) the villager the pack murdered
+WOLF_DEFENDS_WOLF = 1.5  # a wolf speaks up for a packmate
 
 
 @dataclass
@@ -43,6 +45,7 @@ class Evidence:
     votes: list[list[tuple[str, str]]] = field(default_factory=list)  # one list a vote
     accusations: list[tuple[str, str]] = field(default_factory=list)  # speaker, target
     murdered: list[str] = field(default_factory=list)
+    defences: list[tuple[str, str]] = field(default_factory=list)  # speaker, defended
 
 
 def wolf_probabilities(me: str, players: Iterable[str], wolves: int, human: set[str],
@@ -83,6 +86,8 @@ def wolf_probabilities(me: str, players: Iterable[str], wolves: int, human: set[
     for s, t in evidence.accusations:
         accused_by.setdefault(s, set()).add(t)
         pair(s, t, log(WOLF_ACCUSES_WOLF))
+    for s, t in evidence.defences:
+        pair(s, t, log(WOLF_DEFENDS_WOLF))
     anyof: list[set[str]] = []
     for victim in evidence.murdered:
         anyof.append(accused_by.get(victim, set()))

@@ -18,7 +18,7 @@ _ROLE = re.compile(r"\bI am (?:the |a )?(seer|medium|bodyguard|villager|werewolf
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    kind: str  # "role" | "species" | "suspect"
+    kind: str  # "role" | "species" | "suspect" | "defend" (free talk, from a model)
     speaker: str
     target: str
     value: str  # the role, the species, or ""

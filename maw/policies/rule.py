@@ -35,6 +35,7 @@ from maw.policies import beliefs, claims
 from maw.policies.base import Decider, register_decider
 
 _LIAR = 10.0
+_STICK = 0.5  # how much more suspect another player must be to move a cast vote
 
 
 class RuleDecider(Decider):
@@ -54,6 +55,7 @@ class RuleDecider(Decider):
         self.tiebreak: dict[str, float] = {}
         self.history_seen = 0
         self.accusations: list[tuple[str, str]] = []  # (speaker, target) heard
+        self.defences: list[tuple[str, str]] = []  # (speaker, defended) heard
         self.beliefs: dict[str, float] | None = None  # P(werewolf) of each other player
         self.pack_size: int | None = None
         self._belief_key: tuple[int, ...] | None = None
@@ -86,8 +88,18 @@ class RuleDecider(Decider):
     def _heard(self, speaker: str, text: str) -> None:
         if speaker == self.player:
             return
-        for c in claims.parse(speaker, text, self.players):
-            if c.kind == "role":
+        self.hear_claims(speaker, claims.parse(speaker, text, self.players))
+
+    def hear_claims(self, speaker: str, heard: list[claims.Claim]) -> None:
+        """Learn from what ``speaker`` said, as claims (parsed from the statement
+        grammar, or extracted from free talk by the hybrid agent's model)."""
+        if speaker == self.player:
+            return
+        for c in heard:
+            if c.kind == "defend":
+                self.defences.append((speaker, c.target))
+                self._bump(c.target, -0.3)
+            elif c.kind == "role":
                 if c.value in ("Seer", "Medium"):
                     rivals = [p for p, r in self.claimed.items() if r == c.value and p != speaker]
                     for rival in rivals:  # two Seers: at least one lies
@@ -141,7 +153,8 @@ class RuleDecider(Decider):
             from maw.engine import ruleset
 
             try:
-                roles = ruleset(view.ruleset).roles_for(len(view.players))
+                rules = ruleset(view.ruleset, **dict(view.rule_options))
+                roles = rules.roles_for(len(view.players))
                 self.pack_size = sum(1 for r in roles if r.pack)
             except Exception:  # a ruleset this decider does not know: no beliefs
                 self.pack_size = 0
@@ -151,12 +164,13 @@ class RuleDecider(Decider):
         if view.phase == "day" and view.votes:
             votes.append(list(view.votes.items()))
         murdered = [v for _d, v, c in view.deaths if c == "murdered"]
-        key = (sum(map(len, votes)), len(self.accusations), len(murdered),
+        key = (sum(map(len, votes)), len(self.accusations) + len(self.defences), len(murdered),
                len(self.human), len(self.wolf), len(view.players))
         if key == self._belief_key:  # nothing new: the same beliefs
             return self.beliefs
         self._belief_key = key
-        evidence = beliefs.Evidence(votes, list(self.accusations), murdered)
+        evidence = beliefs.Evidence(votes, list(self.accusations), murdered,
+                                    list(self.defences))
         return beliefs.wolf_probabilities(self.player, view.players, self.pack_size or 0,
                                           self.human, self.wolf, evidence)
 
@@ -221,7 +235,11 @@ class RuleDecider(Decider):
             options = [a.target for a in by_kind[Vote]]  # type: ignore[union-attr]
             current = view.votes.get(self.player)
             best = self._prime(view, options + ([current] if current else []))
-            if best is not None and best != current:
+            if best is not None and best != current and (
+                    current is None or current not in view.living or
+                    self._score(best) > self._score(current) + _STICK):
+                # (a vote moves only for a clearly better target: every vote cast moves
+                # the beliefs a little, and a vote that follows them flip-flops)
                 return Vote(self.player, best)
             if best is None and Unvote in by_kind:
                 return Unvote(self.player)

@@ -170,6 +170,18 @@ class Llm(Record):
     exception: str | None = None
     fallback_decider: str | None = None
     fallback_action: str | None = None
+    # the hybrid agent (maw.llm.hybrid): the facts it read from the talk (speaker, kind,
+    # target, value) and by whom ("model" or "grammar"), the action or intent its rule
+    # layer chose, the sentences the model wrote and what the consistency check caught
+    decider: str | None = None
+    action: str | None = None
+    facts: list[list[str]] | None = None
+    facts_by: str | None = None
+    analysis_answer: str | None = None
+    analysis_error: str | None = None
+    intent: str | None = None
+    sentences: list[str] | None = None
+    caught: list[str] | None = None
 
 
 # ---------------------------------------------------------------- what went wrong

@@ -1,0 +1,232 @@
+"""The hybrid LLM agent (Sato et al.): a model reads the talk and voices the words; the
+rule layer (``maw.policies.hybrid``) decides.
+
+* **talk analysis**: the lines the player heard since it last decided become facts (role
+  claims, divine and medium results, accusations and vote declarations, defences), which
+  the model extracts under a JSON schema naming only the speakers and players of the game.
+  A fact is kept only if the speaker's own words name its target (a model's invention
+  is dropped); the statement grammar of ``maw/policies/claims.py`` is read by rule, and is
+  all there is when the model cannot answer. The facts feed the strategy's beliefs.
+* **strategy**: ``HybridStrategy`` chooses the action and what to say (an ``Intent``).
+* **utterance**: the model writes the intent in the persona's voice. A sentence that
+  contradicts what the speaker may say (``contradictions``) is written again once, naming
+  the fault; a second fault, or no answer, sends the intent's template line instead.
+
+Each decision is one ``llm`` record in the game log (calls, tokens, seconds, outcome:
+``legal`` the first sentence passed, ``repaired`` the second did, ``fallback`` the
+template was sent), with the facts, the intent, the sentences and what the check caught.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+from maw import engine
+from maw.engine.events import Chatted
+from maw.llm.decider import Prompts, Tally, game_rules
+from maw.llm.llm import LLM
+from maw.policies import claims
+from maw.policies.base import Decider
+from maw.policies.hybrid import HybridStrategy, Intent, contradictions, intent_of
+
+KINDS = {  # the schema's fact kinds -> the claims grammar's
+    "claims_role": "role", "says_werewolf": "species", "says_human": "species",
+    "accuses": "suspect", "votes_for": "suspect", "defends": "defend",
+}
+ROLES = ["Seer", "Medium", "Bodyguard", "Villager", "Werewolf", "Possessed"]
+
+
+def facts_schema(speakers: list[str], players: list[str]) -> dict:
+    """The answer of a talk analysis: up to eight facts, each naming a speaker who spoke
+    and a player of the game."""
+    fact = {"type": "object", "properties": {
+        "speaker": {"type": "string", "enum": speakers},
+        "kind": {"type": "string", "enum": list(KINDS)},
+        "target": {"type": "string", "enum": players},
+        "role": {"type": "string", "enum": ROLES},
+    }, "required": ["speaker", "kind", "target", "role"], "additionalProperties": False}
+    return {"type": "object", "properties": {"facts": {"type": "array", "items": fact,
+                                                       "maxItems": 8}},
+            "required": ["facts"], "additionalProperties": False}
+
+
+def read_facts(answer: str, lines: list[tuple[str, str]],
+               players: tuple[str, ...]) -> list[claims.Claim]:
+    """The facts of a talk-analysis answer that the lines bear out (``ValueError``: the
+    answer is not the schema's)."""
+    try:
+        data = json.loads(answer, strict=False)
+        items = data["facts"]
+        assert isinstance(items, list)
+    except (json.JSONDecodeError, KeyError, TypeError, AssertionError):
+        raise ValueError("not a list of facts") from None
+    said: dict[str, str] = {}
+    for speaker, text in lines:
+        said[speaker] = f"{said.get(speaker, '')} {text}".lower()
+    out: list[claims.Claim] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        speaker, kind, target = item.get("speaker"), item.get("kind"), item.get("target")
+        if speaker not in said or kind not in KINDS or target not in players:
+            continue
+        words = said[speaker]
+        if kind == "claims_role":
+            role = item.get("role")
+            if role in ROLES and re.search(rf"\b{role.lower()}\b", words):
+                out.append(claims.Claim("role", speaker, speaker, role))
+            continue
+        if target == speaker or not re.search(rf"\b{re.escape(target.lower())}\b", words):
+            continue  # the speaker did not name it: the model's invention
+        value = {"says_werewolf": "werewolf", "says_human": "human"}.get(kind, "")
+        out.append(claims.Claim(KINDS[kind], speaker, target, value))
+    return list(dict.fromkeys(out))
+
+
+class HybridDecider(Decider):
+    """See the module docstring. Without a model (``llm=None``) it is the strategy with
+    template talk."""
+
+    def __init__(self, player: str, rng: random.Random, llm: LLM | None = None,
+                 prompts: Prompts | None = None, persona: str = "", max_chars: int = 160,
+                 temperature: float = 0.7) -> None:
+        super().__init__(player, rng)
+        self.strategy = HybridStrategy(player, rng)
+        self.llm = llm
+        self.prompts = prompts or Prompts()
+        self.persona = persona
+        self.max_chars = max_chars
+        self.temperature = temperature
+        self.tally = Tally()
+        self.pending: dict | None = None
+        self.unread: list[tuple[str, str]] = []  # (speaker, text) not yet analysed
+        self.started = False
+
+    def observe(self, event) -> None:
+        if type(event) is Chatted and self.llm is not None:
+            if event.speaker != self.player:
+                self.unread.append((event.speaker, event.text))
+            return
+        self.strategy.observe(event)
+
+    def decide(self, view, legal):
+        if self.llm is not None:  # pragma: no cover - the agents call adecide
+            raise TypeError("HybridDecider with a model is asynchronous: call adecide")
+        return self.strategy.decide(view, legal)
+
+    def _start(self, view: engine.PlayerView) -> None:
+        assert self.llm is not None
+        self.llm.pin("system", self.prompts.render(
+            "rules.md", name=self.player, players=", ".join(view.players),
+            ruleset=view.ruleset, rules=game_rules(view)))
+        pack = ", ".join(p for p in view.pack if p != self.player) or "none"
+        self.llm.pin("system", self.prompts.render(f"roles/{view.role}.md",
+                                                   name=self.player, pack=pack))
+        self.started = True
+
+    async def _call(self, record: dict, text: str, schema: dict, max_tokens: int) -> str:
+        assert self.llm is not None
+        answer = await self.llm.prompt(text, schema, max_tokens=max_tokens,
+                                       temperature=self.temperature, remember=False)
+        record["calls"] += 1
+        record["tokens"] += answer.prompt_tokens + answer.completion_tokens
+        record["seconds"] = round(record["seconds"] + answer.seconds, 3)
+        record.setdefault("spans", []).append(
+            [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
+        return answer.text
+
+    async def analyse(self, view: engine.PlayerView, record: dict) -> None:
+        """Turn the unread lines into facts for the strategy (the model's, and the
+        statement grammar's)."""
+        lines, self.unread = self.unread, []
+        if not lines:
+            return
+        found: list[claims.Claim] = []
+        for speaker, text in lines:
+            found += claims.parse(speaker, text, view.players)
+        source = "grammar"
+        try:
+            text = self.prompts.render(
+                "analyse.md", lines="\n".join(f"{s}: {t}" for s, t in lines))
+            answer = await self._call(record, text, facts_schema(
+                sorted({s for s, _ in lines}), list(view.players)), 400)
+            record["analysis_answer"] = answer
+            found += read_facts(answer, lines, view.players)
+            source = "model"
+        except ValueError as exc:
+            record["analysis_error"] = str(exc)
+        found = list(dict.fromkeys(found))
+        record["facts"] = [[c.speaker, c.kind, c.target, c.value] for c in found]
+        record["facts_by"] = source
+        by: dict[str, list[claims.Claim]] = {}
+        for c in found:
+            by.setdefault(c.speaker, []).append(c)
+        for speaker, heard in by.items():
+            self.strategy.hear_claims(speaker, heard)
+
+    async def voice(self, view: engine.PlayerView, intent: Intent, record: dict) -> str:
+        """The intent in the persona's voice, checked; the template when it fails."""
+        template = intent.template()[: self.max_chars]
+        schema = {"type": "object", "properties": {"text": {
+            "type": "string", "minLength": 1, "maxLength": self.max_chars}},
+            "required": ["text"], "additionalProperties": False}
+        prompt = self.prompts.render(
+            "voice.md", persona=self.persona, day=view.day, room=view.room or "Village",
+            living=", ".join(view.living), intent=intent.text, reason=intent.reason or "-",
+            max_chars=self.max_chars)
+        caught: list[str] = []
+        record["intent"] = template
+        for attempt in ("legal", "repaired"):
+            answer = await self._call(record, prompt, schema, self.max_chars + 40)
+            record.setdefault("sentences", []).append(answer)
+            try:
+                said = " ".join(str(json.loads(answer, strict=False)["text"]).split())
+            except (json.JSONDecodeError, KeyError, TypeError):
+                caught.append("not the answer's form")
+                said = ""
+            wrong = contradictions(said, view, intent) if said else ["it is empty"]
+            if said and not wrong:
+                record["outcome"] = attempt
+                record["caught"] = caught
+                return said[: self.max_chars]
+            caught += wrong
+            prompt = self.prompts.render("voice_again.md", fault="; ".join(wrong),
+                                         intent=intent.text, max_chars=self.max_chars)
+        record["outcome"] = "fallback"
+        record["caught"] = caught
+        return template
+
+    async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
+                      messages: list[str]) -> engine.Action | None:
+        if not legal:
+            return None
+        assert self.llm is not None
+        if not self.started:
+            self._start(view)
+        record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
+                        "calls": 0, "tokens": 0, "seconds": 0.0, "decider": "hybrid"}
+        self.pending = record
+        try:
+            try:
+                await self.analyse(view, record)
+            except Exception as exc:  # the model is gone: the grammar's facts stand
+                record["exception"] = repr(exc)
+            action, intent = self.strategy.decide_intent(view, legal)
+            record["action"] = intent_of(action, intent)
+            if type(action) is engine.Chat and intent is not None:
+                try:
+                    text = await self.voice(view, intent, record)
+                except Exception as exc:  # no voice: the template line
+                    record.update(outcome="fallback", exception=repr(exc))
+                    text = intent.template()[: self.max_chars]
+                action = engine.Chat(action.actor, action.room, text)
+            else:
+                record.setdefault("outcome", "legal")
+            return action
+        finally:
+            self.pending = None
+            record.setdefault("outcome", "cancelled")
+            if record["calls"] or "exception" in record:
+                self.tally.log.append(record)

@@ -1,0 +1,198 @@
+"""The hybrid agent's strategy (Sato et al., ``hybrid-llm-agent-paper``): the rule layer
+chooses every action and what to say; a model only puts the words in a persona's voice
+(``maw.llm.hybrid``). Registered as decider ``hybrid``: in engine games it speaks its
+intents as template lines, so its strategy is measured without a model.
+
+What it adds to the rule player (``maw.policies.rule``):
+
+* **intents**: what to say, as statements of the claims grammar (``claims.py``) and a
+  reason in plain words: a suspect and why (the votes that point at it), a coming-out,
+  a closing argument once it has voted;
+* **when to come out** (AIWolf): a Seer comes out when it has found a werewolf, when
+  another player claims to be the Seer (a counter-claim), or from the second day of talk;
+  until then it keeps its role to itself and is not the wolves' first target;
+* **deflection**: a werewolf accuses whoever accuses the pack, and never names a packmate;
+* **one voice a day**: it speaks once when the day opens, and once more to argue its
+  vote (the closing argument).
+
+:func:`contradictions` is the consistency check every utterance passes before it reaches
+the chat: what the speaker may not say given its role and what it knows.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from maw.engine import Action, Chat, PlayerView, Vote
+from maw.policies import claims
+from maw.policies.base import register_decider
+from maw.policies.rule import RuleDecider
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What the player means to say: ``text`` in the claims grammar (the template line),
+    ``reason`` in plain words, and the claims it makes on purpose (a lie included)."""
+
+    text: str
+    reason: str = ""
+    allowed: tuple[claims.Claim, ...] = field(default_factory=tuple)
+
+    def template(self) -> str:
+        return f"{self.text} {self.reason}".strip()
+
+
+class HybridStrategy(RuleDecider):
+    """See the module docstring."""
+
+    def __init__(self, player, rng) -> None:
+        super().__init__(player, rng)
+        self.argued: tuple[int, str] | None = None  # the phase of its closing argument
+        self.last_intent: Intent | None = None
+
+    # ------------------------------------------------------------ what to say
+
+    def intent(self, view: PlayerView) -> Intent | None:
+        """What to say when the player speaks first in a phase."""
+        if view.room == "Hideout":
+            target = self._night_target(view, [])
+            return Intent(f"Let us take {target} tonight.") if target else None
+        me, lines, allowed = view.role, [], []
+        found = [(t, s) for _d, k, t, s in view.results if k in ("divine", "medium")]
+        if me in ("Seer", "Medium") and found and self._come_out(view, found):
+            lines.append(claims.say_role(me))
+            lines.extend(claims.say_species(t, s) for t, s in found[-2:])
+            allowed = [claims.Claim("role", self.player, self.player, me)]
+            allowed += [claims.Claim("species", self.player, t, s) for t, s in found]
+            return Intent(" ".join(lines), "", tuple(allowed))
+        if me == "Possessed":
+            fake = [p for p in view.living if p != self.player and p not in self.fake_seen]
+            if fake:
+                target = self.rng.choice(fake)
+                self.fake_seen.add(target)
+                return Intent(f"{claims.say_role('Seer')} {claims.say_species(target, 'werewolf')}",
+                              "", (claims.Claim("role", self.player, self.player, "Seer"),
+                                   claims.Claim("species", self.player, target, "werewolf")))
+        suspect = self._suspect(view)
+        if suspect is None:
+            return None
+        return Intent(claims.say_suspect(suspect), self.reason(view, suspect))
+
+    def _come_out(self, view: PlayerView, found: list[tuple[str, str]]) -> bool:
+        rival = any(r == view.role and p != self.player for p, r in self.claimed.items())
+        first_day = min((d for d, *_ in view.results), default=view.day)
+        return rival or any(s == "werewolf" for _t, s in found) or view.day > first_day
+
+    def _suspect(self, view: PlayerView) -> str | None:
+        if view.pack:  # deflect: whoever accuses the pack, else the village's favourite
+            accusers = [s for s, t in self.accusations if t in view.pack and
+                        s in view.living and s not in view.pack]
+            if accusers:
+                return accusers[-1]
+        return self._prime(view, view.living)
+
+    def reason(self, view: PlayerView, target: str) -> str:
+        """Why ``target`` is suspect, from what everyone saw (never a secret)."""
+        for day, kind, _r, votes in reversed(view.vote_history):
+            if kind != "execute":
+                continue
+            by = dict(votes)
+            victim = by.get(target)
+            murdered = {p for _d, p, c in view.deaths if c == "murdered"}
+            if victim in murdered:
+                return f"{target} voted against {victim} on day {day}, and the wolves " \
+                       f"murdered {victim} that night."
+            along = sorted(v for v, t in votes if t == victim and v != target)
+            if victim and along:
+                return f"{target} voted with {along[0]} against {victim} on day {day}."
+        said = [t for s, t in self.accusations if s == target]
+        if said:
+            return f"{target} keeps pointing at {said[-1]} without a reason."
+        return f"{target} has told us nothing that helps the village."
+
+    def closing(self, view: PlayerView, target: str) -> Intent:
+        return Intent(f"I vote for {target}.", self.reason(view, target))
+
+    # ------------------------------------------------------------ choosing
+
+    def decide_intent(self, view: PlayerView, legal: tuple[Action, ...]
+                      ) -> tuple[Action | None, Intent | None]:
+        """The action, and for a chat the intent its text comes from."""
+        self._learn(view)
+        chat = next((a for a in legal if type(a) is Chat), None)
+        phase = (view.day, view.phase)
+        if chat is not None and self.spoke_in != phase:
+            self.spoke_in = phase
+            intent = self.intent(view)
+            if intent is not None:
+                self.last_intent = intent
+                return Chat(chat.actor, chat.room, intent.template()[:500]), intent
+        action = super().decide(view, tuple(a for a in legal if type(a) is not Chat))
+        mine = view.votes.get(self.player)
+        if action is None and chat is not None and chat.room.value == "Village" and mine \
+                and self.argued != phase:
+            self.argued = phase  # its vote stands: argue for it once
+            intent = self.closing(view, mine)
+            return Chat(chat.actor, chat.room, intent.template()[:500]), intent
+        return action, None
+
+    def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
+        assert view is not None
+        return self.decide_intent(view, legal)[0]
+
+
+register_decider("hybrid", HybridStrategy)
+
+
+# ---------------------------------------------------------------- consistency check
+
+_GM = re.compile(r"\[\s*gm\s*\]|\bgame ?master\b", re.IGNORECASE)
+_PACK_TALK = re.compile(r"\b(my|our) (pack|fellow (?:wolves|werewolves)|packmates?)\b|"
+                        r"\b(?:us|we|fellow) (?:were)?wolves\b|"
+                        r"\bwe (?:are )?(?:the )?(?:werewolves|wolves)\b|\bI am (?:a |the )?"
+                        r"(?:were)?wolf\b", re.IGNORECASE)
+
+
+def contradictions(text: str, view: PlayerView, intent: Intent | None = None) -> list[str]:
+    """What is wrong with ``text`` as ``view.player``'s line: each reason a sentence
+    (empty: it may be said). Checked: a Game Master impersonation; a werewolf naming its
+    own role or its pack; a role or a result claimed that the speaker does not have and
+    its intent does not claim on purpose; a dead player addressed or accused as alive."""
+    me = view.player
+    wrong: list[str] = []
+    if _GM.search(text):
+        wrong.append("it speaks as the Game Master")
+    said = claims.parse(me, text, view.players)
+    allowed = set(intent.allowed) if intent else set()
+    if view.pack:
+        if _PACK_TALK.search(text):
+            wrong.append("a werewolf gives away its role or its pack")
+        for c in said:
+            if c.kind == "species" and c.target in view.pack and c.value == "werewolf" \
+                    and c not in allowed:
+                wrong.append(f"a werewolf names its packmate {c.target}")
+    mine = {view.role} if view.team == "village" else set()
+    for c in said:
+        if c.kind == "role" and c.value not in mine | {"Villager"} and c not in allowed:
+            wrong.append(f"it claims to be the {c.value}, which it is not")
+        if c.kind == "species" and c not in allowed and c.target != me:
+            known = {(t, s) for _d, _k, t, s in view.results}
+            if (c.target, c.value) not in known:
+                wrong.append(f"it states {c.target} is {c.value}, a result it never received")
+    dead = [p for p in view.players if p not in view.living and p != me]
+    for name in dead:
+        n = re.escape(name)
+        if re.search(rf"(?:^|[.!?]\s+){n}\s*[,:]", text) or \
+                re.search(rf"\b(?:vote for|execute|suspect|accuse) {n}\b", text, re.I):
+            wrong.append(f"it speaks to or accuses {name}, who is dead")
+    return list(dict.fromkeys(wrong))
+
+
+def intent_of(action: Action | None, intent: Intent | None) -> str:
+    """A short label of what was chosen, for the log."""
+    if intent is not None:
+        return intent.template()
+    if isinstance(action, Vote):
+        return f"vote {action.target}"
+    return type(action).__name__.lower() if action is not None else "listen"
