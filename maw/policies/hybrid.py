@@ -11,7 +11,7 @@ What it adds to the rule player (``maw.policies.rule``):
 * **when to come out** (AIWolf): a Seer comes out when it has found a werewolf, when
   another player claims to be the Seer (a counter-claim), or from the second day of talk;
   until then it keeps its role to itself and is not the wolves' first target;
-* **deflection**: a werewolf accuses whoever accuses the pack, and never names a packmate;
+* **deflection**: a werewolf accuses whoever accuses it, and never names a packmate;
 * **one voice a day**: it speaks once when the day opens, and once more to argue its
   vote (the closing argument).
 
@@ -85,8 +85,10 @@ class HybridStrategy(RuleDecider):
         return rival or any(s == "werewolf" for _t, s in found) or view.day > first_day
 
     def _suspect(self, view: PlayerView) -> str | None:
-        if view.pack:  # deflect: whoever accuses the pack, else the village's favourite
-            accusers = [s for s, t in self.accusations if t in view.pack and
+        if view.pack:  # deflect: whoever accuses it, else the village's favourite
+            # (turning on the accusers of packmates too won in 6-player MAW games and lost
+            # in larger ones: benchmarks/README.md)
+            accusers = [s for s, t in self.accusations if t == self.player and
                         s in view.living and s not in view.pack]
             if accusers:
                 return accusers[-1]
