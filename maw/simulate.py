@@ -60,9 +60,12 @@ def _deliver(deciders: dict[str, Decider], listeners: list[Decider],
 
 def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], seed: int,
               rounds_per_phase: int = 3, max_steps: int = 100_000,
-              teams: dict[str, str] | None = None) -> GameRecord:
+              teams: dict[str, str] | None = None,
+              beliefs: list | None = None) -> GameRecord:
     """Play one game with deciders named by ``policy`` (one name, or one per player), or
-    by ``teams`` (team -> decider, once the roles are dealt: "village", "werewolves")."""
+    by ``teams`` (team -> decider, once the roles are dealt: "village", "werewolves").
+    ``beliefs`` (a list) receives, at the end of every phase, each living player's
+    beliefs as its decider states them: (player, role, day, phase, {name: P(wolf)})."""
     rng = random.Random(seed)
     state: GameState = new_game(rules, names, rng)
     policies = policy if isinstance(policy, dict) else dict.fromkeys(names, policy)
@@ -75,6 +78,13 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
     _deliver(deciders, listeners, opening_events(state))
     invalid = steps = 0
     over = Phase.OVER
+
+    def believe(at: GameState) -> None:
+        for name, alive, role in zip(names, at.alive, at.roles, strict=True):
+            said = deciders[name].beliefs(view(at, name)) if alive else None
+            if said is not None:
+                beliefs.append((name, role.name, at.day, at.phase.value, said))  # type: ignore
+
     while state.phase is not over:
         day, phase, vote_round = state.day, state.phase, state.vote_round
         moved = False  # the rules ended the phase (or the game)
@@ -92,6 +102,7 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
                     if not may_pass(state, name):
                         continue
                     action = Pass(name)  # a listen while the talk comes first
+                before = state
                 try:
                     state, events = play(state, action)
                 except IllegalActionError:
@@ -104,10 +115,14 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
                 if state.phase is not phase or state.day != day or \
                         state.vote_round != vote_round:
                     moved = True
+                    if beliefs is not None:
+                        believe(before)
                     break
             if moved or not acted:
                 break
         if not moved and state.phase is not over:
+            if beliefs is not None:
+                believe(state)
             state, events = play(state, EndPhase())
             if listeners:
                 _deliver(deciders, listeners, events)

@@ -74,3 +74,31 @@ def test_rule_villagers_beat_random_villagers_against_the_same_rule_wolves(name,
     rand = simulate(ruleset(name), players, "rule", games, seed=1, village="random",
                     werewolves="rule")
     assert rule.village_wins > rand.village_wins + games // 20
+
+
+def test_scores_on_hand_computed_cases():
+    from maw.policies.beliefs import brier, flat, log_loss
+
+    belief = {"Bob": 0.8, "Cid": 0.2, "Dee": 0.0}
+    # (0.8 - 1)^2 + (0.2 - 0)^2 + 0 over 3
+    assert brier(belief, {"Bob"}) == pytest.approx(0.08 / 3)
+    assert brier(belief, {"Cid"}) == pytest.approx((0.64 + 0.64) / 3)
+    import math
+    assert log_loss(belief, {"Bob"}) == pytest.approx(
+        -(math.log(0.8) + math.log(0.8) + math.log(1 - 1e-6)) / 3)
+    # the uniform guess keeps the certainties and spreads the rest evenly
+    assert flat(belief) == {"Bob": 0.5, "Cid": 0.5, "Dee": 0.0}
+    assert flat({"Bob": 1.0, "Cid": 0.0}) == {"Bob": 1.0, "Cid": 0.0}
+
+
+def test_the_uniform_prior_knows_what_the_player_was_told():
+    from conftest import start
+
+    from maw.engine import view
+    from maw.policies.beliefs import uniform
+
+    s = start("maw", "VWVVWV")
+    assert uniform(view(s, "A")) == {n: pytest.approx(2 / 5) for n in "BCDEF"}
+    assert uniform(view(s, "B")) == {"A": 0, "C": 0, "D": 0, "E": 1, "F": 0}
+    s5 = start("aiwolf-5", "SWPVV")
+    assert uniform(view(s5, "A")) == {n: pytest.approx(1 / 4) for n in "BCDE"}

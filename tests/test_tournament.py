@@ -83,6 +83,33 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     csv_agents = (tmp_path / "csv" / "agents.csv").read_text().splitlines()
     wins = rows(db, "SELECT SUM(won), COUNT(*) FROM players")[0]
     assert csv_agents[1].startswith(f"rule,{wins[1]},{wins[0]},")
+    # the beliefs' scores, recomputed from every log's beliefs records and roles
+    from maw.policies.beliefs import brier, flat
+
+    scored = hits = tops = 0
+    total = uniform = 0.0
+    for _idx, _seed, _seats, _winner, _days, log, _phases in games:
+        records = [json.loads(x) for x in Path(log).read_text().splitlines()]
+        roles = next(x for x in records if x["kind"] == "round")["roles"]
+        wolves = {n for n, role in roles.items() if role == "Werewolf"}
+        last = {}
+        for x in records:
+            if x["kind"] == "beliefs" and roles[x["player"]] != "Werewolf":
+                scored += 1
+                total += brier(x["beliefs"], wolves)
+                uniform += brier(flat(x["beliefs"]), wolves)
+                last[x["player"]] = x["beliefs"]
+        for belief in last.values():
+            tops += 1
+            hits += max(sorted(belief), key=belief.get) in wolves
+    judged = {j["agent"]: j for j in r.judgement()}["rule"]
+    assert scored > 20 * 4 and judged["beliefs"] == scored
+    assert judged["brier"] == pytest.approx(total / scored)
+    assert judged["brier_uniform"] == pytest.approx(uniform / scored)
+    assert judged["brier"] < judged["brier_uniform"]  # over 20 games: the votes tell
+    assert judged["precision"] == (hits, tops)
+    assert "beliefs and judgement" in report.stdout
+    assert (tmp_path / "csv" / "beliefs.csv").read_text().startswith("agent,beliefs,brier")
 
 
 def test_a_sigkilled_runner_resumes_without_losing_or_repeating_a_game(tmp_path):

@@ -58,6 +58,31 @@ class ModelInterfaceAgent(MawAgent):
         self.game_log = game_log
         self.max_wait = max_wait
         self.rng = random.Random(seed)
+        self.belief_key: tuple[int, int, str] | None = None  # the phase of belief_now
+        self.belief_now: dict[str, float] | None = None
+
+    def note_beliefs(self, view: engine.PlayerView) -> None:
+        """Keep the decider's latest beliefs of this phase; the last of each phase goes
+        to the game log (``beliefs`` records) when the next phase begins."""
+        try:
+            belief = self.decider.beliefs(view)
+        except Exception:  # a decider's bug must not cost the answer
+            log.exception("beliefs of %s", self.player_name)
+            return
+        if belief is None:
+            return
+        key = (self.round, view.day, view.phase)
+        if self.belief_key is not None and key != self.belief_key:
+            self.flush_beliefs()
+        self.belief_key, self.belief_now = key, belief
+
+    def flush_beliefs(self) -> None:
+        if self.belief_now is not None and self.belief_key is not None:
+            round_, day, phase = self.belief_key
+            self.game_log.write("beliefs", player=self.player_name, round=round_, day=day,
+                                phase=phase, beliefs={n: round(p, 4) for n, p in
+                                                      sorted(self.belief_now.items())})
+        self.belief_now = None
 
     def retire(self) -> None:
         tally = getattr(self.decider, "tally", None)
@@ -88,7 +113,8 @@ class ModelInterfaceAgent(MawAgent):
 
     def log_unfinished(self) -> None:
         """At the game's end: the records not yet written, and a decision in progress
-        (its calls took the model's time) as ``unfinished``."""
+        (its calls took the model's time) as ``unfinished``; the last beliefs."""
+        self.flush_beliefs()
         self.log_llm()
         record = getattr(self.decider, "pending", None)
         if record and record.get("spans"):
@@ -190,4 +216,8 @@ class SendInput(Guarded):
                 return await adecide(view, legal, [render.heard(r) for r in body.heard])
             finally:  # cancelled too: its record says so
                 agent.log_llm()
-        return agent.decider.decide(view, legal)
+                agent.note_beliefs(view)
+        action = agent.decider.decide(view, legal)
+        if view is not None:
+            agent.note_beliefs(view)
+        return action

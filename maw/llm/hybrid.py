@@ -111,6 +111,9 @@ class HybridDecider(Decider):
             return
         self.strategy.observe(event)
 
+    def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:
+        return self.strategy.beliefs(view)
+
     def decide(self, view, legal):
         if self.llm is not None:  # pragma: no cover - the agents call adecide
             raise TypeError("HybridDecider with a model is asynchronous: call adecide")

@@ -33,6 +33,12 @@ class Decider:
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         raise NotImplementedError
 
+    def beliefs(self, view: PlayerView) -> dict[str, float] | None:
+        """Its probability that each other player is a werewolf, now (``None``: this
+        decider does not say). The game log keeps them once a phase; ``maw report``
+        scores them against the roles."""
+        return None
+
 
 DECIDERS: dict[str, Callable[[str, random.Random], Decider]] = {}
 

@@ -7,6 +7,7 @@ never murders its own) is weighed by how well it explains what the player saw:
 * a wolf rarely votes for (or accuses) a packmate, and the pack tends to move together:
   two players on the same target in one vote are likelier to be packmates, and so are
   a player and whoever it defends;
+* the game goes on, so at least one wolf lives;
 * the pack murders whoever accuses it: a victim's own votes and accusations point at the
   pack, and those who voted for the victim (a villager) are a little more suspect.
 
@@ -36,6 +37,8 @@ WOLF_ACCUSES_WOLF = 0.3  # a wolf accuses a packmate in words
 VICTIM_ACCUSED_PACK = 2.0  # the murdered villager had voted for or accused a wolf
 WOLF_VOTED_VICTIM = 1.3  # a wolf had voted for (or accused) the villager the pack murdered
 WOLF_DEFENDS_WOLF = 1.5  # a wolf speaks up for a packmate
+CLAIMED_WEREWOLF = 2.0  # someone says the target is a werewolf (a divination or reading)
+CLAIMED_HUMAN = 0.6  # someone says the target is human
 
 
 @dataclass
@@ -46,6 +49,8 @@ class Evidence:
     accusations: list[tuple[str, str]] = field(default_factory=list)  # speaker, target
     murdered: list[str] = field(default_factory=list)
     defences: list[tuple[str, str]] = field(default_factory=list)  # speaker, defended
+    living: list[str] | None = None  # while the game goes on, a wolf is among them
+    results: list[tuple[str, str, str]] = field(default_factory=list)  # claimed: by, on, species
 
 
 def wolf_probabilities(me: str, players: Iterable[str], wolves: int, human: set[str],
@@ -88,6 +93,9 @@ def wolf_probabilities(me: str, players: Iterable[str], wolves: int, human: set[
         pair(s, t, log(WOLF_ACCUSES_WOLF))
     for s, t in evidence.defences:
         pair(s, t, log(WOLF_DEFENDS_WOLF))
+    for _s, t, species in evidence.results:
+        if t in one:
+            one[t] += log(CLAIMED_WEREWOLF if species == "werewolf" else CLAIMED_HUMAN)
     anyof: list[set[str]] = []
     for victim in evidence.murdered:
         anyof.append(accused_by.get(victim, set()))
@@ -116,6 +124,12 @@ def wolf_probabilities(me: str, players: Iterable[str], wolves: int, human: set[
         else:
             hit = np.array([f in accused for f in free])
             score += log(VICTIM_ACCUSED_PACK) * hit[pick].any(axis=1)
+    if evidence.living is not None and not known & set(evidence.living):
+        # the game goes on, so the pack is not all dead
+        alive = np.array([f in evidence.living for f in free])
+        score = np.where(alive[pick].any(axis=1), score, -np.inf)
+        if not np.isfinite(score).any():
+            return None
     w = np.exp(score - score.max())
     mass = np.bincount(pick.ravel(), weights=np.repeat(w, need), minlength=n) / w.sum()
     out = dict.fromkeys(others, 0.0)
@@ -130,3 +144,46 @@ def _hypotheses(n: int, k: int) -> np.ndarray:
     if k == 0:
         return np.zeros((1, 0), dtype=np.intp)
     return np.array(list(combinations(range(n), k)), dtype=np.intp)
+
+
+def pack_size(view) -> int:
+    """How many werewolves the player's game dealt (its ruleset, for its size)."""
+    from maw.engine import ruleset
+
+    rules = ruleset(view.ruleset, **dict(view.rule_options))
+    return sum(1 for r in rules.roles_for(len(view.players)) if r.pack)
+
+
+def uniform(view) -> dict[str, float]:
+    """The uniform prior: what the player knows for certain (itself, its pack, the roles
+    it was told), and for everyone else the same share of the wolves it cannot place."""
+    others = [p for p in view.players if p != view.player]
+    known = {p: float(r == "Werewolf") for p, r in view.known_roles.items() if p != view.player}
+    if view.pack:
+        return {p: float(p in view.pack) for p in others}
+    left = [p for p in others if p not in known]
+    wolves = pack_size(view) - sum(known.values()) - (view.role == "Werewolf")
+    share = max(0.0, wolves) / len(left) if left else 0.0
+    return {p: known.get(p, share) for p in others}
+
+
+def flat(belief: dict[str, float]) -> dict[str, float]:
+    """The uniform guess that knows what ``belief`` is certain of: its 0s and 1s kept, the
+    rest of its probability mass spread evenly (the baseline its score is set beside)."""
+    free = [n for n, p in belief.items() if p not in (0.0, 1.0)]
+    mass = sum(belief[n] for n in free)
+    return {n: mass / len(free) if n in free else p for n, p in belief.items()}
+
+
+def brier(belief: dict[str, float], wolves: set[str]) -> float:
+    """The mean squared error of ``belief`` against the truth (0 is perfect)."""
+    return sum((p - (n in wolves)) ** 2 for n, p in belief.items()) / len(belief)
+
+
+def log_loss(belief: dict[str, float], wolves: set[str], eps: float = 1e-6) -> float:
+    """The mean negative log-likelihood of the truth under ``belief`` (clipped)."""
+    total = 0.0
+    for n, p in belief.items():
+        p = min(1 - eps, max(eps, p))
+        total -= math.log(p if n in wolves else 1 - p)
+    return total / len(belief)

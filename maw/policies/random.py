@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from maw.engine import Action, Chat, PlayerView
 from maw.policies.base import Decider, register_decider
+from maw.policies.beliefs import uniform
 
 _LINES = (
     "Good morning, everyone.",
@@ -27,6 +28,9 @@ class RandomDecider(Decider):
         if type(action) is Chat:
             return Chat(action.actor, action.room, self.rng.choice(_LINES))
         return action
+
+    def beliefs(self, view: PlayerView) -> dict[str, float] | None:
+        return uniform(view)  # it knows what it was told, and guesses nothing
 
 
 register_decider("random", RandomDecider)

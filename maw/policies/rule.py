@@ -56,7 +56,8 @@ class RuleDecider(Decider):
         self.history_seen = 0
         self.accusations: list[tuple[str, str]] = []  # (speaker, target) heard
         self.defences: list[tuple[str, str]] = []  # (speaker, defended) heard
-        self.beliefs: dict[str, float] | None = None  # P(werewolf) of each other player
+        self.said_results: list[tuple[str, str, str]] = []  # (speaker, target, species)
+        self.beliefs_now: dict[str, float] | None = None  # P(werewolf) of each other player
         self.pack_size: int | None = None
         self._belief_key: tuple[int, ...] | None = None
         self.village = True  # on the village's side (its beliefs choose its votes)
@@ -112,11 +113,13 @@ class RuleDecider(Decider):
                       (c.value == "human" and c.target in self.wolf)
                 if lie:
                     self._bump(speaker, _LIAR)
-                elif c.value == "werewolf":
-                    self.against[speaker].add(c.target)
-                    self._bump(c.target, 2.0)
                 else:
-                    self._bump(c.target, -1.0)
+                    self.said_results.append((speaker, c.target, c.value))
+                    if c.value == "werewolf":
+                        self.against[speaker].add(c.target)
+                        self._bump(c.target, 2.0)
+                    else:
+                        self._bump(c.target, -1.0)
             else:
                 self.against.setdefault(speaker, set()).add(c.target)
                 self.accusations.append((speaker, c.target))
@@ -144,7 +147,7 @@ class RuleDecider(Decider):
                 for voter, target in votes:
                     self._voted(voter, target)
         self.history_seen = len(view.vote_history)
-        self.beliefs = self._believe(view)
+        self.beliefs_now = self._believe(view)
 
     def _believe(self, view: PlayerView) -> dict[str, float] | None:
         """P(werewolf) of each other player (``maw.policies.beliefs``): from the votes of
@@ -164,17 +167,27 @@ class RuleDecider(Decider):
         if view.phase == "day" and view.votes:
             votes.append(list(view.votes.items()))
         murdered = [v for _d, v, c in view.deaths if c == "murdered"]
-        key = (sum(map(len, votes)), len(self.accusations) + len(self.defences), len(murdered),
+        key = (sum(map(len, votes)),
+               len(self.accusations) + len(self.defences) + len(self.said_results),
+               len(view.living), len(murdered),
                len(self.human), len(self.wolf), len(view.players))
         if key == self._belief_key:  # nothing new: the same beliefs
-            return self.beliefs
+            return self.beliefs_now
         self._belief_key = key
         evidence = beliefs.Evidence(votes, list(self.accusations), murdered,
-                                    list(self.defences))
+                                    list(self.defences),
+                                    list(view.living) if view.winner is None else None,
+                                    list(self.said_results))
         return beliefs.wolf_probabilities(self.player, view.players, self.pack_size or 0,
                                           self.human, self.wolf, evidence)
 
     # ------------------------------------------------------------ choosing
+
+    def beliefs(self, view: PlayerView) -> dict[str, float] | None:
+        """Its belief state (``maw.policies.beliefs``), the uniform prior where there are
+        too many packs to weigh."""
+        self._learn(view)
+        return dict(self.beliefs_now) if self.beliefs_now else beliefs.uniform(view)
 
     def _score(self, name: str) -> float:
         if name in self.wolf:
@@ -185,7 +198,7 @@ class RuleDecider(Decider):
         # settle instead of flip-flopping each time the player is asked again
         if name not in self.tiebreak:
             self.tiebreak[name] = self.rng.random() * 0.01
-        belief = (self.beliefs or {}).get(name)
+        belief = (self.beliefs_now or {}).get(name)
         if belief is not None and not self.claimed and self.village:
             # nobody has come out (MAW; AIWolf before any claim): what the votes say
             return belief * 10 + self.tiebreak[name]

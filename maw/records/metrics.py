@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from maw import engine
 from maw.errors import ReplayError
+from maw.policies.beliefs import brier, flat, log_loss
 
 # refusals that are timing, not a bad move: the action arrived after its phase ended
 LATE = ("too late", "the Village is closed", "the Hideout is closed", "no game is in progress")
@@ -37,6 +38,13 @@ class PlayerMetrics:
     llm_seconds: float = 0.0
     repaired: int = 0
     fallbacks: int = 0
+    wolf_votes: int = 0  # accepted execution votes on a werewolf
+    beliefs: int = 0  # phases in which its decider stated its beliefs (Decider.beliefs)
+    brier: float = 0.0  # ... their Brier scores, summed (mean: / beliefs)
+    brier_uniform: float = 0.0  # ... the uniform guess's with the same certainties
+    log_loss: float = 0.0  # ... their log-losses, summed
+    top_suspect_wolf: int | None = None  # its last top suspect was a wolf (1/0; None: no
+    # beliefs, or a wolf's)
 
 
 @dataclass
@@ -68,6 +76,22 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
         p.points = int(over.get("points", {}).get(n, 0))
     by_jid: dict[str, str] = {}
     dead: set[str] = set()
+    first_round = deal.get("round", 1)
+    last: dict[str, dict[str, float]] = {}
+    for r in records:  # beliefs (written as each phase ends, the last after the outcome)
+        if r["kind"] == "beliefs" and r.get("round") == first_round and r["player"] in out:
+            p, belief = out[r["player"]], r["beliefs"]
+            if not belief:
+                continue
+            p.beliefs += 1
+            p.brier += brier(belief, wolves)
+            p.brier_uniform += brier(flat(belief), wolves)
+            p.log_loss += log_loss(belief, wolves)
+            last[r["player"]] = belief
+    for name, belief in last.items():
+        if out[name].team == "village":
+            top = max(sorted(belief), key=lambda n: belief[n])
+            out[name].top_suspect_wolf = int(top in wolves)
     for r in records:
         if r["t"] < deal["t"] or r["t"] > over["t"]:
             continue
@@ -81,6 +105,7 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
                 out[actor].dead_target_votes += 1
             if action == "Vote":
                 out[actor].votes += 1
+                out[actor].wolf_votes += target in wolves
             elif action == "Attack" and target in wolves:
                 out[actor].teammates_attacked += 1
         elif kind == "event" and r.get("event") == "PhaseStarted":

@@ -184,6 +184,18 @@ class Llm(Record):
     caught: list[str] | None = None
 
 
+class Beliefs(Record):
+    """A player's probability that each other player is a werewolf, as its decider last
+    said in one phase (``Decider.beliefs``)."""
+
+    kind: Literal["beliefs"]
+    player: str
+    round: int
+    day: int
+    phase: str
+    beliefs: dict[str, float]
+
+
 # ---------------------------------------------------------------- what went wrong
 
 
@@ -252,7 +264,8 @@ class AgentError(Record):
 
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, State, Msg, Input, Turn, Typed, Dropped,
-    Llm, Refused, Forged, HandlerError, DeciderError, Bounced, Gone, ConnectRetry, AgentError,
+    Llm, Beliefs, Refused, Forged, HandlerError, DeciderError, Bounced, Gone, ConnectRetry,
+    AgentError,
 )
 BY_KIND: dict[str, type[Record]] = {
     cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]

@@ -67,6 +67,17 @@ class Row:
 HEADER = ["", "games", "wins", "win rate", "95% CI", "points (95% CI)"]
 
 
+def _num(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _rate(k: int, n: int) -> str:
+    if not n:
+        return "-"
+    lo, hi = wilson(k, n)
+    return f"{100 * k / n:.0f}% ({100 * lo:.0f}-{100 * hi:.0f}%)"
+
+
 class Report:
     def __init__(self, path: Path) -> None:
         if not path.is_file():
@@ -129,6 +140,42 @@ class Report:
                 "seconds": (secs or 0) / g, "repaired": (repaired or 0) / g,
                 "fallbacks": (fallbacks or 0) / g}
 
+    def judgement(self) -> list[dict]:
+        """Per agent, on the village's side (a wolf knows its pack): its beliefs scored
+        against the roles (mean Brier score and
+        log-loss over the phases it stated them, beside the uniform guess's Brier with
+        the same certainties; lower is better), its village players' last top suspect
+        being a wolf (identification precision) and their votes on wolves (voting
+        success), each rate with its 95% interval."""
+        out = []
+        for (agent,) in self.db.execute("SELECT DISTINCT agent FROM players ORDER BY agent"):
+            n, b, u, ll = self.db.execute(
+                "SELECT SUM(beliefs), SUM(brier), SUM(brier_uniform), SUM(log_loss) "
+                "FROM players WHERE agent = ? AND team = 'village'", (agent,)).fetchone()
+            hits, tops = self.db.execute(
+                "SELECT SUM(top_suspect_wolf), COUNT(top_suspect_wolf) FROM players "
+                "WHERE agent = ? AND team = 'village'", (agent,)).fetchone()
+            wolf_votes, votes = self.db.execute(
+                "SELECT SUM(wolf_votes), SUM(votes) FROM players WHERE agent = ? AND "
+                "team = 'village'", (agent,)).fetchone()
+            n, hits, wolf_votes, votes = (int(x or 0) for x in (n, hits, wolf_votes, votes))
+            out.append({
+                "agent": agent, "beliefs": n,
+                "brier": b / n if n else None, "brier_uniform": u / n if n else None,
+                "log_loss": ll / n if n else None,
+                "precision": (hits, int(tops or 0)), "voting": (wolf_votes, votes)})
+        return out
+
+    def key_roles(self) -> list[Row]:
+        """How often the AIWolf roles the village leans on lived to the end."""
+        rows = []
+        for role in ("Seer", "Medium", "Bodyguard"):
+            n, alive = self.db.execute("SELECT COUNT(*), SUM(survived) FROM players WHERE "
+                                       "role = ?", (role,)).fetchone()
+            if n:
+                rows.append(Row(role, n, int(alive or 0)))
+        return rows
+
     def checks(self) -> dict[str, int]:
         """Counts that must be 0 in a sound game (dead targets), and the others."""
         row = self.db.execute(
@@ -159,6 +206,22 @@ class Report:
         console.print(f"games: {n['games']}, mean length {n['days']:.2f} ± {n['days_ci']:.2f} "
                       f"days ({n['phases']:.1f} phases), {n['seconds']:.1f} ± "
                       f"{n['seconds_ci']:.1f} s; draws {n['draws']}")
+        judged = [j for j in self.judgement() if j["beliefs"] or j["voting"][1]]
+        if judged:
+            table = Table(title="beliefs and judgement (the village's side)",
+                          title_justify="left")
+            for h in ("agent", "beliefs", "Brier", "uniform", "log-loss",
+                      "top suspect a wolf", "votes on wolves"):
+                table.add_column(h, justify="left" if h == "agent" else "right")
+            for j in judged:
+                table.add_row(j["agent"], str(j["beliefs"]), _num(j["brier"]),
+                              _num(j["brier_uniform"]), _num(j["log_loss"]),
+                              _rate(*j["precision"]), _rate(*j["voting"]))
+            console.print(table)
+        key = self.key_roles()
+        if key:
+            console.print("key roles alive at the end: " + "; ".join(
+                f"{r.group} {r.wins}/{r.games} ({_rate(r.wins, r.games)})" for r in key))
         c = self.llm_cost()
         if c["calls"]:
             console.print(f"LLM per game: {c['calls']:.1f} calls, {c['tokens']:.0f} tokens, "
@@ -186,6 +249,18 @@ class Report:
                     w.writerow([r.group, r.games, r.wins, round(r.rate, 4), round(lo, 4),
                                 round(hi, 4), *points])
             written.append(path)
+        path = folder / "beliefs.csv"
+        with path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["agent", "beliefs", "brier", "brier_uniform", "log_loss",
+                        "top_suspect_wolf", "top_suspects", "wolf_votes", "votes"])
+            for j in self.judgement():
+                w.writerow([j["agent"], j["beliefs"], *("" if j[k] is None else
+                                                        round(j[k], 4) for k in
+                                                        ("brier", "brier_uniform",
+                                                         "log_loss")),
+                            *j["precision"], *j["voting"]])
+        written.append(path)
         path = folder / "games.csv"
         cur = self.db.execute("SELECT idx, seed, seats, ruleset, winner, reason, days, "
                               "phases, seconds, wall_seconds, log FROM games ORDER BY idx")

@@ -41,9 +41,13 @@ CREATE TABLE IF NOT EXISTS players (
     questions INTEGER, unanswered INTEGER, llm_calls INTEGER, tokens INTEGER,
     llm_seconds REAL, repaired INTEGER, fallbacks INTEGER, PRIMARY KEY (game, name));
 """
+# columns added since the first schema (a database made before them gains them, NULL)
+ADDED = {"wolf_votes": "INTEGER", "beliefs": "INTEGER", "brier": "REAL",
+         "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER"}
 PLAYER_COLUMNS = ("name", "agent", "role", "team", "won", "points", "survived", "votes",
                   "dead_target_votes", "refused", "late", "teammates_attacked", "questions",
-                  "unanswered", "llm_calls", "tokens", "llm_seconds", "repaired", "fallbacks")
+                  "unanswered", "llm_calls", "tokens", "llm_seconds", "repaired", "fallbacks",
+                  *ADDED)
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,10 @@ class Results:
         try:
             self.db = sqlite3.connect(path)
             self.db.executescript(SCHEMA)
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(players)")}
+            for column, kind in ADDED.items():
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE players ADD COLUMN {column} {kind}")
         except sqlite3.DatabaseError as exc:
             raise MawError(f"{path} is not a MAW results database: {exc}") from None
 
