@@ -88,6 +88,7 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
 
     scored = hits = tops = 0
     total = uniform = 0.0
+    all_beliefs = []
     for _idx, _seed, _seats, _winner, _days, log, _phases in games:
         records = [json.loads(x) for x in Path(log).read_text().splitlines()]
         roles = next(x for x in records if x["kind"] == "round")["roles"]
@@ -98,6 +99,7 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
                 scored += 1
                 total += brier(x["beliefs"], wolves)
                 uniform += brier(flat(x["beliefs"]), wolves)
+                all_beliefs.append(x["beliefs"])
                 last[x["player"]] = x["beliefs"]
         for belief in last.values():
             tops += 1
@@ -109,6 +111,14 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     assert judged["brier"] < judged["brier_uniform"]  # over 20 games: the votes tell
     assert judged["precision"] == (hits, tops)
     assert "beliefs and judgement" in report.stdout
+    assert "leaderboard: OpenSkill ratings" in report.stdout
+    assert (tmp_path / "csv" / "ratings.csv").read_text().startswith("player,agent,games")
+    png = (tmp_path / "plots" / "calibration.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 5000
+    curve = r.calibration()["rule"]
+    assert sum(n for *_, n in curve) == sum(len(b) for b in all_beliefs)
+    # calibrated enough to tell: what it called likeliest were wolves more often
+    assert curve[-1][1] > curve[0][1]
     assert (tmp_path / "csv" / "beliefs.csv").read_text().startswith("agent,beliefs,brier")
 
 

@@ -166,6 +166,71 @@ class Report:
                 "precision": (hits, int(tops or 0)), "voting": (wolf_votes, votes)})
         return out
 
+    def ratings(self) -> list[dict]:
+        """Each player's OpenSkill rating (Plackett-Luce: one team game per game, the
+        winners ranked first, a draw a tie), in the order the games were played: ``mu``,
+        its uncertainty ``sigma``, and ``ordinal`` (mu - 3 sigma, what the leaderboard is
+        ordered by: a player is not ranked high on a few lucky games)."""
+        from openskill.models import PlackettLuce
+
+        model = PlackettLuce()
+        rated: dict[str, object] = {}
+        agents: dict[str, str] = {}
+        played: dict[str, int] = {}
+        for idx, winner in self.db.execute("SELECT idx, winner FROM games ORDER BY idx"):
+            sides: dict[str, list[str]] = {}
+            for name, agent, team in self.db.execute(
+                    "SELECT name, agent, team FROM players WHERE game = ? ORDER BY name",
+                    (idx,)):
+                sides.setdefault(team, []).append(name)
+                agents[name] = agent
+                played[name] = played.get(name, 0) + 1
+            if len(sides) < 2:
+                continue
+            order = sorted(sides)
+            teams = [[rated.setdefault(n, model.rating(name=n)) for n in sides[t]]
+                     for t in order]
+            ranks = [0 if winner is None or t == winner else 1 for t in order]
+            for members in model.rate(teams, ranks=ranks):
+                for r in members:
+                    rated[r.name] = r
+        rows = [{"player": n, "agent": agents[n], "games": played[n], "mu": r.mu,
+                 "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in rated.items()]
+        return sorted(rows, key=lambda row: (-row["ordinal"], row["player"]))
+
+    def calibration(self, bins: int = 10) -> dict[str, list[tuple[float, float, int]]]:
+        """Per agent, its village players' beliefs binned by the probability stated:
+        (mean stated, share that were wolves, how many), read from the games' logs (a log
+        that is gone is skipped)."""
+        import json
+
+        sums: dict[str, list[list[float]]] = {}
+        for idx, log in self.db.execute("SELECT idx, log FROM games ORDER BY idx"):
+            try:
+                lines = Path(log).read_text(encoding="utf-8").splitlines()
+            except OSError:
+                continue
+            agents = dict(self.db.execute("SELECT name, agent FROM players WHERE game = ? "
+                                          "AND team = 'village'", (idx,)).fetchall())
+            records = [json.loads(x) for x in lines]
+            deal = next((r for r in records if r["kind"] == "round"), None)
+            if deal is None:
+                continue
+            wolves = {n for n, role in deal["roles"].items() if role == "Werewolf"}
+            for r in records:
+                if r["kind"] != "beliefs" or r["player"] not in agents or \
+                        r.get("round") != deal.get("round"):
+                    continue
+                table = sums.setdefault(agents[r["player"]], [[0.0, 0.0, 0] for _ in
+                                                              range(bins)])
+                for name, p in r["beliefs"].items():
+                    cell = table[min(bins - 1, int(p * bins))]
+                    cell[0] += p
+                    cell[1] += name in wolves
+                    cell[2] += 1
+        return {agent: [(s / n, hit / n, int(n)) for s, hit, n in table if n]
+                for agent, table in sums.items()}
+
     def key_roles(self) -> list[Row]:
         """How often the AIWolf roles the village leans on lived to the end."""
         rows = []
@@ -195,6 +260,16 @@ class Report:
         from rich.table import Table
 
         console = Console()
+        ratings = self.ratings()
+        if ratings:
+            table = Table(title="leaderboard: OpenSkill ratings (ordered by mu - 3 sigma)",
+                          title_justify="left")
+            for h in ("player", "agent", "games", "mu", "sigma", "mu - 3 sigma"):
+                table.add_column(h, justify="left" if h in ("player", "agent") else "right")
+            for r in ratings:
+                table.add_row(r["player"], r["agent"], str(r["games"]), f"{r['mu']:.2f}",
+                              f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}")
+            console.print(table)
         for title, rows in self.tables().items():
             table = Table(title=f"by {title[:-1]}", title_justify="left")
             for h in HEADER:
@@ -249,6 +324,14 @@ class Report:
                     w.writerow([r.group, r.games, r.wins, round(r.rate, 4), round(lo, 4),
                                 round(hi, 4), *points])
             written.append(path)
+        path = folder / "ratings.csv"
+        with path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f)
+            w.writerow(["player", "agent", "games", "mu", "sigma", "ordinal"])
+            for r in self.ratings():
+                w.writerow([r["player"], r["agent"], r["games"], round(r["mu"], 4),
+                            round(r["sigma"], 4), round(r["ordinal"], 4)])
+        written.append(path)
         path = folder / "beliefs.csv"
         with path.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
@@ -292,6 +375,24 @@ class Report:
             ax.tick_params(axis="x", labelrotation=20)
             fig.tight_layout()
             path = folder / f"win_rate_by_{title}.png"
+            fig.savefig(path, dpi=100)
+            plt.close(fig)
+            written.append(path)
+        curves = self.calibration()
+        if curves:
+            fig, ax = plt.subplots(figsize=(5, 5))
+            ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect")
+            for agent, points in sorted(curves.items()):
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                        label=f"{agent} ({sum(p[2] for p in points)} beliefs)")
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+            ax.set_xlabel("stated P(werewolf)")
+            ax.set_ylabel("share that were werewolves")
+            ax.set_title(f"Calibration of the village's beliefs ({self.games} games)")
+            ax.legend(loc="upper left", fontsize="small")
+            fig.tight_layout()
+            path = folder / "calibration.png"
             fig.savefig(path, dpi=100)
             plt.close(fig)
             written.append(path)
