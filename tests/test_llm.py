@@ -522,7 +522,7 @@ async def test_maw_game_picks_ollama_when_it_answers_with_the_model(monkeypatch)
         path, why = await roster.choose_roster()
     finally:
         await runner.cleanup()
-    assert path is None or path.name == "local.toml"
+    assert path is None or path.name == "hybrid.toml"
     assert f"the Ollama server at {url} does not have llama3.1 (ollama pull llama3.1)" in why
 
 
@@ -537,7 +537,7 @@ async def test_maw_game_falls_back_to_the_embedded_model_then_rule_players(monke
 
     monkeypatch.setattr(roster, "embedded_model_problem", fine)
     path, why = await roster.choose_roster()
-    assert path is not None and path.name == "local.toml"
+    assert path is not None and path.name == "hybrid.toml"
     assert why == (f"no Ollama server answers at {nobody}; the embedded model is installed "
                    "and answers")
     monkeypatch.undo()
@@ -635,7 +635,11 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
         capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "llama_kv_cache" not in proc.stderr  # llama.cpp's warnings stay out of the game
-    assert "local.toml: no Ollama server answers at" in proc.stdout
+    assert "hybrid.toml: no Ollama server answers at" in proc.stdout
+    # a discussion before the day's votes (votes_open=talk, and hybrid players speak)
+    lines = proc.stdout.splitlines()
+    first_vote = next(i for i, x in enumerate(lines) if " votes for " in x)
+    assert any("[Village]" in x for x in lines[:first_vote])
     assert "the embedded model is installed" in proc.stdout
     assert "LLM: " in proc.stdout and "Game over" in proc.stdout
     assert "LLM calls" in proc.stdout and "MAW overhead" in proc.stdout

@@ -173,7 +173,9 @@ async def choose_roster() -> tuple[Path | None, str]:
     else rule players (``None``)."""
     host = os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT
     ollama_roster = agents_dir() / "ollama.toml"
-    local_roster = agents_dir() / "local.toml"
+    # the hybrid agents: on a small model they play (and talk) better than vanilla LLM
+    # players (benchmarks/README.md, hybrid against llm)
+    local_roster = agents_dir() / "hybrid.toml"
     models = await ollama_models(host)
     why_not: list[str] = []
     if models is None:
