@@ -367,6 +367,11 @@ def cmd_server(args: argparse.Namespace) -> int:
     return 0
 
 
+EARLY_END = ("also end a phase once every player who may act has nothing to do (quicker "
+             "games of rule players; the design document ends phases only by majority, "
+             "unanimity or the timer)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from maw.hosting.defaults import LLM_DAY, LLM_NIGHT, RULE_DAY, RULE_NIGHT
 
@@ -415,10 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lobby", default="main", help="the lobby's name, for those who join")
     p.add_argument("--lobby-seconds", type=float, default=300.0,
                    help="how long the lobby waits for the remote players")
-    p.add_argument("--early-end", action="store_true",
-                   help="also end a phase once every player who may act has nothing to do "
-                        "(quicker games of rule players; the design document ends phases "
-                        "only by majority, unanimity or the timer)")
+    p.add_argument("--early-end", action="store_true", help=EARLY_END)
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
 
@@ -437,10 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--night-seconds", type=float, default=15.0)
     p.add_argument("--log-dir", default="logs/tournament", help="each game's JSONL log")
     p.add_argument("--timeout", type=float, default=3600.0, help="per game")
-    p.add_argument("--early-end", action="store_true",
-                   help="also end a phase once every player who may act has nothing to do "
-                        "(quicker games of rule players; the design document ends phases "
-                        "only by majority, unanimity or the timer)")
+    p.add_argument("--early-end", action="store_true", help=EARLY_END)
     _add_ruleset(p)
     p.set_defaults(func=cmd_tournament)
 

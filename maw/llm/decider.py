@@ -208,6 +208,16 @@ def game_rules(view: engine.PlayerView) -> str:
                       len(view.players))
 
 
+def pin_game(llm: LLM, prompts: Prompts, view: engine.PlayerView) -> None:
+    """The conversation's first two messages, kept for the whole game: the rules of the
+    game (the same for every player, a cached prefix), then the player's role."""
+    llm.pin("system", prompts.render("rules.md", name=view.player,
+                                     players=", ".join(view.players),
+                                     ruleset=view.ruleset, rules=game_rules(view)))
+    pack = ", ".join(p for p in view.pack if p != view.player) or "none"
+    llm.pin("system", prompts.render(f"roles/{view.role}.md", name=view.player, pack=pack))
+
+
 class LLMDecider(Decider):
     """See the module docstring. ``llm`` is this player's own conversation."""
 
@@ -246,12 +256,7 @@ class LLMDecider(Decider):
         raise TypeError("LLMDecider is asynchronous: call adecide")
 
     def _start(self, view: engine.PlayerView) -> None:
-        self.llm.pin("system", self.prompts.render(
-            "rules.md", name=self.player, players=", ".join(view.players),
-            ruleset=view.ruleset, rules=game_rules(view)))
-        pack = ", ".join(p for p in view.pack if p != self.player) or "none"
-        self.llm.pin("system", self.prompts.render(f"roles/{view.role}.md",
-                                                   name=self.player, pack=pack))
+        pin_game(self.llm, self.prompts, view)
         self.started = True
 
     def turn_prompt(self, view: engine.PlayerView, messages: list[str],

@@ -25,7 +25,7 @@ import re
 
 from maw import engine
 from maw.engine.events import Chatted
-from maw.llm.decider import Prompts, Tally, game_rules
+from maw.llm.decider import Prompts, Tally, pin_game
 from maw.llm.llm import LLM
 from maw.policies import claims
 from maw.policies.base import Decider
@@ -121,12 +121,7 @@ class HybridDecider(Decider):
 
     def _start(self, view: engine.PlayerView) -> None:
         assert self.llm is not None
-        self.llm.pin("system", self.prompts.render(
-            "rules.md", name=self.player, players=", ".join(view.players),
-            ruleset=view.ruleset, rules=game_rules(view)))
-        pack = ", ".join(p for p in view.pack if p != self.player) or "none"
-        self.llm.pin("system", self.prompts.render(f"roles/{view.role}.md",
-                                                   name=self.player, pack=pack))
+        pin_game(self.llm, self.prompts, view)
         self.started = True
 
     async def _call(self, record: dict, text: str, schema: dict, max_tokens: int) -> str:
