@@ -162,7 +162,7 @@ def uniform(view) -> dict[str, float]:
     if view.pack:
         return {p: float(p in view.pack) for p in others}
     left = [p for p in others if p not in known]
-    wolves = pack_size(view) - sum(known.values()) - (view.role == "Werewolf")
+    wolves = pack_size(view) - sum(known.values())
     share = max(0.0, wolves) / len(left) if left else 0.0
     return {p: known.get(p, share) for p in others}
 

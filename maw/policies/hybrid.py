@@ -49,7 +49,6 @@ class HybridStrategy(RuleDecider):
     def __init__(self, player, rng) -> None:
         super().__init__(player, rng)
         self.argued: tuple[int, str] | None = None  # the phase of its closing argument
-        self.last_intent: Intent | None = None
 
     # ------------------------------------------------------------ what to say
 
@@ -128,7 +127,6 @@ class HybridStrategy(RuleDecider):
             self.spoke_in = phase
             intent = self.intent(view)
             if intent is not None:
-                self.last_intent = intent
                 return Chat(chat.actor, chat.room, intent.template()[:500]), intent
         action = super().decide(view, tuple(a for a in legal if type(a) is not Chat))
         mine = view.votes.get(self.player)

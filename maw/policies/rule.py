@@ -31,6 +31,7 @@ from maw.engine import (
     Vote,
 )
 from maw.engine.events import Chatted, GameStarted
+from maw.errors import MawError
 from maw.policies import beliefs, claims
 from maw.policies.base import Decider, register_decider
 
@@ -153,13 +154,9 @@ class RuleDecider(Decider):
         """P(werewolf) of each other player (``maw.policies.beliefs``): from the votes of
         every day so far and today's, the accusations heard, the murders."""
         if self.pack_size is None:
-            from maw.engine import ruleset
-
             try:
-                rules = ruleset(view.ruleset, **dict(view.rule_options))
-                roles = rules.roles_for(len(view.players))
-                self.pack_size = sum(1 for r in roles if r.pack)
-            except Exception:  # a ruleset this decider does not know: no beliefs
+                self.pack_size = beliefs.pack_size(view)
+            except MawError:  # a ruleset this decider does not know: no beliefs
                 self.pack_size = 0
         if view.pack:  # a wolf knows
             return {p: float(p in view.pack) for p in view.players if p != self.player}
