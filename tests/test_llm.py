@@ -280,6 +280,10 @@ def test_openai_strict_mode_gets_one_object_for_the_alternatives():
     assert flat["properties"]["text"] == {"anyOf": [{"type": "string"}, {"type": "null"}]}
     plain = {"type": "object", "properties": {"a": {"type": "string"}}}
     assert strict_schema(plain) is plain
+    rated = schema_for(actions, legal, 100, ["Bob", "Cid"])
+    suspicion = rated["anyOf"][0]["properties"]["suspicion"]
+    assert strict_schema(rated)["properties"]["suspicion"] == suspicion
+    assert strict_schema(rated)["required"] == ["suspicion", "action", "target", "text"]
 
 
 async def test_a_backend_failure_is_a_fallback_not_a_crash():
@@ -304,6 +308,82 @@ async def test_the_prompt_holds_only_what_the_player_may_know():
     await d.adecide(engine.view(state, wolf), engine.legal_actions(state, wolf), [])
     mates = [w for w in wolves if w != wolf]
     assert f"Your pack: {', '.join(mates)}" in json.dumps(backend.calls[0])
+
+
+async def test_a_villager_states_its_beliefs_once_a_phase_validated_and_normalised():
+    from maw.llm.decider import SCALE, suspects
+    from maw.policies.beliefs import pack_size
+
+    state, _, _ = game_and_view("Ann", seed=3)
+    villager = next(n for n, r in zip(state.names, state.roles, strict=True) if not r.pack)
+    view, legal = engine.view(state, villager), engine.legal_actions(state, villager)
+    rate = suspects(view)
+    assert rate == [n for n in NAMES if n != villager]  # it knows no other role
+    stated = dict(zip(rate, [90, 0, 30, 0, 0], strict=True))
+    target = next(a.target for a in legal if isinstance(a, engine.Vote))
+    d, backend = decider_for(villager, json.dumps(
+        {"suspicion": stated, "action": "vote", "target": target}), '{"action": "listen"}')
+    assert d.beliefs(view) is None  # nothing said yet
+    assert await d.adecide(view, legal, []) == engine.Vote(villager, target)
+    first = backend.schemas[0]["anyOf"]
+    for alt in first:  # every answer form starts with the suspicion of each suspect
+        assert list(alt["properties"])[0] == "suspicion"
+        rated = alt["properties"]["suspicion"]
+        assert rated["required"] == rate and not rated["additionalProperties"]
+        assert all(p["enum"] == SCALE for p in rated["properties"].values())
+    assert f"each of {', '.join(rate)} is a werewolf" in backend.calls[0][-1]["content"]
+    belief = d.beliefs(view)
+    # normalised: the pack's two wolves shared in proportion to what was stated, none > 1
+    assert pack_size(view) == 2 and sum(belief.values()) == pytest.approx(2)
+    a, c = rate[0], rate[2]
+    assert belief[a] == 1.0 and belief[c] == pytest.approx(1.0)
+    assert all(belief[n] == 0 for n in rate if n not in (a, c))
+    # asked again in the same phase: no second statement (the log keeps one a phase)
+    assert await d.adecide(view, legal, []) is None
+    assert "suspicion" not in backend.schemas[1]["anyOf"][0]["properties"]
+    assert d.beliefs(view) == belief
+    # the next day it has said nothing yet
+    later = view.__class__(**{**{f: getattr(view, f) for f in view.__dataclass_fields__},
+                              "day": view.day + 1})
+    assert d.beliefs(later) is None
+
+
+def test_stated_suspicion_is_spread_over_the_wolves_left_and_checked():
+    from maw.llm.decider import read_suspicion, spread
+
+    assert spread({"A": 100, "B": 0, "C": 0}, 2) == {"A": 1.0, "B": 0.5, "C": 0.5}
+    assert spread({"A": 0, "B": 0}, 1) == {"A": 0.5, "B": 0.5}
+    assert spread({"A": 30, "B": 10}, 1) == pytest.approx({"A": 0.75, "B": 0.25})
+    state, _, _ = game_and_view("Ann", seed=3)
+    villager = next(n for n, r in zip(state.names, state.roles, strict=True) if not r.pack)
+    view = engine.view(state, villager)
+    rate = [n for n in NAMES if n != villager]
+    with pytest.raises(ValueError, match=f"no suspicion of {rate[-1]}"):
+        read_suspicion(json.dumps({"suspicion": dict.fromkeys(rate[:-1], 10)}), rate, view)
+    with pytest.raises(ValueError, match="150, not a percent"):
+        read_suspicion(json.dumps({"suspicion": {**dict.fromkeys(rate, 10), rate[0]: 150}}),
+                       rate, view)
+    with pytest.raises(ValueError, match='no "suspicion"'):
+        read_suspicion('{"action": "listen"}', rate, view)
+
+
+async def test_a_bad_statement_of_beliefs_costs_the_beliefs_not_the_action():
+    state, _, _ = game_and_view("Ann", seed=3)
+    villager = next(n for n, r in zip(state.names, state.roles, strict=True) if not r.pack)
+    view, legal = engine.view(state, villager), engine.legal_actions(state, villager)
+    # (a server that does not enforce the schema)
+    d, _ = decider_for(villager, '{"suspicion": {"Zed": 50}, "action": "listen"}')
+    assert await d.adecide(view, legal, []) is None
+    assert d.tally.log[-1]["outcome"] == "legal"
+    assert d.tally.log[-1]["beliefs_error"].startswith("no suspicion of ")
+    assert d.beliefs(view) is None
+    # a wolf is not asked: it knows its pack
+    wolf = next(n for n, r in zip(state.names, state.roles, strict=True) if r.pack)
+    wview = engine.view(state, wolf)
+    d, backend = decider_for(wolf, '{"action": "listen"}')
+    await d.adecide(wview, engine.legal_actions(state, wolf), [])
+    assert "suspicion" not in backend.schemas[0]["anyOf"][0]["properties"]
+    assert d.beliefs(wview) == {n: float(n in wview.pack) for n in NAMES if n != wolf}
 
 
 def test_parse_rejects_what_is_not_offered():
@@ -579,7 +659,11 @@ class FirstChoice(ScriptedBackend):
         kind, _, names = first.partition(" (")
         target = names.rstrip(").").split(", ")[0] if names else None
         text = "I have my eye on someone." if kind == "chat" else None
-        self.replies.append(json.dumps({"action": kind, "target": target, "text": text}))
+        rated = (schema or {"anyOf": [{"properties": {}}]})["anyOf"][0]["properties"].get(
+            "suspicion", {}).get("required", [])
+        suspicion = {n: 10 * (i % 11) for i, n in enumerate(rated)}
+        self.replies.append(json.dumps({"suspicion": suspicion, "action": kind,
+                                        "target": target, "text": text}))
         return await super().chat(messages, schema, max_tokens, temperature)
 
 
@@ -615,6 +699,14 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     assert refused == []
     assert set(result.llm) == set(NAMES[:5])
     assert sum(u["calls"] for u in result.llm.values()) == len(calls)
+    # the LLM players' stated beliefs reach the log, once a phase, normalised
+    deal = next(r for r in records if r["kind"] == "round")
+    villagers = {n for n in NAMES[:5] if deal["roles"][n] != "Werewolf"}
+    stated = [r for r in records if r["kind"] == "beliefs" and r["player"] in villagers]
+    assert {r["player"] for r in stated} == villagers
+    assert all(sum(r["beliefs"].values()) == pytest.approx(2, abs=1e-3) for r in stated)
+    phases = [(r["player"], r["day"], r["phase"]) for r in stated]
+    assert len(phases) == len(set(phases))
 
 
 @pytest.mark.slow
@@ -719,6 +811,19 @@ async def test_the_embedded_model_can_only_answer_a_legal_choice(embedded):
                                 schema=schema, max_tokens=60, temperature=1.5)
         said = parse(c.text, "Ann", talk, 40)
         assert isinstance(said, engine.Chat) and said.text, c.text
+    # ... and a stated suspicion rates every suspect on the scale, before the choice
+    from maw.llm.decider import SCALE, read_suspicion, suspects
+
+    rate = suspects(view)
+    schema = schema_for(actions, legal, 80, rate)
+    for temperature in (0.0, 1.5):
+        c = await embedded.chat([{"role": "user", "content": "Rate each player, then vote: "
+                                  f"{described}.\nAnswer:"}], schema=schema,
+                                max_tokens=120, temperature=temperature)
+        stated = json.loads(c.text)["suspicion"]
+        assert list(stated) == rate and set(stated.values()) <= set(SCALE), c.text
+        assert sum(read_suspicion(c.text, rate, view).values()) == pytest.approx(2)
+        assert parse(c.text, "Ann", legal, 80) in (*legal, None)
 
 
 @pytest.mark.slow

@@ -89,9 +89,11 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     scored = hits = tops = 0
     total = uniform = 0.0
     all_beliefs = []
+    rows_of_logs = []  # the roles dealt in each game
     for _idx, _seed, _seats, _winner, _days, log, _phases in games:
         records = [json.loads(x) for x in Path(log).read_text().splitlines()]
         roles = next(x for x in records if x["kind"] == "round")["roles"]
+        rows_of_logs.append(roles)
         wolves = {n for n, role in roles.items() if role == "Werewolf"}
         last = {}
         for x in records:
@@ -104,7 +106,17 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
         for belief in last.values():
             tops += 1
             hits += max(sorted(belief), key=belief.get) in wolves
-    judged = {j["agent"]: j for j in r.judgement()}["rule"]
+    mine = [j for j in r.judgement() if j["agent"] == "rule"]
+    judged = mine[0]
+    village_roles = {role for x in rows_of_logs for role in x.values() if role != "Werewolf"}
+    assert judged["role"] == "all" and [j["role"] for j in mine[1:]] == sorted(village_roles)
+    # the rows per role add up to the agent's
+    for key in ("beliefs", "precision", "voting"):
+        parts = [j[key] for j in mine[1:]]
+        assert (sum(parts) if key == "beliefs" else tuple(map(sum, zip(*parts, strict=True)))
+                ) == judged[key]
+    assert sum(j["brier"] * j["beliefs"] for j in mine[1:] if j["beliefs"]) == \
+        pytest.approx(judged["brier"] * judged["beliefs"])
     assert scored > 20 * 4 and judged["beliefs"] == scored
     assert judged["brier"] == pytest.approx(total / scored)
     assert judged["brier_uniform"] == pytest.approx(uniform / scored)
@@ -119,7 +131,7 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     assert sum(n for *_, n in curve) == sum(len(b) for b in all_beliefs)
     # calibrated enough to tell: what it called likeliest were wolves more often
     assert curve[-1][1] > curve[0][1]
-    assert (tmp_path / "csv" / "beliefs.csv").read_text().startswith("agent,beliefs,brier")
+    assert (tmp_path / "csv" / "beliefs.csv").read_text().startswith("agent,role,beliefs,brier")
 
 
 def test_a_sigkilled_runner_resumes_without_losing_or_repeating_a_game(tmp_path):

@@ -115,7 +115,8 @@ def strict_schema(schema: dict) -> dict:
     """The form OpenAI's strict mode takes: its root must be an object, not ``anyOf``,
     every property required, no ``maxLength``. A root ``anyOf`` of objects becomes one
     object whose properties take any of their alternatives' values, or null where some
-    alternative lacks them (the answer is still checked against the legal actions)."""
+    alternative lacks them (the answer is still checked against the legal actions); an
+    object property (the beliefs) is the same in every alternative and stays as it is."""
     alternatives = schema.get("anyOf")
     if not alternatives:
         return schema
@@ -125,6 +126,9 @@ def strict_schema(schema: dict) -> dict:
             values.setdefault(key, []).append(prop)
     properties: dict = {}
     for key, props in values.items():
+        if props[0].get("type") == "object":  # the same in every alternative (suspicion)
+            properties[key] = props[0]
+            continue
         closed = all("enum" in p or "const" in p for p in props)
         enum = sorted({v for p in props for v in p.get("enum", [p.get("const")])})
         merged: dict = {"type": "string", "enum": enum} if closed else {"type": "string"}

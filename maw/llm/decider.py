@@ -129,17 +129,37 @@ def pack_pick(player: str, view: engine.PlayerView) -> str | None:
     return None if leader == player else picks[leader]
 
 
-def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int) -> dict:
+# the scale a player states its suspicion on: percent in steps of ten (an enum, which
+# every grammar builder takes; a small model reads and writes round numbers best)
+SCALE = list(range(0, 101, 10))
+
+
+def suspects(view: engine.PlayerView) -> list[str]:
+    """The players whose side this player is asked to judge: every other player whose
+    role it does not know; none for a wolf, which knows its pack."""
+    if view.pack:
+        return []
+    return [p for p in view.players if p != view.player and p not in view.known_roles]
+
+
+def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int,
+               rate: list[str] | tuple[str, ...] = ()) -> dict:
     """One JSON-schema alternative per action offered: a choice names one of its own legal
     targets, only "chat" carries a text. A grammar built from it (llama.cpp, Ollama) can
-    only produce legal choices, and no tokens are spent on a text nobody reads."""
+    only produce legal choices, and no tokens are spent on a text nobody reads. With
+    ``rate``, every alternative starts with ``"suspicion"``: for each of those players,
+    how likely (percent, on ``SCALE``) it is a werewolf."""
     targets: dict[str, list[str]] = {}
     for a in legal:
         if type(a) in TARGETED:
             targets.setdefault(TARGETED[type(a)], []).append(a.target)  # type: ignore
+    suspicion = {"type": "object", "properties": {
+        n: {"type": "integer", "enum": SCALE} for n in rate},
+        "required": list(rate), "additionalProperties": False}
     alternatives = []
     for kind in actions:
-        properties: dict = {"action": {"type": "string", "const": kind}}
+        properties: dict = {"suspicion": suspicion} if rate else {}
+        properties["action"] = {"type": "string", "const": kind}
         if kind in targets:
             properties["target"] = {"type": "string", "enum": sorted(set(targets[kind]))}
         elif kind == "chat":
@@ -156,13 +176,60 @@ def answer_format(schema: dict) -> str:
     for alternative in schema["anyOf"]:
         properties = alternative["properties"]
         kind = properties["action"]["const"]
+        rated = properties.get("suspicion", {}).get("properties", {})
+        head = ('"suspicion": {' + ", ".join(f'"{n}": PERCENT' for n in rated) + "}, "
+                if rated else "")
         if "target" in properties:
-            forms.append(f'{{"action": "{kind}", "target": NAME}}')
+            forms.append(f'{{{head}"action": "{kind}", "target": NAME}}')
         elif "text" in properties:
-            forms.append(f'{{"action": "{kind}", "text": WHAT YOU SAY}}')
+            forms.append(f'{{{head}"action": "{kind}", "text": WHAT YOU SAY}}')
         else:
-            forms.append(f'{{"action": "{kind}"}}')
+            forms.append(f'{{{head}"action": "{kind}"}}')
     return " or ".join(forms)
+
+
+def read_suspicion(text: str, rate: list[str], view: engine.PlayerView) -> dict[str, float]:
+    """The beliefs an answer states (``"suspicion"``: percent per player in ``rate``),
+    validated (every player rated, on ``SCALE``) and normalised: the players whose role
+    the player knows keep their certainty, and the rated ones share the werewolves left
+    to place in proportion to what was stated (none above 1; all rated 0 is the uniform
+    share). ``ValueError`` says what was wrong."""
+    from maw.policies.beliefs import uniform
+
+    data = json.loads(text, strict=False)
+    stated = data.get("suspicion") if isinstance(data, dict) else None
+    if not isinstance(stated, dict):
+        raise ValueError('no "suspicion" in the answer')
+    missing = [n for n in rate if n not in stated]
+    if missing:
+        raise ValueError(f"no suspicion of {', '.join(missing)}")
+    for n in rate:
+        v = stated[n]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 100:
+            raise ValueError(f"the suspicion of {n} is {v!r}, not a percent")
+    prior = uniform(view)
+    mass = sum(prior[n] for n in rate)  # the wolves left to place among them
+    return {**prior, **spread({n: float(stated[n]) for n in rate}, mass)}
+
+
+def spread(weights: dict[str, float], mass: float) -> dict[str, float]:
+    """Probabilities proportional to ``weights`` that sum to ``mass``, none above 1 (what
+    would go above is capped and the rest shared again); all zero: an even share."""
+    out = dict.fromkeys(weights, 0.0)
+    free = dict(weights)
+    while free and mass > 1e-12:
+        total = sum(free.values())
+        share = ({n: mass * w / total for n, w in free.items()} if total > 0
+                 else {n: mass / len(free) for n in free})
+        over = [n for n, p in share.items() if p >= 1.0]
+        if not over:
+            out.update(share)
+            break
+        for n in over:
+            out[n] = 1.0
+            mass -= 1.0
+            del free[n]
+    return out
 
 
 def parse(text: str, player: str, legal: tuple[engine.Action, ...],
@@ -240,6 +307,8 @@ class LLMDecider(Decider):
         self.started = False
         self.spoke_in: tuple[int, str] | None = None  # the phase it last spoke in
         self.answered_in: tuple[int, str] | None = None  # ... it last answered in
+        # the beliefs its answers stated, and the phase (day, phase) they were stated in
+        self.stated: tuple[tuple[int, str], dict[str, float]] | None = None
 
     def _chose(self, action: engine.Action | None,
                view: engine.PlayerView) -> engine.Action | None:
@@ -251,6 +320,24 @@ class LLMDecider(Decider):
     def observe(self, event) -> None:
         if self.fallback is not None:
             self.fallback[1].observe(event)
+
+    def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:
+        """What its answers stated this phase (``"suspicion"``, normalised by
+        ``read_suspicion``); a wolf knows its pack (the uniform prior is certain)."""
+        from maw.policies.beliefs import uniform
+
+        if view.pack:
+            return uniform(view)
+        if self.stated is not None and self.stated[0] == (view.day, view.phase):
+            return dict(self.stated[1])
+        return None
+
+    def to_rate(self, view: engine.PlayerView) -> list[str]:
+        """Whom to rate in this answer: its suspects in the first answer of each phase
+        (one statement a phase is what the log keeps; every answer would cost tokens)."""
+        if self.stated is not None and self.stated[0] == (view.day, view.phase):
+            return []
+        return suspects(view)
 
     def decide(self, view, legal):  # pragma: no cover - the agents call adecide
         raise TypeError("LLMDecider is asynchronous: call adecide")
@@ -264,7 +351,8 @@ class LLMDecider(Decider):
                     listen: bool = True) -> tuple[str, dict, str]:
         """The turn's prompt, its answer schema and the line describing the choices."""
         actions, described = choices(legal, listen)
-        schema = schema_for(actions, legal, self.max_chars)
+        rate = self.to_rate(view)
+        schema = schema_for(actions, legal, self.max_chars, rate)
         known = "; ".join(f"{n} is a {r}" for n, r in view.known_roles.items()
                           if n != self.player)
         results = "; ".join(f"{k} on day {d}: {t} is {s}" for d, k, t, s in view.results)
@@ -299,7 +387,9 @@ class LLMDecider(Decider):
             known=" ".join(x for x in (f"You know: {known}." if known else "",
                                        f"Your results: {results}." if results else "") if x),
             messages="\n".join(messages) or "(nothing new)", choices=described,
-            forms=answer_format(schema), max_chars=self.max_chars)
+            forms=answer_format(schema), max_chars=self.max_chars,
+            suspicion=(f"First say how likely you think each of {', '.join(rate)} is a "
+                       "werewolf, in percent (0, 10, ... 100)." if rate else ""))
         return text, schema, described
 
     def must_choose(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
@@ -324,6 +414,20 @@ class LLMDecider(Decider):
         if pick and any(type(a) is engine.Attack and a.target == pick for a in legal):
             legal = tuple(a for a in legal if type(a) is not engine.Attack or a.target == pick)
         return legal
+
+    def _read_beliefs(self, text: str, schema: dict, view: engine.PlayerView,
+                      record: dict) -> None:
+        """Keep the beliefs a legal answer stated, if it was asked to; a bad statement
+        costs the statement, not the action (``beliefs_error`` in its record)."""
+        rated = schema["anyOf"][0]["properties"].get("suspicion")
+        if rated is None:
+            return
+        try:
+            belief = read_suspicion(text, rated["required"], view)
+        except ValueError as exc:
+            record["beliefs_error"] = str(exc)
+            return
+        self.stated = ((view.day, view.phase), belief)
 
     async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
                       messages: list[str]) -> engine.Action | None:
@@ -359,6 +463,7 @@ class LLMDecider(Decider):
                                                  choices=described)
                     continue
                 record["outcome"] = outcome
+                self._read_beliefs(answer.text, schema, view, record)
                 return self._chose(action, view)
             record["outcome"] = "fallback"
             return None

@@ -141,30 +141,35 @@ class Report:
                 "fallbacks": (fallbacks or 0) / g}
 
     def judgement(self) -> list[dict]:
-        """Per agent, on the village's side (a wolf knows its pack): its beliefs scored
-        against the roles (mean Brier score and
-        log-loss over the phases it stated them, beside the uniform guess's Brier with
-        the same certainties; lower is better), its village players' last top suspect
-        being a wolf (identification precision) and their votes on wolves (voting
-        success), each rate with its 95% interval."""
+        """Per agent, on the village's side (a wolf knows its pack), over all its roles
+        (``role`` "all") and then per role: its beliefs scored against the roles (mean
+        Brier score and log-loss over the phases it stated them, beside the uniform
+        guess's Brier with the same certainties; lower is better), its village players'
+        last top suspect being a wolf (identification precision) and their votes on
+        wolves (voting success), each rate with its 95% interval."""
         out = []
         for (agent,) in self.db.execute("SELECT DISTINCT agent FROM players ORDER BY agent"):
-            n, b, u, ll = self.db.execute(
-                "SELECT SUM(beliefs), SUM(brier), SUM(brier_uniform), SUM(log_loss) "
-                "FROM players WHERE agent = ? AND team = 'village'", (agent,)).fetchone()
-            hits, tops = self.db.execute(
-                "SELECT SUM(top_suspect_wolf), COUNT(top_suspect_wolf) FROM players "
-                "WHERE agent = ? AND team = 'village'", (agent,)).fetchone()
-            wolf_votes, votes = self.db.execute(
-                "SELECT SUM(wolf_votes), SUM(votes) FROM players WHERE agent = ? AND "
-                "team = 'village'", (agent,)).fetchone()
-            n, hits, wolf_votes, votes = (int(x or 0) for x in (n, hits, wolf_votes, votes))
-            out.append({
-                "agent": agent, "beliefs": n,
+            roles = [r for (r,) in self.db.execute(
+                "SELECT DISTINCT role FROM players WHERE agent = ? AND team = 'village' "
+                "ORDER BY role", (agent,))]
+            for role in ["all", *roles]:
+                out.append(self._judged(agent, role))
+        return out
+
+    def _judged(self, agent: str, role: str) -> dict:
+        where, args = "agent = ? AND team = 'village'", (agent,)
+        if role != "all":
+            where, args = where + " AND role = ?", (agent, role)
+        n, b, u, ll, hits, tops, wolf_votes, votes = self.db.execute(
+            "SELECT SUM(beliefs), SUM(brier), SUM(brier_uniform), SUM(log_loss), "
+            "SUM(top_suspect_wolf), COUNT(top_suspect_wolf), SUM(wolf_votes), SUM(votes) "
+            f"FROM players WHERE {where}", args).fetchone()
+        n, hits, tops, wolf_votes, votes = (int(x or 0) for x in (n, hits, tops, wolf_votes,
+                                                                  votes))
+        return {"agent": agent, "role": role, "beliefs": n,
                 "brier": b / n if n else None, "brier_uniform": u / n if n else None,
                 "log_loss": ll / n if n else None,
-                "precision": (hits, int(tops or 0)), "voting": (wolf_votes, votes)})
-        return out
+                "precision": (hits, tops), "voting": (wolf_votes, votes)}
 
     def ratings(self) -> list[dict]:
         """Each player's OpenSkill rating (Plackett-Luce: one team game per game, the
@@ -285,11 +290,11 @@ class Report:
         if judged:
             table = Table(title="beliefs and judgement (the village's side)",
                           title_justify="left")
-            for h in ("agent", "beliefs", "Brier", "uniform", "log-loss",
+            for h in ("agent", "role", "beliefs", "Brier", "uniform", "log-loss",
                       "top suspect a wolf", "votes on wolves"):
-                table.add_column(h, justify="left" if h == "agent" else "right")
+                table.add_column(h, justify="left" if h in ("agent", "role") else "right")
             for j in judged:
-                table.add_row(j["agent"], str(j["beliefs"]), _num(j["brier"]),
+                table.add_row(j["agent"], j["role"], str(j["beliefs"]), _num(j["brier"]),
                               _num(j["brier_uniform"]), _num(j["log_loss"]),
                               _rate(*j["precision"]), _rate(*j["voting"]))
             console.print(table)
@@ -335,10 +340,10 @@ class Report:
         path = folder / "beliefs.csv"
         with path.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
-            w.writerow(["agent", "beliefs", "brier", "brier_uniform", "log_loss",
+            w.writerow(["agent", "role", "beliefs", "brier", "brier_uniform", "log_loss",
                         "top_suspect_wolf", "top_suspects", "wolf_votes", "votes"])
             for j in self.judgement():
-                w.writerow([j["agent"], j["beliefs"], *("" if j[k] is None else
+                w.writerow([j["agent"], j["role"], j["beliefs"], *("" if j[k] is None else
                                                         round(j[k], 4) for k in
                                                         ("brier", "brier_uniform",
                                                          "log_loss")),
