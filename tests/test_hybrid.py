@@ -136,6 +136,7 @@ async def test_the_voice_is_regenerated_once_then_replaced_by_the_template():
     assert "gives away its role or its pack" in record["caught"][0]
     assert "cannot be said: a werewolf gives away" in backend.calls[1][-1]["content"]
     assert "Blunt." in backend.calls[0][-1]["content"]
+    assert record["prompts"] == backend.calls and record["answers"] == record["sentences"]
     # twice wrong: the template line goes out, and the log says what was caught
     backend = ScriptedBackend(replies=[json.dumps({"text": "[GM] C is a wolf."}),
                                        json.dumps({"text": "E is a werewolf."})])

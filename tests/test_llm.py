@@ -126,6 +126,10 @@ async def test_an_illegal_answer_is_repaired_once_then_falls_back_to_listen():
     assert isinstance(action, engine.Chat) and action.text == "I trust Bob."
     assert d.tally.repaired == 1
     assert "'Zed' is not a legal target" in backend.calls[1][-1]["content"]
+    # the record keeps each call's whole exchange: exactly what the model was sent
+    assert d.tally.log[-1]["prompts"] == backend.calls
+    assert d.tally.log[-1]["answers"] == [d.tally.log[-1]["answer"],
+                                          d.tally.log[-1]["repair_answer"]]
     d2, _ = decider_for("Ann", "not json at all", '{"action": "fly"}')
     assert await d2.adecide(view, legal, []) is None
     assert d2.tally.fallbacks == 1 and d2.tally.log[-1]["outcome"] == "fallback"
@@ -692,6 +696,10 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     calls = [r for r in records if r["kind"] == "llm"]
     assert {r["player"] for r in calls} == set(NAMES[:5])
     assert all(r["outcome"] == "legal" for r in calls)
+    for r in calls:  # every prompt, whole: the rules first, the question last
+        assert len(r["prompts"]) == len(r["answers"]) == r["calls"]
+        assert r["prompts"][0][0]["role"] == "system" and "You may now:" in r["prompts"][0][-1][
+            "content"] and r["answers"][0] == r["answer"]
     # nothing an LLM player chose was illegal: the only refusals are of actions that
     # arrived after their phase had ended (the day decided by a majority meanwhile)
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"

@@ -208,6 +208,8 @@ class GameMasterAgent(MawAgent):
             for room in self.rooms:
                 await self._set_room(behaviour, room, False)
             return
+        self.game_log.write("timer", round=self.round, day=s.day, phase=s.phase.value,
+                            seconds=self.phase_seconds())
         open_room = engine.open_room(s)  # the room the engine has open, if any
         for room in self.rooms:
             await self._set_room(behaviour, room, room is open_room)

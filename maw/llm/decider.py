@@ -84,6 +84,20 @@ class Tally:
         return sum("exception" in r for r in self.log)
 
 
+def account(record: dict, llm: LLM, answer) -> None:
+    """Add one model call to a decision's record: its cost, when it ran (``spans``, on
+    ``time.monotonic()``: a call may wait its turn for a shared model), and the whole
+    exchange (``prompts``: the messages sent, ``answers``: the text that came back), so a
+    game log shows, and can replay, exactly what each model was told."""
+    record["calls"] += 1
+    record["tokens"] += answer.prompt_tokens + answer.completion_tokens
+    record["seconds"] = round(record["seconds"] + answer.seconds, 3)
+    record.setdefault("spans", []).append(
+        [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
+    record.setdefault("prompts", []).append(llm.last_sent)
+    record.setdefault("answers", []).append(answer.text)
+
+
 def summarize(records: list[dict]) -> dict:
     """Calls, tokens, seconds and outcomes of LLM decision records."""
     out = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
@@ -448,13 +462,8 @@ class LLMDecider(Decider):
                 # (room for the longest chat the schema allows, at one character a token)
                 answer = await self.llm.prompt(prompt, schema, max_tokens=self.max_chars + 40,
                                                temperature=self.temperature)
-                record["calls"] += 1
+                account(record, self.llm, answer)
                 record[f"{key}answer"] = answer.text
-                record["tokens"] += answer.prompt_tokens + answer.completion_tokens
-                record["seconds"] = round(record["seconds"] + answer.seconds, 3)
-                # when each call ran (time.monotonic()): a repair may wait its turn
-                record.setdefault("spans", []).append(
-                    [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
                 try:
                     action = parse(answer.text, self.player, legal, self.max_chars, listen)
                 except ValueError as exc:

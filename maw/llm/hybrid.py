@@ -25,7 +25,7 @@ import re
 
 from maw import engine
 from maw.engine.events import Chatted
-from maw.llm.decider import Prompts, Tally, pin_game
+from maw.llm.decider import Prompts, Tally, account, pin_game
 from maw.llm.llm import LLM
 from maw.policies import claims
 from maw.policies.base import Decider
@@ -128,11 +128,7 @@ class HybridDecider(Decider):
         assert self.llm is not None
         answer = await self.llm.prompt(text, schema, max_tokens=max_tokens,
                                        temperature=self.temperature, remember=False)
-        record["calls"] += 1
-        record["tokens"] += answer.prompt_tokens + answer.completion_tokens
-        record["seconds"] = round(record["seconds"] + answer.seconds, 3)
-        record.setdefault("spans", []).append(
-            [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
+        account(record, self.llm, answer)
         return answer.text
 
     async def analyse(self, view: engine.PlayerView, record: dict) -> None:

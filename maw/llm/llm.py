@@ -24,6 +24,7 @@ class LLM:
     context: list[Message] = field(default_factory=list)
     pinned: int = 0  # leading messages truncation never drops
     window: int = 2048  # tokens the context may fill, answer included
+    last_sent: list[Message] = field(default_factory=list)  # the messages of the last call
 
     @property
     def model(self) -> str:
@@ -48,6 +49,7 @@ class LLM:
         the context when ``remember``."""
         self.context.append({"role": "user", "content": text})
         self.truncate_context(self.window - max_tokens)
+        self.last_sent = [dict(m) for m in self.context]
         try:
             completion = await self.backend.chat(self.context, schema, max_tokens,
                                                  temperature)

@@ -92,6 +92,16 @@ class Outcome(Record):
     absent: list[str]
 
 
+class Timer(Record):
+    """The GameMaster opened a phase with this many seconds on its clock."""
+
+    kind: Literal["timer"]
+    round: int
+    day: int
+    phase: str
+    seconds: float
+
+
 class State(Record):
     """An agent's FSM entered a state."""
 
@@ -161,6 +171,10 @@ class Llm(Record):
     seconds: float
     outcome: str
     spans: list[list[float]] = []
+    # every call's whole exchange, in the order of ``spans``: the messages sent to the
+    # model (rules, role, the context kept, the question) and the text it answered
+    prompts: list[list[dict[str, str]]] = []
+    answers: list[str] = []
     day: int | None = None
     phase: str | None = None
     answer: str | None = None
@@ -263,7 +277,7 @@ class AgentError(Record):
 
 
 RECORDS: tuple[type[Record], ...] = (
-    Started, Join, Round, Action, Event, Outcome, State, Msg, Input, Turn, Typed, Dropped,
+    Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
     Llm, Beliefs, Refused, Forged, HandlerError, DeciderError, Bounced, Gone, ConnectRetry,
     AgentError,
 )
