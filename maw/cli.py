@@ -85,6 +85,10 @@ def cmd_game(args: argparse.Namespace) -> int:
     from maw.records.transcript import live_line
 
     rules = _rules(args)
+    if args.web:
+        from maw.web.server import parse_address
+
+        parse_address(args.web)  # a bad address fails before the game is set up
     request = GameRequest(
         players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
         day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
@@ -114,8 +118,19 @@ def cmd_game(args: argparse.Namespace) -> int:
                   flush=True)
         if args.remote:
             print(f"  an AI player joins with:  maw player --name NAME {how}", flush=True)
-    result = asyncio.run(run_game(config, seats, address, on_event=show,
-                                  timeout=args.timeout, remote=joining, lobby=lobby))
+    def game(watch=None):
+        return run_game(config, seats, address, on_event=show, timeout=args.timeout,
+                        remote=joining, lobby=lobby, watch=watch)
+
+    if args.web:
+        from maw.web.host import watched
+
+        result = asyncio.run(watched(game, args.web, args.web_spectator,
+                                     title=f"{rules.name}, {args.players} players, seed "
+                                           f"{args.seed}", archive=Path(args.log_dir),
+                                     say=lambda line: print(line, flush=True)))
+    else:
+        result = asyncio.run(game())
     print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
           f"(agents started in {result.startup_seconds:.2f} s)")
     for i, out in enumerate(result.outcomes, 1):
@@ -135,6 +150,20 @@ def cmd_game(args: argparse.Namespace) -> int:
 
         print(f"  time: {describe(result.time_split)}")
     print(f"  log: {result.log_path}")
+    return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.web.host import serve_archive
+
+    try:
+        asyncio.run(serve_archive(Path(args.logdir), args.web,
+                                  say=lambda line: print(line, flush=True)))
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
@@ -421,8 +450,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lobby-seconds", type=float, default=300.0,
                    help="how long the lobby waits for the remote players")
     p.add_argument("--early-end", action="store_true", help=EARLY_END)
+    p.add_argument("--web", default=None, metavar="[HOST:]PORT",
+                   help="serve a live web page of the game (on 127.0.0.1 unless HOST)")
+    p.add_argument("--web-spectator", action="store_true",
+                   help="let the page show roles, the Hideout and the agents' minds live")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
+
+    p = sub.add_parser("web", help="browse and replay past games in a web page")
+    p.add_argument("logdir", help="a folder of game logs (maw game's logs/)")
+    p.add_argument("--web", default="8080", metavar="[HOST:]PORT",
+                   help="where to serve the page (default 8080 on 127.0.0.1)")
+    p.set_defaults(func=cmd_web)
 
     p = sub.add_parser("tournament", help="play many games unattended; results to SQLite")
     p.add_argument("--roster", required=True, metavar="TOML", help="who may play: agents/*.toml")

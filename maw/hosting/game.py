@@ -63,9 +63,11 @@ def log_path(config: GameConfig) -> Path | None:
 async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                    on_event: Callable[[object], None] | None = None,
                    game_id: str | None = None, timeout: float | None = None,
-                   remote: int = 0, lobby: str | None = None) -> GameResult:
+                   remote: int = 0, lobby: str | None = None,
+                   watch: Callable[[dict], None] | None = None) -> GameResult:
     """Play ``config.rounds`` rounds: ``seats`` are AI players hosted here, and ``remote``
-    more seats wait for players joining the lobby (named ``lobby``, so they can find it)."""
+    more seats wait for players joining the lobby (named ``lobby``, so they can find it).
+    ``watch`` is given every record of the game log as it is written (the web observer)."""
     if remote < 0 or len(seats) + remote != config.players:
         raise MawError(f"{len(seats)} AI seats and {remote} remote seats do not make a "
                        f"{config.players}-player game")
@@ -80,6 +82,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         await server.start()
     path = log_path(config)
     game_log = GameLog(path)
+    if watch is not None:
+        game_log.listeners.append(watch)
     gid = game_id or secrets.token_hex(3)
     port = address.port
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +25,14 @@ class GameLog:
         self.path = path
         self.start = time.monotonic()
         self._file = None
+        # called with each record as it is written (the web observer); in this thread
+        self.listeners: list[Callable[[dict], None]] = []
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = path.open("a", encoding="utf-8")
 
     def write(self, kind: str, **fields: Any) -> None:
-        if self._file is None:
+        if self._file is None and not self.listeners:
             return
         model = BY_KIND.get(kind)
         if model is None:
@@ -37,8 +40,11 @@ class GameLog:
         record = model(t=round(time.monotonic() - self.start, 4), kind=kind, **fields)
         # (fields left at their defaults are left out: a record says what happened)
         line = record.model_dump(mode="json", exclude_defaults=True)
-        self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
-        self._file.flush()
+        if self._file is not None:
+            self._file.write(json.dumps(line, ensure_ascii=False) + "\n")
+            self._file.flush()
+        for listener in self.listeners:
+            listener(line)
 
     def close(self) -> None:
         if self._file is not None:

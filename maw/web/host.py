@@ -1,0 +1,51 @@
+"""Hosting the observer: beside a live game (``maw game --web``), or over an archive of
+logs (``maw web LOGDIR``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TypeVar
+
+from maw.web.archive import Archive
+from maw.web.observer import Observer
+from maw.web.server import WebServer, make_app, parse_address
+
+T = TypeVar("T")
+
+
+async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where: str,
+                  spectator: bool = False, title: str = "",
+                  say: Callable[[str], None] = print,
+                  archive: Path | None = None) -> T:
+    """Run ``game`` (given the observer's record listener) with the page served on
+    ``where``; when it ends, every watcher is shown the rest of the game, then the
+    server stops."""
+    host, port = parse_address(where)
+    observer = Observer(spectator, title)
+    folder = Archive(archive) if archive is not None and archive.is_dir() else None
+    server = WebServer(make_app(observer, folder), host, port)
+    await server.start()
+    say(f"web observer: {server.url}"
+        + (" (the spectator switch shows roles and minds)" if spectator else
+           " (roles and minds show when the game is over; --web-spectator shows them live)"))
+    try:
+        return await game(observer.feed)
+    finally:
+        observer.end()
+        await server.stop()
+
+
+async def serve_archive(folder: Path, where: str, say: Callable[[str], None] = print) -> None:
+    """Serve the games under ``folder`` for replay until interrupted."""
+    archive = Archive(folder)
+    host, port = parse_address(where)
+    server = WebServer(make_app(None, archive), host, port)
+    await server.start()
+    say(f"maw web: {len(archive.games())} game(s) in {folder}; open {server.url} "
+        "(Ctrl-C stops)")
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await server.stop(drain=0)

@@ -1,0 +1,129 @@
+"""The observer's web server (aiohttp): the page, the live game as server-sent events,
+and the archive of past games."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+from aiohttp import web
+
+from maw.errors import MawError
+from maw.web.archive import Archive
+from maw.web.observer import Observer
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``PORT`` (on the loopback) or ``HOST:PORT``."""
+    host, _, port = text.rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        number = -1
+    if not 0 <= number <= 65535:
+        raise MawError(f"--web {text!r}: give PORT or HOST:PORT (e.g. 8080 or 0.0.0.0:8080)")
+    return host or "127.0.0.1", number
+
+
+def make_app(observer: Observer | None = None, archive: Archive | None = None) -> web.Application:
+    app = web.Application()
+    streams: set[asyncio.Task] = set()
+    app["streams"] = streams
+
+    async def index(_request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html",
+                                headers={"Cache-Control": "no-cache"})
+
+    async def info(_request: web.Request) -> web.Response:
+        return web.json_response({
+            "live": observer is not None, "archive": archive is not None,
+            "title": observer.title if observer else "",
+            "spectator_allowed": observer.may_spectate() if observer else True})
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        if observer is None:
+            raise web.HTTPNotFound(text="no live game here")
+        try:
+            watcher = observer.watch(request.query.get("spectator") == "1")
+        except PermissionError as exc:
+            raise web.HTTPForbidden(text=str(exc)) from None
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        task = asyncio.current_task()
+        if task is not None:
+            streams.add(task)
+        try:
+            while (item := await watcher.queue.get()) is not None:
+                await response.write(item)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            observer.leave(watcher)
+            if task is not None:
+                streams.discard(task)
+        return response
+
+    async def games(_request: web.Request) -> web.Response:
+        if archive is None:
+            return web.json_response({"games": []})
+        return web.json_response({"games": [g.as_dict() for g in archive.games()]})
+
+    async def game(request: web.Request) -> web.Response:
+        if archive is None:
+            raise web.HTTPNotFound(text="no archive here")
+        try:
+            records = archive.records(request.match_info["id"])
+        except KeyError:
+            raise web.HTTPNotFound(text="no such game") from None
+        return web.json_response({"records": records})
+
+    async def favicon(_request: web.Request) -> web.Response:
+        return web.Response(status=204)
+
+    app.router.add_get("/", index)
+    app.router.add_get("/favicon.ico", favicon)
+    app.router.add_get("/api/info", info)
+    app.router.add_get("/events", events)
+    app.router.add_get("/api/games", games)
+    app.router.add_get("/api/games/{id:.+}", game)
+    app.router.add_static("/static/", STATIC)
+    return app
+
+
+class WebServer:
+    """The app on ``host:port``, started and stopped on the running loop."""
+
+    def __init__(self, app: web.Application, host: str, port: int) -> None:
+        self.app, self.host, self.port = app, host, port
+        self.runner: web.AppRunner | None = None
+
+    @property
+    def url(self) -> str:
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        return f"http://{host}:{self.port}/"
+
+    async def start(self) -> None:
+        self.runner = web.AppRunner(self.app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, self.host, self.port)
+        try:
+            await site.start()
+        except OSError as exc:
+            await self.runner.cleanup()
+            raise MawError(f"the web observer cannot listen on {self.host}:{self.port}: "
+                           f"{exc.strerror or exc}") from None
+
+    async def stop(self, drain: float = 3.0) -> None:
+        """Let the streams send what they hold (the game's end), then stop."""
+        streams = self.app["streams"]
+        if streams:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*streams, return_exceptions=True),
+                                       drain)
+        if self.runner is not None:
+            await self.runner.cleanup()
