@@ -114,10 +114,11 @@ def cmd_game(args: argparse.Namespace) -> int:
         print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {joining} player(s)",
               flush=True)
         if args.humans:
-            print(f"  a person joins, in another terminal, with:  maw play --name NAME {how}",
-                  flush=True)
+            print(f"  a person joins, in another terminal, with:  maw play --name NAME {how}"
+                  + ("  (or opens a seat link below)" if args.web else ""), flush=True)
         if args.remote:
             print(f"  an AI player joins with:  maw player --name NAME {how}", flush=True)
+
     def game(watch=None):
         return run_game(config, seats, address, on_event=show, timeout=args.timeout,
                         remote=joining, lobby=lobby, watch=watch)
@@ -128,7 +129,8 @@ def cmd_game(args: argparse.Namespace) -> int:
         result = asyncio.run(watched(game, args.web, args.web_spectator,
                                      title=f"{rules.name}, {args.players} players, seed "
                                            f"{args.seed}", archive=Path(args.log_dir),
-                                     say=lambda line: print(line, flush=True)))
+                                     say=lambda line: print(line, flush=True),
+                                     seats=args.humans, address=address, lobby=lobby))
     else:
         result = asyncio.run(game())
     print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
@@ -445,7 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", default=None, metavar="A,B,...",
                    help="the roster players who play, in this order")
     p.add_argument("--humans", type=int, default=0, metavar="H",
-                   help="seats for people joining from a terminal (maw play)")
+                   help="seats for people joining from a terminal (maw play), or from "
+                        "the browser with --web")
     p.add_argument("--lobby", default="main", help="the lobby's name, for those who join")
     p.add_argument("--lobby-seconds", type=float, default=300.0,
                    help="how long the lobby waits for the remote players")

@@ -139,9 +139,23 @@ def maw(*args: str) -> subprocess.Popen:
 
 
 def texts(driver, css: str) -> list[str]:
-    from selenium.webdriver.common.by import By
+    """The text of each element ``css`` selects, read at once (the page redraws)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText)", css)
 
-    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, css)]
+
+def press(driver, command: str) -> bool:
+    """Click the seat page's button that types ``command``, if it is there now."""
+    return driver.execute_script(
+        "const b = [...document.querySelectorAll('#actions button.act')]"
+        ".find(b => b.dataset.command === arguments[0]); if (b) b.click(); return !!b;",
+        command)
+
+
+def commands(driver) -> list[str]:
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#actions button.act')]"
+        ".map(b => b.dataset.command)")
 
 
 def live_game(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
@@ -287,3 +301,84 @@ async def test_a_replay_steps_to_the_end_and_shows_each_models_prompt(server, tm
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_person_plays_a_whole_game_from_a_seat_page(browser, tmp_path):
+    """``--humans 1 --web``: the seat link's page is the person's interface: the name,
+    a chat, a vote by button, a refusal with its reason, to the end of the game; and it is
+    sent nothing its player may not see."""
+    import re
+
+    from selenium.webdriver.common.by import By
+
+    port = free_port()
+    proc = maw("game", "--policy", "rule", "--players", "6", "--humans", "1", "--seed", "3",
+               "--day-seconds", "8", "--night-seconds", "4", "--lobby-seconds", "60",
+               "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path),
+               "--web", str(port))
+    out: list[str] = []
+
+    def link() -> str | None:
+        line = proc.stdout.readline()
+        out.append(line)
+        found = re.search(r"(http://\S+/seat/\S+)", line)
+        return found.group(1) if found else None
+
+    try:
+        seat = wait(link, 30, "a seat link")
+        # a wrong secret is no seat
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(seat[: seat.rindex("/") + 1] + "nope", timeout=5)
+        assert missing.value.code == 404
+        browser.get(seat)
+        lines = lambda: texts(browser, "#lines li")  # noqa: E731
+        wait(lambda: "Your name?" in lines(), what="the name question")
+        browser.find_element(By.ID, "text").send_keys("Quinn\n")
+        me = wait(lambda: (t := browser.find_element(By.ID, "me").text).startswith("Quinn, ")
+                  and t, what="a role")
+        offered = wait(lambda: commands(browser), what="the day's choices")
+        assert offered[-1] == "/pass"
+        browser.find_element(By.ID, "text").send_keys("hello from the browser\n")
+        wait(lambda: "Quinn: hello from the browser" in lines(), what="the chat said")
+        browser.find_element(By.ID, "text").send_keys("/vote Nobody\n")
+        refusal = wait(lambda: [x for x in lines() if "Refused" in x], what="a refusal")
+        assert "'Nobody' is not a player" in refusal[0]
+        vote = next(c for c in commands(browser) if c.startswith("/vote "))
+        assert press(browser, vote)
+        target = vote.removeprefix("/vote ")
+        wait(lambda: f"[GM] Quinn votes for {target}." in lines(), what="the vote")
+        browser.save_screenshot(str(ARTIFACTS / "seat.png"))
+        # then whenever choices come, it takes the first (to the end of the game)
+        while not any(x.startswith("-- ") for x in lines()):
+            choice = next((c for c in commands(browser) if c not in ("/pass", "/unvote")),
+                          None)
+            if choice:
+                press(browser, choice)
+            time.sleep(1)
+            assert proc.poll() is None or proc.returncode == 0
+        assert "-- the game is over" in lines()
+        assert proc.wait(timeout=60) == 0, "".join(out) + proc.stdout.read()
+    finally:
+        proc.kill()
+    log = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
+    assert {"Chat", "Vote"} <= {r["action"] for r in log if r["kind"] == "action"
+                                and r["data"].get("actor") == "Quinn"}
+    over = next(r for r in log if r["kind"] == "outcome")
+    role = over["roles"]["Quinn"]
+    assert me == f"Quinn, {role}" or me.startswith(f"Quinn, {role} ")
+    # secrecy: every frame the page got is the player's own view and what it heard
+    sent = browser.execute_script("return window.mawFrames")
+    wolves = sorted(n for n, r in over["roles"].items() if r == "Werewolf")
+    for f in sent:
+        view = f["data"].get("view") if f["kind"] == "status" else None
+        if view:
+            assert view["player"] == "Quinn"
+            knows = {"Quinn"} | (set(wolves) if role == "Werewolf" else set())
+            assert set(view["known_roles"]) <= knows
+    said = [f["data"]["text"] for f in sent if f["kind"] == "line"]
+    end = next(i for i, x in enumerate(said) if "won" in x or "over" in x.lower())
+    if role != "Werewolf":
+        hideout = {r["data"]["text"] for r in log if r["kind"] == "event"
+                   and r["event"] == "Chatted" and r["data"]["room"] == "Hideout"}
+        assert hideout and not any(any(h in x for h in hideout) for x in said)
+        assert not any(f"{w} is a Werewolf" in x for x in said[:end] for w in wolves)

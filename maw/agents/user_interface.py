@@ -32,7 +32,8 @@ def phase_of(view: dict[str, Any] | None) -> tuple:
 
 class Console(Protocol):
     """Where the person is. It may also have ``update(**status)``: the player's name, role,
-    pack, view and the seconds left in the phase, for a status bar."""
+    pack, view, the seconds left in the phase and the options offered, for a status bar
+    (the terminal) or buttons (a web page)."""
 
     def show(self, line: str) -> None: ...
 
@@ -92,6 +93,10 @@ class UserInterfaceAgent(MawAgent):
             self.console.show(f"! too late for your {what}: that phase is over")
         return None
 
+    def offered(self) -> list[dict[str, Any]]:
+        """The actions the player may take now (a web page's buttons)."""
+        return [o.model_dump() for o in self.options]
+
     def status(self, **status: Any) -> None:
         update = getattr(self.console, "update", None)
         if update is not None:
@@ -128,7 +133,7 @@ class Requests(Guarded):
             if view:
                 agent.view, agent.options = view, list(body.options)
             agent.status(role=body.role, pack=list(body.pack), view=view,
-                         seconds=body.seconds)
+                         seconds=body.seconds, options=agent.offered())
             for record in body.heard:
                 agent.console.show(render.heard(record))
             return
@@ -154,7 +159,7 @@ class Requests(Guarded):
         if view:
             agent.view = view
         agent.options = list(body.options)
-        agent.status(view=view, seconds=body.seconds)
+        agent.status(view=view, seconds=body.seconds, options=agent.offered())
         action = agent.take_queued()
         if action is not None:
             await agent.send_body(self, str(msg.sender.bare), action, msg.thread)

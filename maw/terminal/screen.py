@@ -40,7 +40,8 @@ class Screen:
 
     def update(self, *, name: str | None = None, role: str | None = None,
                pack: list[str] | None = None, view: dict[str, Any] | None = None,
-               seconds: float | None = None) -> None:
+               seconds: float | None = None, options: list | None = None) -> None:
+        # (options: the actions offered now; the terminal names them in /help and /who)
         if name:
             self.name = name
         if role:

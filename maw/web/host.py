@@ -8,8 +8,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
 
+from maw.errors import MawError
+from maw.hosting.xmpp import Address
 from maw.web.archive import Archive
 from maw.web.observer import Observer
+from maw.web.seats import SeatDesk
 from maw.web.server import WebServer, make_app, parse_address
 
 T = TypeVar("T")
@@ -18,22 +21,36 @@ T = TypeVar("T")
 async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where: str,
                   spectator: bool = False, title: str = "",
                   say: Callable[[str], None] = print,
-                  archive: Path | None = None) -> T:
+                  archive: Path | None = None, seats: int = 0,
+                  address: Address | None = None, lobby: str | None = None) -> T:
     """Run ``game`` (given the observer's record listener) with the page served on
     ``where``; when it ends, every watcher is shown the rest of the game, then the
-    server stops."""
+    server stops. ``seats`` people may take a seat of ``lobby`` on the XMPP server at
+    ``address`` from the browser, each by its own secret link."""
     host, port = parse_address(where)
     observer = Observer(spectator, title)
     folder = Archive(archive) if archive is not None and archive.is_dir() else None
-    server = WebServer(make_app(observer, folder), host, port)
+    desk = None
+    if seats:
+        if address is None or lobby is None:
+            raise MawError("browser seats need the game's server and lobby")
+        desk = SeatDesk(seats, address, lobby)
+    server = WebServer(make_app(observer, folder, desk), host, port)
     await server.start()
     say(f"web observer: {server.url}"
         + (" (the spectator switch shows roles and minds)" if spectator else
            " (roles and minds show when the game is over; --web-spectator shows them live)"))
+    if desk is not None:
+        say(f"  {seats} seat(s) for people in the browser, one link each (keep it secret):")
+        for secret in desk.seats:
+            say(f"    {server.url}seat/{secret}")
     try:
         return await game(observer.feed)
     finally:
         observer.end()
+        if desk is not None:
+            await asyncio.sleep(0.5)  # (the seats' players take the final scores)
+            await desk.stop()
         await server.stop()
 
 

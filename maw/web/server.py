@@ -11,7 +11,8 @@ from aiohttp import web
 
 from maw.errors import MawError
 from maw.web.archive import Archive
-from maw.web.observer import Observer
+from maw.web.observer import Observer, Watcher
+from maw.web.seats import Seat, SeatDesk
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -28,7 +29,11 @@ def parse_address(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", number
 
 
-def make_app(observer: Observer | None = None, archive: Archive | None = None) -> web.Application:
+MAX_TYPED = 2000  # characters a seat page may send at once (a chat is far shorter)
+
+
+def make_app(observer: Observer | None = None, archive: Archive | None = None,
+             desk: SeatDesk | None = None) -> web.Application:
     app = web.Application()
     streams: set[asyncio.Task] = set()
     app["streams"] = streams
@@ -50,6 +55,38 @@ def make_app(observer: Observer | None = None, archive: Archive | None = None) -
             watcher = observer.watch(request.query.get("spectator") == "1")
         except PermissionError as exc:
             raise web.HTTPForbidden(text=str(exc)) from None
+        return await stream(request, watcher, observer.leave)
+
+    def seat_of(request: web.Request) -> Seat:
+        seat = desk.get(request.match_info["secret"]) if desk is not None else None
+        if seat is None:
+            raise web.HTTPNotFound(text="no such seat")
+        return seat
+
+    async def seat_page(request: web.Request) -> web.FileResponse:
+        seat_of(request)
+        return web.FileResponse(STATIC / "seat.html", headers={"Cache-Control": "no-cache"})
+
+    async def seat_events(request: web.Request) -> web.StreamResponse:
+        seat = seat_of(request)
+        assert desk is not None
+        desk.claim(seat)
+        return await stream(request, seat.console.watch(), seat.console.watchers.discard)
+
+    async def seat_say(request: web.Request) -> web.Response:
+        seat = seat_of(request)
+        if seat.task is None:
+            raise web.HTTPConflict(text="open the seat's page first")
+        try:
+            text = (await request.json())["text"]
+        except (ValueError, KeyError, TypeError):
+            raise web.HTTPBadRequest(text='send {"text": "..."}') from None
+        if not isinstance(text, str) or len(text) > MAX_TYPED:
+            raise web.HTTPBadRequest(text=f"text: a string of at most {MAX_TYPED} characters")
+        seat.console.type(text)
+        return web.Response(status=204)
+
+    async def stream(request: web.Request, watcher: Watcher, leave) -> web.StreamResponse:
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
             "X-Accel-Buffering": "no"})
@@ -63,7 +100,7 @@ def make_app(observer: Observer | None = None, archive: Archive | None = None) -
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
-            observer.leave(watcher)
+            leave(watcher)
             if task is not None:
                 streams.discard(task)
         return response
@@ -91,6 +128,9 @@ def make_app(observer: Observer | None = None, archive: Archive | None = None) -
     app.router.add_get("/events", events)
     app.router.add_get("/api/games", games)
     app.router.add_get("/api/games/{id:.+}", game)
+    app.router.add_get("/seat/{secret}", seat_page)
+    app.router.add_get("/seat/{secret}/events", seat_events)
+    app.router.add_post("/seat/{secret}/say", seat_say)
     app.router.add_static("/static/", STATIC)
     return app
 

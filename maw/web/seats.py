@@ -1,0 +1,119 @@
+"""Seats for people in the browser (``maw game --humans H --web``).
+
+Each seat has a secret link. The first page that opens it claims the seat: the host
+starts a PlayerAgent and a UserInterfaceAgent for it (``maw.hosting.players.run_person``,
+what ``maw play`` runs in a terminal) that join the lobby like any other person, and the
+page is that interface's console: it shows the lines the player hears, takes what the
+person types (the terminal's commands; the buttons type them too) and gets the player's
+status (its own view, the seconds left, the options offered). The page receives nothing
+else, so it cannot show what the player may not see. A person may also take a seat from a
+terminal with ``maw play``: the lobby takes whoever comes first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from maw.hosting.xmpp import Address
+from maw.web.observer import Watcher, frame
+
+
+@dataclass(eq=False)
+class WebConsole:
+    """A :class:`maw.agents.user_interface.Console` on a web page: every line and status
+    is kept (a reloaded page gets them again) and streamed to the page's watchers."""
+
+    frames: list[bytes] = field(default_factory=list)
+    typed: asyncio.Queue = field(default_factory=asyncio.Queue)
+    watchers: set[Watcher] = field(default_factory=set)
+    closed: bool = False
+
+    def _push(self, event: str, data: Any) -> None:
+        item = frame(event, data)
+        self.frames.append(item)
+        for w in list(self.watchers):
+            if not w.put(item):
+                self.watchers.discard(w)
+
+    def show(self, line: str) -> None:
+        self._push("line", {"text": line})
+
+    def update(self, **status: Any) -> None:
+        self._push("status", status)
+
+    async def read(self) -> str | None:
+        return await self.typed.get()
+
+    def type(self, text: str) -> None:
+        self.typed.put_nowait(text)
+
+    def watch(self) -> Watcher:
+        w = Watcher(spectator=False)
+        for item in self.frames:
+            w.put(item)
+        if self.closed:
+            w.put(None)
+        else:
+            self.watchers.add(w)
+        return w
+
+    def close(self, why: str) -> None:
+        self._push("end", {"why": why})
+        self.closed = True
+        for w in list(self.watchers):
+            w.put(None)
+        self.watchers.clear()
+
+
+@dataclass(eq=False)
+class Seat:
+    secret: str
+    console: WebConsole = field(default_factory=WebConsole)
+    task: asyncio.Task | None = None
+
+
+class SeatDesk:
+    """The seats of one game: ``count`` secret links; ``claim`` starts a seat's person."""
+
+    def __init__(self, count: int, address: Address, lobby: str,
+                 join_seconds: float = 60.0, timeout: float | None = None) -> None:
+        # the people's agents join the host's server like a terminal's would
+        self.address = Address(address.host, address.port, False, address.domain)
+        self.lobby = lobby
+        self.join_seconds = join_seconds
+        self.timeout = timeout
+        self.seats = {s.secret: s for s in (Seat(secrets.token_urlsafe(12))
+                                            for _ in range(count))}
+
+    def get(self, secret: str) -> Seat | None:
+        return self.seats.get(secret)
+
+    def claim(self, seat: Seat) -> None:
+        """Start the seat's player, once (a reloaded page finds it running)."""
+        if seat.task is None:
+            seat.task = asyncio.create_task(self._run(seat))
+
+    async def _run(self, seat: Seat) -> None:
+        from maw.hosting.players import run_person
+
+        console = seat.console
+        try:
+            result = await run_person(self.address, self.lobby, console,
+                                      join_seconds=self.join_seconds, timeout=self.timeout)
+            console.close("the game is over" if result.final else "you left the game")
+        except asyncio.CancelledError:
+            console.close("the host stopped")
+            raise
+        except Exception as exc:  # the page says why, the host goes on
+            console.close(f"the seat stopped: {exc}")
+
+    async def stop(self) -> None:
+        for seat in self.seats.values():
+            if seat.task is not None and not seat.task.done():
+                seat.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await seat.task

@@ -1,0 +1,100 @@
+// A person's seat in the browser: the console of its UserInterfaceAgent (the lines its
+// player hears, its status, what it may do). Buttons type the terminal's commands.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const base = location.pathname.replace(/\/$/, "");
+let status = {view: null, options: [], deadline: null, role: null, pack: [], name: null};
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("data-")) node.setAttribute(k, v);
+    else node[k] = v;
+  }
+  for (const c of children) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+async function send(text) {
+  const res = await fetch(base + "/say", {method: "POST", headers: {"Content-Type": "application/json"},
+                                          body: JSON.stringify({text})});
+  if (!res.ok) line(`! ${await res.text()}`);
+}
+
+function line(text) {
+  const ol = $("lines");
+  const refused = text.startsWith("!") || text.startsWith("[GM] Refused");
+  const li = el("li", {class: "line" + (refused ? " refused" : "")}, text);
+  ol.append(li);
+  ol.scrollTop = ol.scrollHeight;
+}
+
+const COMMAND = {vote: "/vote", attack: "/attack", divine: "/divine", guard: "/guard",
+                 unvote: "/unvote", over: "/over"};
+
+function draw() {
+  const v = status.view || {};
+  const me = v.player || status.name;
+  const role = v.role || status.role;
+  const pack = (v.pack && v.pack.length ? v.pack : status.pack).filter((p) => p !== me);
+  $("me").textContent = me ? `${me}` + (role ? `, ${role}` : "") + (pack.length ? ` (pack: ${pack.join(", ")})` : "")
+                            + (v.alive === false ? " (dead: watching)" : "") : "joining…";
+  $("phase").textContent = v.day ? `Day ${v.day}, ${v.phase}` : "";
+  const buttons = [];
+  for (const o of status.options || []) {
+    if (o.action === "chat") continue;
+    const cmd = COMMAND[o.action] ? COMMAND[o.action] + (o.target ? ` ${o.target}` : "") : null;
+    if (!cmd) continue;
+    buttons.push(el("button", {class: "act", "data-command": cmd, onclick: () => send(cmd)},
+                    o.action + (o.target ? ` ${o.target}` : "")));
+  }
+  if ((status.options || []).length) buttons.push(el("button", {class: "act", "data-command": "/pass", onclick: () => send("/pass")}, "pass"));
+  $("actions").replaceChildren(...(buttons.length ? buttons : [el("p", {class: "muted"}, "nothing now")]));
+  const chat = (status.options || []).find((o) => o.action === "chat");
+  $("text").placeholder = chat ? `say something in the ${chat.room}, or a command (/help)` : "a command (/help)";
+  $("living").replaceChildren(...(v.living || []).map((n) => el("li", {}, n)));
+  $("votes").replaceChildren(...Object.entries(v.votes || {}).map(([a, b]) => el("li", {}, `${a} → ${b}`)));
+}
+
+function tick() {
+  const left = status.deadline === null ? null : (status.deadline - performance.now()) / 1000;
+  $("timer").textContent = left === null ? "" : `${Math.max(0, left).toFixed(0)} s left`;
+}
+
+function start() {
+  $("typing").onsubmit = (e) => {
+    e.preventDefault();
+    const text = $("text").value;
+    if (!text.trim()) return;
+    $("text").value = "";
+    send(text);
+  };
+  const source = new EventSource(base + "/events");
+  window.mawFrames = [];  // everything this page was sent (the tests check its secrecy)
+  for (const kind of ["line", "status", "end"])
+    source.addEventListener(kind, (e) => window.mawFrames.push({kind, data: JSON.parse(e.data)}));
+  source.addEventListener("line", (e) => line(JSON.parse(e.data).text));
+  source.addEventListener("status", (e) => {
+    const s = JSON.parse(e.data);
+    if (s.name) status.name = s.name;
+    if (s.role) status.role = s.role;
+    if (s.pack) status.pack = s.pack;
+    if (s.view) status.view = s.view;
+    if (s.options) status.options = s.options;
+    if (s.seconds !== undefined && s.seconds !== null) status.deadline = performance.now() + 1000 * s.seconds;
+    draw();
+  });
+  source.addEventListener("end", (e) => {
+    line(`-- ${JSON.parse(e.data).why}`);
+    $("status").textContent = "over";
+    status.deadline = null; status.options = []; draw();
+    source.close();
+  });
+  source.onerror = () => { if ($("status").textContent !== "over") $("status").textContent = "reconnecting…"; };
+  setInterval(tick, 500);
+  draw();
+}
+
+start();
