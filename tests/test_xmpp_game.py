@@ -56,6 +56,27 @@ async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path)
         if r["kind"] == "msg" and r["type"] == "new_messages" and \
                 r["body"]["room_name"] == "Hideout":
             assert r["to"] not in villagers
+    # the rooms heard the results (AnnounceVoteResult, AnnounceWinningTeam; the scores in
+    # the Lobby room): their archives alone tell who died and who won
+    archive = result.log_path.with_suffix("")
+    lines = {room: [json.loads(x) for f in sorted(archive.glob(f"*-{room}.jsonl"))
+                    for x in f.read_text().splitlines()]
+             for room in ("Village", "Hideout", "Lobby")}
+    told = [ln["announcement"] for ln in lines["Village"] if ln.get("announcement")]
+    deaths = [(r["event"], r["data"]["player"]) for r in records if r["kind"] == "event"
+              and r["event"] in ("Executed", "Murdered")]
+    assert [(f"{a['status'].capitalize()}", a["target"]) for a in told
+            if a["type"] == "vote_result" and a["status"] in ("executed", "murdered")] == deaths
+    assert all(ln["speaker"] == "GM" and ln["text"].startswith("[GM] ") for ln in
+               lines["Village"] if ln.get("announcement"))
+    assert told[-1]["type"] == "end_game" and told[-1]["winning_team"] == out.winner.value
+    lobby = [ln["announcement"]["type"] for ln in lines["Lobby"]]
+    assert lobby == ["end_game", "scores"] and lines["Lobby"][-1]["announcement"]["final"]
+    assert any(ln.get("announcement", {}) and ln["announcement"]["type"] == "end_game"
+               for ln in lines["Hideout"])
+    # and no player heard an announcement twice (they are not pushed to the readers)
+    assert not any(r["kind"] == "msg" and r["type"] == "new_messages" and any(
+        ln.get("announcement") for ln in r["body"]["messages"]) for r in records)
 
 
 @session_loop

@@ -5,6 +5,12 @@ from a living member, asks the GameMaster (the engine) whether the chat is legal
 pushes it to every reader at once and serves unread messages by index. Closing archives
 the phase's log to disk. Replies always go to the member's registered JID, never to the
 claimed sender, so a forged request reveals nothing.
+
+The rooms hear the results, as the document's interaction model says (AnnounceVoteResult,
+AnnounceWinningTeam; AnnounceScores in the Lobby room): the GameMaster's ``vote_result``,
+``end_game`` and ``scores`` become announcement lines of the room's log (speaker "GM"), in
+its archive with the chat, so the rooms alone tell the whole game. Players heard them from
+the GameMaster already: announcements are not pushed to them.
 """
 
 from __future__ import annotations
@@ -20,7 +26,25 @@ from maw.agents.base import GameLog, MawAgent, bare, of_types
 from maw.agents.toolkit import Awaiting
 from maw.protocol import messages as m
 
-ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages")
+ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages",
+              "vote_result", "end_game", "scores")
+ANNOUNCEMENTS = (m.VoteResult, m.EndGame, m.Scores)
+
+
+def announcement_text(body: m.Body) -> str:
+    """An announcement line's text, as a player would read it."""
+    from maw.protocol import heard as h
+    from maw.protocol import render
+
+    if isinstance(body, m.VoteResult):
+        return render.heard(h.ResultHeard(day=body.day, status=body.status,
+                                          target=body.target, tied=list(body.tied),
+                                          reason=body.reason))
+    if isinstance(body, m.EndGame):
+        return render.heard(h.GameEnded(winner=body.winning_team, reason=body.reason))
+    assert isinstance(body, m.Scores)
+    board = ", ".join(f"{n} {p}" for n, p in body.leaderboard)
+    return f"[GM] Scores after round {body.round} of {body.rounds}: {board}."
 
 
 class ChatRoomAgent(MawAgent):
@@ -40,6 +64,7 @@ class ChatRoomAgent(MawAgent):
         # the chats the GameMaster is asked about: (speaker, text, the speaker's thread)
         self.checks: Awaiting[tuple[str, str, str | None]] = Awaiting()
         self.stopping = False
+        self.is_open = False
 
     async def setup(self) -> None:
         fsm = FSMBehaviour()
@@ -55,6 +80,20 @@ class ChatRoomAgent(MawAgent):
 
     def member(self, jid: str, pool: dict[str, str]) -> str | None:
         return next((n for n, j in pool.items() if j == jid), None)
+
+    def announce(self, body: m.Body) -> None:
+        """Log the GameMaster's announcement of a result; a closed room archives it at
+        once (its phase's log was archived when it closed)."""
+        if isinstance(body, (m.EndGame, m.Scores)):
+            self.round = body.round
+        day = getattr(body, "day", self.day)
+        self.chat_log.append(m.ChatLine(
+            index=self.base + len(self.chat_log), speaker="GM", day=day,
+            text=announcement_text(body), announcement=body.model_dump()))
+        if not self.is_open:
+            self.archive()
+            self.base += len(self.chat_log)
+            self.chat_log.clear()
 
     def archive(self) -> None:
         if self.archive_dir is None or not self.chat_log:
@@ -97,6 +136,7 @@ class RoomState(State):
         room = self.room
         room.writers, room.readers = dict(body.writers), dict(body.readers)
         room.day, room.round = body.day, body.round
+        room.is_open = True
         await room.send_body(self, room.gamemaster, m.Agree(ref="open"), thread)
         announce = m.AnnounceOpen(room_name=room.room_name, players=sorted(room.writers),
                                   day=body.day)
@@ -120,6 +160,8 @@ class ClosedState(RoomState):
             return True
         elif isinstance(body, m.CloseRoom) and sender == room.gamemaster:
             await room.send_body(self, room.gamemaster, m.Agree(ref="close"), msg.thread)
+        elif isinstance(body, ANNOUNCEMENTS) and sender == room.gamemaster:
+            room.announce(body)
         elif isinstance(body, m.Chat):
             await room.send_body(self, sender, m.Refuse(
                 reason=f"the {room.room_name} is closed"), msg.thread)
@@ -149,6 +191,8 @@ class OpenState(RoomState):
             return True
         elif isinstance(body, m.OpenRoom) and sender == room.gamemaster:
             await self.answer_open(body, msg.thread)  # a new phase, still open
+        elif isinstance(body, ANNOUNCEMENTS) and sender == room.gamemaster:
+            room.announce(body)
         elif isinstance(body, m.Chat):
             await self.chat(body, sender, msg.thread)
         elif isinstance(body, m.ChatVerdict) and sender == room.gamemaster:
@@ -206,6 +250,7 @@ class CloseState(ClosedState):
 
     async def on_start(self) -> None:
         room = self.room
+        room.is_open = False
         room.archive()
         room.base += len(room.chat_log)
         room.chat_log.clear()

@@ -68,10 +68,12 @@ class GameMasterAgent(MawAgent):
 
     def __init__(self, jid: str, password: str, config: GameConfig, village: str,
                  hideout: str, game_log: GameLog, port: int = 5222,
-                 on_event: Callable[[object], None] | None = None) -> None:
+                 on_event: Callable[[object], None] | None = None,
+                 lobby_room: str | None = None) -> None:
         super().__init__(jid, password, port=port)
         self.config = config
         self.rooms = {engine.Room.VILLAGE: village, engine.Room.HIDEOUT: hideout}
+        self.lobby_room = lobby_room  # hears each round's winner and the scores
         self.game_log = game_log
         self.on_event = on_event or (lambda e: None)
         self.seats: dict[str, Seat] = {}
@@ -190,6 +192,8 @@ class GameMasterAgent(MawAgent):
                                                               if n in e.audience]
                 for player in to:
                     await self.send_body(behaviour, self.seats[player].jid, body)
+                if name is None and e.audience is None:
+                    await self.announce(behaviour, body)
         now = self.marker()
         if now[:4] != before[:4]:
             await self.open_phase(behaviour)
@@ -197,6 +201,15 @@ class GameMasterAgent(MawAgent):
             for name in self.seats:
                 await self.send_options(behaviour, name)
         self.changes.poke()
+
+    async def announce(self, behaviour: CyclicBehaviour, body: m.Body) -> None:
+        """A public result to the rooms too (the document's AnnounceVoteResult and
+        AnnounceWinningTeam; the scores go to the Lobby room): their logs hold the game."""
+        if isinstance(body, m.VoteResult | m.EndGame):
+            for jid in self.rooms.values():
+                await self.send_body(behaviour, jid, body)
+        if isinstance(body, m.EndGame | m.Scores) and self.lobby_room:
+            await self.send_body(behaviour, self.lobby_room, body)
 
     async def open_phase(self, behaviour: CyclicBehaviour) -> None:
         """Open the right room for the new phase, then tell every player its options."""

@@ -150,6 +150,7 @@ class EndPhaseState(GMState):
                           leaderboard=gm.board.standings(), final=final)
         for seat in gm.seats.values():
             await gm.send_body(self, seat.jid, scores)
+        await gm.announce(self, scores)
         if final:
             self.next_state = None  # SPADE keeps the last round's choice: end the FSM here
             gm.done.set()

@@ -234,6 +234,9 @@ class Observe(Handler):
         if isinstance(body, m.NewMessages):
             seen = agent.seen.get(body.room_name, 0)
             for line in body.messages:
+                if line.announcement is not None:  # (the GameMaster told it already)
+                    seen = max(seen, line.index + 1)
+                    continue
                 if line.index >= seen:
                     agent.note(h.Said(room=body.room_name, speaker=line.speaker,
                                       text=line.text, day=line.day))

@@ -98,14 +98,15 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         gm_password = stable_password(gm_jid)
     else:
         gm_jid, gm_password = jid("gm"), password()
-    village, hideout = jid("village"), jid("hideout")
+    village, hideout, lobby_room = jid("village"), jid("hideout"), jid("lobby-room")
     rooms = {"Village": village, "Hideout": hideout}
     archive = path.with_suffix("") if path else None
     gm = GameMasterAgent(gm_jid, gm_password, config, village, hideout, game_log, port,
-                         on_event)
+                         on_event, lobby_room)
     room_agents = [
         ChatRoomAgent(village, password(), "Village", gm_jid, game_log, archive, port),
         ChatRoomAgent(hideout, password(), "Hideout", gm_jid, game_log, archive, port),
+        ChatRoomAgent(lobby_room, password(), "Lobby", gm_jid, game_log, archive, port),
     ]
     share_host_key(gm, room_agents)
     first: list[MawAgent] = [*room_agents, gm]

@@ -329,11 +329,16 @@ class AnnounceOpen(Body):
 
 
 class ChatLine(Body):
+    """One line of a room's log: a player's chat, or the GameMaster's announcement of a
+    result (``announcement``: the ``vote_result``, ``end_game`` or ``scores`` it sent the
+    room; ``speaker`` "GM"), so the room's log and archive hold the whole game."""
+
     type: Literal["line"] = "line"
     index: int
     speaker: str
     text: str
     day: int
+    announcement: dict[str, Any] | None = None
 
 
 class GetNewMessages(Body):
