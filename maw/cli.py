@@ -178,6 +178,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     rules = _rules(args)
     rules.roles_for(args.players)
+    if args.web:
+        from maw.web.server import parse_address
+
+        parse_address(args.web)  # a bad address fails before any game
     if args.games < 1 or args.parallel < 1:
         raise MawError("--games and --parallel must be at least 1")
     from maw.hosting.roster import roster_path as find_roster
@@ -249,12 +253,22 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
         else:
             print(f"[{count}/{todo}] {line}", flush=True)
 
+    def run(watch=None):
+        return run_tournament(plan, roster_path, results, xmpp=args.xmpp,
+                              parallel=args.parallel, log_dir=Path(args.log_dir),
+                              timeout=args.timeout, on_done=on_done, watch=watch)
+
     if progress is not None:
         progress.start()
     try:
-        await run_tournament(plan, roster_path, results, xmpp=args.xmpp,
-                             parallel=args.parallel, log_dir=Path(args.log_dir),
-                             timeout=args.timeout, on_done=on_done)
+        if args.web:
+            from maw.web.host import watched_tournament
+
+            await watched_tournament(run, args.web, plan.games, results, Path(args.log_dir),
+                                     args.web_spectator,
+                                     say=progress.console.print if progress else print)
+        else:
+            await run()
     finally:
         if progress is not None:
             progress.stop()
@@ -482,6 +496,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-dir", default="logs/tournament", help="each game's JSONL log")
     p.add_argument("--timeout", type=float, default=3600.0, help="per game")
     p.add_argument("--early-end", action="store_true", help=EARLY_END)
+    p.add_argument("--web", default=None, metavar="[HOST:]PORT",
+                   help="serve a web page: the game started last, live, and the standings")
+    p.add_argument("--web-spectator", action="store_true",
+                   help="let the page show roles, the Hideout and the agents' minds live")
     _add_ruleset(p)
     p.set_defaults(func=cmd_tournament)
 

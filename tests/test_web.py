@@ -382,3 +382,34 @@ def test_a_person_plays_a_whole_game_from_a_seat_page(browser, tmp_path):
                    and r["event"] == "Chatted" and r["data"]["room"] == "Hideout"}
         assert hideout and not any(any(h in x for h in hideout) for x in said)
         assert not any(f"{w} is a Werewolf" in x for x in said[:end] for w in wolves)
+
+
+def test_a_tournament_page_follows_each_game_and_keeps_the_standings(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    roster = Path(__file__).resolve().parent.parent / "agents" / "rule.toml"
+    port = free_port()
+    # (phases run to their timers: each game lasts long enough to be seen live)
+    proc = maw("tournament", "--roster", str(roster), "--games", "2", "--players", "6",
+               "--day-seconds", "3", "--night-seconds", "2",
+               "--out", str(tmp_path / "t.db"), "--log-dir", str(tmp_path / "logs"),
+               "--web", str(port))
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        up(url, proc)
+        browser.get(url)
+        title = lambda: browser.find_element(By.ID, "title").text  # noqa: E731
+        wait(lambda: title().startswith("tournament game "), 60, "a game followed")
+        seen = {title()}
+        # the page moves on to the next games by itself, and the standings fill
+        wait(lambda: seen.add(title()) or len(seen) >= 2, 120, "the next game followed")
+        wait(lambda: texts(browser, "#board-title") == ["TOURNAMENT STANDINGS"] and len(
+            texts(browser, "#board tbody tr")) >= 6, 60, "the standings")
+        browser.save_screenshot(str(ARTIFACTS / "tournament.png"))
+        assert proc.wait(timeout=180) == 0
+    finally:
+        proc.kill()
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "t.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2

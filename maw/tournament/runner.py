@@ -141,9 +141,13 @@ class Results:
                     (spec.index, *(row[c] for c in PLAYER_COLUMNS)))
 
     def leader(self) -> tuple[str, int] | None:
-        row = self.db.execute("SELECT name, SUM(points) AS s FROM players GROUP BY name "
-                              "ORDER BY s DESC, name LIMIT 1").fetchone()
-        return (row[0], row[1]) if row else None
+        board = self.standings()
+        return board[0] if board else None
+
+    def standings(self) -> list[tuple[str, int]]:
+        """Every player's points over the games so far, best first."""
+        return [(n, int(s)) for n, s in self.db.execute(
+            "SELECT name, SUM(points) AS s FROM players GROUP BY name ORDER BY s DESC, name")]
 
     def close(self) -> None:
         self.db.close()
@@ -157,10 +161,16 @@ class Finished:
     error: str = ""
 
 
+# told that a game starts, with the folder its log will be written to; returns what to
+# call when the game's process is over (the web observer follows the log meanwhile)
+Watch = Callable[["GameSpec", Path], Callable[[], None]]
+
+
 async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
                    log_dir: Path, results: Results, roster: Roster,
-                   timeout: float) -> Finished:
-    """``maw game`` for one scheduled game, then its metrics into the database."""
+                   timeout: float, watch: Watch | None = None) -> Finished:
+    """``maw game`` for one scheduled game, then its metrics into the database;
+    ``watch`` is told where the game's log will be, and when its process is over."""
     out = log_dir / f"game-{spec.index:05d}"
     out.mkdir(parents=True, exist_ok=True)
     for stale in out.glob("*.jsonl"):  # a game the runner was killed during
@@ -175,6 +185,7 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
     if plan.early_end:
         cmd.append("--early-end")
     t0 = time.monotonic()
+    over = watch(spec, out) if watch is not None else None
     proc = await asyncio.create_subprocess_exec(
         *cmd, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
         preexec_fn=die_with_parent)  # no orphan game plays on
@@ -184,6 +195,9 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         raise
+    finally:
+        if over is not None:
+            over()
     wall = time.monotonic() - t0
     logs = sorted(out.glob("*.jsonl"))
     if proc.returncode != 0 or not logs:
@@ -204,7 +218,8 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
 
 async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
                          xmpp: str, parallel: int, log_dir: Path, timeout: float,
-                         on_done: Callable[[Finished], None] | None = None) -> list[Finished]:
+                         on_done: Callable[[Finished], None] | None = None,
+                         watch: Watch | None = None) -> list[Finished]:
     """Play the games of ``plan`` the database lacks, ``parallel`` at a time."""
     from maw.hosting.xmpp import EmbeddedServer, free_port, parse_address
 
@@ -224,7 +239,7 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
     async def one(spec: GameSpec) -> None:
         async with gate:
             f = await play_one(spec, plan, roster_path, xmpp, log_dir, results, roster,
-                               timeout)
+                               timeout, watch)
         finished.append(f)
         if on_done is not None:
             on_done(f)

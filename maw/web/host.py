@@ -11,6 +11,7 @@ from typing import TypeVar
 from maw.errors import MawError
 from maw.hosting.xmpp import Address
 from maw.web.archive import Archive
+from maw.web.follow import TournamentWatch
 from maw.web.observer import Observer
 from maw.web.seats import SeatDesk
 from maw.web.server import WebServer, make_app, parse_address
@@ -66,3 +67,24 @@ async def serve_archive(folder: Path, where: str, say: Callable[[str], None] = p
         await asyncio.Event().wait()
     finally:
         await server.stop(drain=0)
+
+
+async def watched_tournament(run: Callable[[TournamentWatch], Awaitable[T]], where: str,
+                             games: int, results, log_dir: Path, spectator: bool = False,
+                             say: Callable[[str], None] = print) -> T:
+    """Run a tournament (``run`` given the watch the runner tells of each game) with the
+    page served on ``where``: the game started last, live; the standings; past games."""
+    host, port = parse_address(where)
+    watch = TournamentWatch(spectator, games)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    app = make_app(lambda: watch.live, Archive(log_dir), standings=results.standings,
+                   live_id=lambda: watch.live_id)
+    server = WebServer(app, host, port)
+    await server.start()
+    say(f"web observer: {server.url} (the game started last, live; the standings; "
+        "past games to replay)")
+    try:
+        return await run(watch)
+    finally:
+        await watch.stop()
+        await server.stop()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -32,9 +33,17 @@ def parse_address(text: str) -> tuple[str, int]:
 MAX_TYPED = 2000  # characters a seat page may send at once (a chat is far shorter)
 
 
-def make_app(observer: Observer | None = None, archive: Archive | None = None,
-             desk: SeatDesk | None = None) -> web.Application:
+def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
+             archive: Archive | None = None, desk: SeatDesk | None = None,
+             standings: Callable[[], list] | None = None,
+             live_id: Callable[[], int] | None = None) -> web.Application:
+    """The page's routes. ``observer``: the live game's (or a function giving the one to
+    show now: a tournament's); ``standings``: a tournament's leaderboard so far."""
     app = web.Application()
+
+    def current() -> Observer | None:
+        return observer() if callable(observer) else observer
+
     streams: set[asyncio.Task] = set()
     app["streams"] = streams
 
@@ -43,19 +52,24 @@ def make_app(observer: Observer | None = None, archive: Archive | None = None,
                                 headers={"Cache-Control": "no-cache"})
 
     async def info(_request: web.Request) -> web.Response:
+        live = current()
         return web.json_response({
-            "live": observer is not None, "archive": archive is not None,
-            "title": observer.title if observer else "",
-            "spectator_allowed": observer.may_spectate() if observer else True})
+            "live": live is not None or callable(observer), "archive": archive is not None,
+            "title": live.title if live else "",
+            "spectator_allowed": live.may_spectate() if live else False,
+            "tournament": standings is not None,
+            "live_id": live_id() if live_id else 0,
+            "standings": standings() if standings else None})
 
     async def events(request: web.Request) -> web.StreamResponse:
-        if observer is None:
-            raise web.HTTPNotFound(text="no live game here")
+        live = current()
+        if live is None:
+            raise web.HTTPNotFound(text="no live game here (yet)")
         try:
-            watcher = observer.watch(request.query.get("spectator") == "1")
+            watcher = live.watch(request.query.get("spectator") == "1")
         except PermissionError as exc:
             raise web.HTTPForbidden(text=str(exc)) from None
-        return await stream(request, watcher, observer.leave)
+        return await stream(request, watcher, live.leave)
 
     def seat_of(request: web.Request) -> Seat:
         seat = desk.get(request.match_info["secret"]) if desk is not None else None

@@ -145,7 +145,11 @@ function draw() {
   const w = $("winner");
   w.hidden = !s.winner;
   if (s.winner) w.textContent = `${s.winner.winner ? s.winner.winner + " won" : "a draw"} on day ${s.winner.day} (${s.winner.reason})`;
-  $("board").tBodies[0].replaceChildren(...Object.entries(s.board).sort((a, b) => b[1] - a[1])
+  // a tournament's standings over its games, else this game's points over its rounds
+  const board = view.info && view.info.standings ? view.info.standings
+                                                 : Object.entries(s.board).sort((a, b) => b[1] - a[1]);
+  $("board-title").textContent = view.info && view.info.standings ? "Tournament standings" : "Leaderboard";
+  $("board").tBodies[0].replaceChildren(...board
     .map(([n, pts]) => el("tr", {}, el("td", {}, n), el("td", {class: "num"}, pts))));
 
   for (const room of ["village", "hideout"]) {
@@ -156,7 +160,7 @@ function draw() {
       : el("li", {class: "line"}, el("b", {}, line.speaker + ": "), line.text)));
     if (follow) ol.scrollTop = ol.scrollHeight;
   }
-  $("hideout-box").hidden = s.hideout.length === 0;
+  $("hideout-box").hidden = !s.hideout.some((line) => !line.system || line.text.includes(" attacks "));
 
   const tally = {};
   for (const [voter, target] of Object.entries(s.votes)) (tally[target ?? "nobody"] ||= []).push(voter);
@@ -227,7 +231,16 @@ function redraw() {
 
 // ------------------------------------------------------------ live, replay, archive
 
+// a tournament: when its game is over, the page follows the next one
+async function nextGame() {
+  view.info = await (await fetch("/api/info")).json();
+  redraw();
+  if (view.info.title && view.info.live_id !== view.liveId) follow(view.spectator);
+  else setTimeout(nextGame, 1000);
+}
+
 function follow(spectator) {
+  if (view.info) view.liveId = view.info.live_id;
   if (view.source) view.source.close();
   view.records = []; view.live = true; view.over = false;
   view.spectator = spectator;
@@ -251,6 +264,7 @@ function follow(spectator) {
   });
   source.addEventListener("end", () => {
     view.over = true; source.close(); redraw();
+    if (view.info && view.info.tournament) setTimeout(nextGame, 1000);
     $("spectator-box").hidden = true;  // (the game is over: everything was revealed)
     $("live-link").hidden = true;
   });
@@ -299,8 +313,20 @@ async function start() {
   $("slider").oninput = (e) => { view.upto = Number(e.target.value); draw(); };
   setInterval(() => { if (view.state && view.live && !view.over) drawTimer(); }, 500);
   const info = await (await fetch("/api/info")).json();
-  if (params.get("game")) { $("game").hidden = false; await replay(params.get("game")); }
-  else if (info.live && !params.get("archive")) { $("game").hidden = false; follow(false); }
+  view.info = info;
+  if (params.get("game")) { view.info = null; $("game").hidden = false; await replay(params.get("game")); }
+  else if (info.live && !params.get("archive")) {
+    $("game").hidden = false;
+    $("archive-link").hidden = !info.archive;
+    if (info.tournament) {
+      view.liveId = null; nextGame();
+      setInterval(async () => {  // the standings as the games are recorded
+        try { view.info = {...view.info, standings: (await (await fetch("/api/info")).json()).standings}; redraw(); }
+        catch (e) { /* the tournament is over: the page keeps what it has */ }
+      }, 2000);
+    }
+    else follow(false);
+  }
   else { $("live-link").hidden = !info.live; await archive(); }
 }
 
