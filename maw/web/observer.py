@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 
 # how many frames a watcher may fall behind before it is dropped (a stuck browser must
@@ -60,9 +61,11 @@ class Observer:
         self.frames: list[bytes] = []  # each record encoded once, for every watcher
         self.watchers: set[Watcher] = set()
         self.over = False
+        self.fed_at: list[float] = []  # time.time() each record came (update delays)
 
     def feed(self, record: dict) -> None:
         i = len(self.records)
+        self.fed_at.append(time.time())
         self.records.append(record)
         self.frames.append(frame("record", {"i": i, "r": record}))
         for w in list(self.watchers):

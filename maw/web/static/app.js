@@ -112,6 +112,7 @@ function apply(s, r) {
 // ------------------------------------------------------------ drawing
 
 let view = {records: [], upto: 0, live: false, over: false, selected: null, spectator: false};
+window.mawArrivals = {};
 
 function secondsLeft(s) {
   if (!s.timer) return null;
@@ -254,6 +255,7 @@ function follow(spectator) {
   });
   source.addEventListener("record", (e) => {
     const {i, r} = JSON.parse(e.data);
+    window.mawArrivals[i] = Date.now();  // (benchmarks/web_observer.py: update delays)
     if (r.kind === "timer") r.arrived = performance.now();
     view.records[i] = r;
     redraw();
