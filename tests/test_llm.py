@@ -115,6 +115,7 @@ async def test_a_legal_answer_becomes_the_action():
     action = await d.adecide(view, legal, ["Bob: hello"])
     assert action == engine.Vote("Ann", target)
     assert d.tally.legal == 1 and d.tally.calls == 1
+    assert d.tally.log[-1]["action"] == f"vote {target}"  # what the observer shows
     engine.play(state, action)  # the engine takes it
 
 

@@ -84,6 +84,15 @@ class Tally:
         return sum("exception" in r for r in self.log)
 
 
+def label(action: engine.Action | None) -> str:
+    """What was chosen, in a few words (the log's ``action``): "vote Bob", "chat",
+    "listen"."""
+    if action is None:
+        return "listen"
+    target = getattr(action, "target", None)
+    return f"{engine.action_name(action)} {target}" if target else engine.action_name(action)
+
+
 def account(record: dict, llm: LLM, answer) -> None:
     """Add one model call to a decision's record: its cost, when it ran (``spans``, on
     ``time.monotonic()``: a call may wait its turn for a shared model), and the whole
@@ -472,6 +481,7 @@ class LLMDecider(Decider):
                                                  choices=described)
                     continue
                 record["outcome"] = outcome
+                record["action"] = label(action)
                 self._read_beliefs(answer.text, schema, view, record)
                 return self._chose(action, view)
             record["outcome"] = "fallback"
