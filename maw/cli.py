@@ -554,6 +554,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MawError as exc:
         print(f"maw {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except OSError as exc:  # a file or a host the command could not use: one line too
+        where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"maw {args.command}: error:{where} {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"maw {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -67,5 +67,12 @@ async def stop_agents(agents: Sequence[MawAgent]) -> None:
 
 
 def check_server(address: Address) -> None:
-    if not address.embedded and not port_open(address.host, address.port):
+    if address.embedded:
+        return
+    try:
+        answers = port_open(address.host, address.port)
+    except OSError as exc:  # (socket.gaierror: no such host)
+        raise MawError(f"cannot reach the XMPP server at {address.host}:{address.port}: "
+                       f"{exc.strerror or exc}") from None
+    if not answers:
         raise MawError(f"no XMPP server answers at {address.host}:{address.port}")

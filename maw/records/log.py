@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from maw.errors import ReplayError
+from maw.errors import MawError, ReplayError
 from maw.records.schema import BY_KIND, READER, Record
 
 
@@ -28,8 +28,12 @@ class GameLog:
         # called with each record as it is written (the web observer); in this thread
         self.listeners: list[Callable[[dict], None]] = []
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8")
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = path.open("a", encoding="utf-8")
+            except OSError as exc:
+                raise MawError(f"cannot write the game log {path}: "
+                               f"{exc.strerror or exc}") from None
 
     def write(self, kind: str, **fields: Any) -> None:
         if self._file is None and not self.listeners:
