@@ -155,6 +155,24 @@ def cmd_game(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from maw.records.audit import audit_log
+
+    failed = 0
+    for name in args.logs:
+        result = audit_log(Path(name))
+        if result.ok:
+            print(f"{name}: ok ({result.rounds} round(s), {result.actions} actions replayed, "
+                  f"{result.events} events, {result.messages} messages to players checked)")
+        else:
+            failed += 1
+            print(f"{name}: {len(result.violations)} violation(s); the first, "
+                  f"{result.violations[0]}")
+    return 1 if failed else 0
+
+
 def cmd_web(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
@@ -473,6 +491,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let the page show roles, the Hideout and the agents' minds live")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
+
+    p = sub.add_parser("audit", help="check game logs against the rules (exit 1 on a "
+                                     "violation)")
+    p.add_argument("logs", nargs="+", metavar="LOG", help="a host's JSONL game log")
+    p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("web", help="browse and replay past games in a web page")
     p.add_argument("logdir", help="a folder of game logs (maw game's logs/)")

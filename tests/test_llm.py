@@ -708,6 +708,9 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     assert refused == []
     assert set(result.llm) == set(NAMES[:5])
     assert sum(u["calls"] for u in result.llm.values()) == len(calls)
+    from maw.records.audit import audit_records
+
+    assert audit_records(records).ok
     # the LLM players' stated beliefs reach the log, once a phase, normalised
     deal = next(r for r in records if r["kind"] == "round")
     villagers = {n for n in NAMES[:5] if deal["roles"][n] != "Werewolf"}

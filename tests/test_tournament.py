@@ -48,6 +48,8 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     games = rows(db, "SELECT idx, seed, seats, winner, days, log, phases FROM games "
                      "ORDER BY idx")
     assert [g[0] for g in games] == list(range(20))
+    # every game was audited against the rules as it was recorded: no violation
+    assert rows(db, "SELECT COUNT(violations), SUM(violations) FROM games") == [(20, 0)]
     # the schedule is the seed's: the same command plays the same games
     plan = Plan(str(ROSTER), "", 20, 6, "maw", (), 1, 10.0, 5.0)
     expected = schedule(load_roster(ROSTER), plan)

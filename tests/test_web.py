@@ -365,6 +365,9 @@ def test_a_person_plays_a_whole_game_from_a_seat_page(browser, tmp_path):
                                 and r["data"].get("actor") == "Quinn"}
     over = next(r for r in log if r["kind"] == "outcome")
     role = over["roles"]["Quinn"]
+    from maw.records.audit import audit_records
+
+    assert audit_records(log).ok  # a person's game keeps the rules and the secrets too
     assert me == f"Quinn, {role}" or me.startswith(f"Quinn, {role} ")
     # secrecy: every frame the page got is the player's own view and what it heard
     sent = browser.execute_script("return window.mawFrames")

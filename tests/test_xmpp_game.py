@@ -42,6 +42,9 @@ async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path)
     # the log holds exactly the events the GameMaster produced, in order
     logged = [r["event"] for r in records if r["kind"] == "event"]
     assert logged == [type(e).__name__ for e in seen]
+    from maw.records.audit import audit_records
+
+    assert audit_records(records).ok  # the game, replayed by the rules, and its secrets
     assert logged[0] == "GameStarted" and logged[-1] == "GameOver"
     # votes settle: a player that does not see its own vote in its view switches between
     # its two best choices until the timer ends the day (thousands of votes)

@@ -53,7 +53,8 @@ class AssignRolesState(GMState):
         rng = random.Random(f"{gm.config.seed}:{gm.round}")
         gm.state = engine.new_game(gm.config.rules, names, rng)
         gm.game_log.write("round", round=gm.round, roles={n: r.name for n, r in zip(
-            names, gm.state.roles, strict=True)}, ruleset=gm.config.rules.name)
+            names, gm.state.roles, strict=True)}, ruleset=gm.config.rules.name,
+            options=dict(engine.changed_options(gm.config.rules)))
         for e in engine.opening_events(gm.state):
             gm.game_log.write("event", round=gm.round, event=type(e).__name__,
                               data=_fields(e))

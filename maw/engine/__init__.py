@@ -60,6 +60,7 @@ from maw.engine.rulesets import (
     TiePolicy,
     VotesOpen,
     WinCondition,
+    changed_options,
     parse_options,
     ruleset,
 )
@@ -72,7 +73,8 @@ __all__ = [
     "Unvote", "Vote", "Event", "visible_to", "BODYGUARD", "MEDIUM", "POSSESSED", "SEER",
     "VILLAGER", "WEREWOLF", "Ability", "Role", "Species", "Team", "role_named", "actors", "apply",
     "chance_action", "legal_actions", "new_game", "opening_events", "outcome", "play",
-    "RULESET_NAMES", "Flow", "Ruleset", "TiePolicy", "WinCondition", "parse_options",
+    "RULESET_NAMES", "Flow", "Ruleset", "TiePolicy", "WinCondition",
+    "changed_options", "parse_options",
     "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",
     "PlayerView", "view", "ACTIONS", "ActionSpec", "action_name", "DayFlow", "MawFlow",
     "AiwolfFlow", "register_flow", "open_room", "messages_left", "OpenVotes", "Pass",

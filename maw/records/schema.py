@@ -55,12 +55,14 @@ class Join(Record):
 
 
 class Round(Record):
-    """A round is dealt: every player's role."""
+    """A round is dealt: every player's role, and the rules (the options in which they
+    differ from the named ruleset: ``ruleset(name, **options)`` rebuilds them)."""
 
     kind: Literal["round"]
     round: int
     roles: dict[str, str]
     ruleset: str
+    options: dict[str, str] = {}
 
 
 class Action(Record):

@@ -252,7 +252,13 @@ class Report:
             "SELECT SUM(dead_target_votes), SUM(refused), SUM(late), SUM(teammates_attacked), "
             "SUM(unanswered) FROM players").fetchone()
         keys = ("dead_target_votes", "refused", "late", "teammates_attacked", "unanswered")
-        return {k: int(v or 0) for k, v in zip(keys, row, strict=True)}
+        out = {k: int(v or 0) for k, v in zip(keys, row, strict=True)}
+        columns = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
+        audited, violations = self.db.execute(
+            "SELECT COUNT(violations), SUM(violations) FROM games").fetchone() if \
+            "violations" in columns else (0, 0)  # (a database from before maw audit)
+        out["audited"], out["violations"] = int(audited or 0), int(violations or 0)
+        return out
 
     def tables(self) -> dict[str, list[Row]]:
         return {"agents": self.by_agent(), "teams": self.by_team(), "roles": self.by_role(),
@@ -308,6 +314,8 @@ class Report:
                           f"{c['seconds']:.1f} s of calls, {c['repaired']:.1f} repaired, "
                           f"{c['fallbacks']:.1f} fallbacks")
         k = self.checks()
+        console.print(f"maw audit: {k['audited']} of {self.games} games checked against "
+                      f"the rules, {k['violations']} violations (must be 0)")
         console.print(f"votes on dead targets: {k['dead_target_votes']} (must be 0); "
                       f"refused actions: {k['refused']}; late: {k['late']}; "
                       f"attacks on a packmate: {k['teammates_attacked']}; unanswered "

@@ -44,6 +44,10 @@ CREATE TABLE IF NOT EXISTS players (
 # columns added since the first schema (a database made before them gains them, NULL)
 ADDED = {"wolf_votes": "INTEGER", "beliefs": "INTEGER", "brier": "REAL",
          "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER"}
+# ... and to the games (maw audit's violations: must be 0)
+ADDED_GAMES = {"violations": "INTEGER", "first_violation": "TEXT"}
+GAME_COLUMNS = ("idx", "seed", "seats", "ruleset", "winner", "reason", "days", "phases",
+                "seconds", "wall_seconds", "log", "config", "finished", *ADDED_GAMES)
 PLAYER_COLUMNS = ("name", "agent", "role", "team", "won", "points", "survived", "votes",
                   "dead_target_votes", "refused", "late", "teammates_attacked", "questions",
                   "unanswered", "llm_calls", "tokens", "llm_seconds", "repaired", "fallbacks",
@@ -103,6 +107,10 @@ class Results:
             for column, kind in ADDED.items():
                 if column not in have:
                     self.db.execute(f"ALTER TABLE players ADD COLUMN {column} {kind}")
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
+            for column, kind in ADDED_GAMES.items():
+                if column not in have:
+                    self.db.execute(f"ALTER TABLE games ADD COLUMN {column} {kind}")
         except sqlite3.DatabaseError as exc:
             raise MawError(f"{path} is not a MAW results database: {exc}") from None
 
@@ -123,16 +131,19 @@ class Results:
         return {i for (i,) in self.db.execute("SELECT idx FROM games")}
 
     def record(self, spec: GameSpec, ruleset: str, metrics, log: Path, wall: float,
-               config: dict) -> None:
-        """One game and its players, in one transaction."""
+               config: dict, audit=None) -> None:
+        """One game (with its ``maw audit``) and its players, in one transaction."""
+        violations = None if audit is None else len(audit.violations)
+        first = str(audit.violations[0]) if audit is not None and audit.violations else None
         with self.db:
             self.db.execute(
-                "INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES "
+                f"({', '.join('?' * len(GAME_COLUMNS))})",
                 (spec.index, spec.seed, json.dumps(list(spec.seats)), ruleset,
                  metrics.winner, metrics.reason, metrics.days, metrics.phases,
                  metrics.seconds,
                  round(wall, 3), str(log), json.dumps(config),
-                 time.strftime("%Y-%m-%dT%H:%M:%S")))
+                 time.strftime("%Y-%m-%dT%H:%M:%S"), violations, first))
             for p in metrics.players:
                 row = asdict(p)
                 self.db.execute(
@@ -205,14 +216,18 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
         return Finished(spec, False, wall, text[-1] if text else f"exit {proc.returncode}")
     from maw.records.accounting import read_log
 
+    from maw.records.audit import audit_log
+
     agents = {n: agent_label(roster, n) for n in spec.seats}
     try:
         metrics = game_metrics(read_log(logs[-1]), agents)
+        audit = audit_log(logs[-1])  # the game against the rules (maw audit)
     except (ReplayError, ValueError) as exc:  # (ValueError: a record of the wrong shape)
         return Finished(spec, False, wall, f"{logs[-1]}: {exc}")
     results.record(spec, plan.ruleset, metrics, logs[-1], wall,
                    {"players": plan.players, "rules": list(plan.rules),
-                    "day_seconds": plan.day_seconds, "night_seconds": plan.night_seconds})
+                    "day_seconds": plan.day_seconds, "night_seconds": plan.night_seconds},
+                   audit)
     return Finished(spec, True, wall)
 
 

@@ -1,0 +1,224 @@
+"""``maw audit``: a game log checked against the rules.
+
+The engine replays the game from the log alone: the deal from the game's seed (the
+``started`` record) and each round's ruleset and options (``round``), then every action
+the GameMaster accepted (``action`` records), in order. The audit finds:
+
+* an accepted action the engine calls illegal;
+* an event the engine does not produce, or produces otherwise (the log's ``event``
+  records must be exactly the replay's, in order), and a logged outcome it does not reach;
+* a message to a player that its player may not see: a ``vote_cast``, ``vote_result``,
+  ``kill``, ``reveal`` or ``end_game`` that no event of the moment sends to that player
+  (each event's messages go to its audience only, ``maw.protocol.convert``); an
+  ``assign_role`` that is not the player's own role and pack; a Hideout message to a
+  player outside the pack. (The views in ``phase_change`` are left out of logs, which are
+  shared; the GameMaster computes them with the engine's ``view``.)
+
+Only a host's log can be audited (a player's own log has no deal).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from maw import engine
+from maw.errors import IllegalActionError, MawError, ReplayError
+
+# the messages that carry an engine event's news to a player (maw.protocol.convert)
+NEWS = ("vote_cast", "vote_result", "kill", "reveal", "end_game")
+ACTION_CLASSES = {cls.__name__: cls for cls in (
+    engine.Chat, engine.Over, engine.Vote, engine.Unvote, engine.Attack, engine.Divine,
+    engine.Guard, engine.Pass, engine.OpenVotes, engine.EndPhase)}
+
+
+@dataclass(frozen=True)
+class Violation:
+    line: int  # 1-based line of the log
+    what: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.what}"
+
+
+@dataclass
+class Audit:
+    rounds: int = 0
+    actions: int = 0
+    events: int = 0
+    messages: int = 0  # messages to players checked
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def _plain(value: Any) -> Any:
+    """A value as the log holds it (JSON): enums by value, sets sorted, tuples as lists."""
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, frozenset):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _fields(obj: object) -> dict:
+    from dataclasses import fields
+
+    return {f.name: _plain(getattr(obj, f.name)) for f in fields(obj)}  # type: ignore[arg-type]
+
+
+def _action(name: str, data: dict) -> engine.Action:
+    cls = ACTION_CLASSES.get(name)
+    if cls is None:
+        raise ValueError(f"no action {name!r} in the engine")
+    values = dict(data)
+    if "room" in values:
+        values["room"] = engine.Room(values["room"])
+    return cls(**values)
+
+
+def audit_records(records: list[dict]) -> Audit:
+    """Check one game's log records (see the module docstring)."""
+    from maw.protocol import convert
+    from maw.protocol.codec import decode_body
+
+    out = Audit()
+
+    def bad(line: int, what: str) -> None:
+        out.violations.append(Violation(line, what))
+
+    started = next((r for r in records if r.get("kind") == "started"), None)
+    if started is None:
+        raise MawError("not a host's game log: it has no 'started' record (a player's own "
+                       "log cannot be audited)")
+    seat_of: dict[str, str] = {}  # player JID -> name
+    state: engine.GameState | None = None
+    round_ = 0
+    expected: list[engine.Event] = []  # the replay's events not yet seen in the log
+    deliveries: set[tuple[str, str]] = set()  # (player, body JSON) the events send now
+    carry: dict = {}
+    for line, r in enumerate(records, 1):
+        kind = r.get("kind")
+        if kind == "join":
+            seat_of[r["jid"]] = r["player"]
+        elif kind == "round":
+            round_ = r["round"]
+            out.rounds += 1
+            try:
+                rules = engine.ruleset(r["ruleset"], **dict(r.get("options") or {}))
+                names = sorted(r["roles"])
+                state = engine.new_game(rules, names, random.Random(
+                    f"{started['seed']}:{round_}"))
+            except MawError as exc:
+                bad(line, f"round {round_} cannot be dealt again: {exc}")
+                state = None
+                continue
+            dealt = {n: role.name for n, role in zip(state.names, state.roles, strict=True)}
+            if dealt != r["roles"]:
+                bad(line, f"round {round_}: the seed deals {dealt}, the log says {r['roles']}")
+            expected = list(engine.opening_events(state))
+            deliveries, carry = set(), {}
+        elif state is None:
+            continue
+        elif kind == "action":
+            try:
+                action = _action(r["action"], r["data"])
+                state, events = engine.play(state, action)
+            except (IllegalActionError, ValueError, TypeError) as exc:
+                bad(line, f"the GameMaster accepted {r['action']} {r['data']}, which the "
+                          f"rules refuse: {exc}")
+                state = None
+                continue
+            out.actions += 1
+            if expected:
+                bad(line, f"{len(expected)} event(s) of the engine were not logged before "
+                          f"this action: {[type(e).__name__ for e in expected]}")
+            expected = list(events)
+            deliveries = set()
+            for e in events:
+                for name, body in convert.event_messages(e, state.day, round_, carry):
+                    to = [name] if name is not None else (
+                        list(state.names) if e.audience is None else sorted(e.audience))
+                    for player in to:
+                        deliveries.add((player, json.dumps(body.model_dump(),
+                                                           sort_keys=True)))
+        elif kind == "event":
+            out.events += 1
+            if not expected:
+                bad(line, f"the engine did not produce {r['event']} {r['data']}")
+                continue
+            e = expected.pop(0)
+            mine = {"event": type(e).__name__, "data": _fields(e)}
+            theirs = {"event": r["event"], "data": r["data"]}
+            if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
+                bad(line, f"the log's event {theirs} is not the engine's {mine}")
+        elif kind == "outcome":
+            got = engine.outcome(state)
+            if got is None:
+                bad(line, "the log ends the round, the rules do not")
+                continue
+            winner = got.winner.value if got.winner else None
+            if (winner, got.termination.value, got.day) != (r["winner"], r["reason"], r["day"]):
+                bad(line, f"the log's outcome ({r['winner']}, {r['reason']}, day {r['day']}) "
+                          f"is not the engine's ({winner}, {got.termination.value}, day "
+                          f"{got.day})")
+        elif kind == "msg" and r["to"] in seat_of:
+            player, body = seat_of[r["to"]], r.get("body") or {}
+            out.messages += 1
+            kind_ = r["type"]
+            if kind_ in NEWS:
+                try:
+                    typed = decode_body(json.dumps(body))
+                except Exception:  # (not a message of this protocol: say so)
+                    bad(line, f"{player} was sent a {kind_} that does not decode")
+                    continue
+                if (player, json.dumps(typed.model_dump(), sort_keys=True)) not in deliveries:
+                    bad(line, f"{player} was sent {kind_} {body}, which no event of the "
+                              "moment sends to it")
+            elif kind_ == "assign_role":
+                seat = state.seat.get(player)
+                role = state.roles[seat] if seat is not None else None
+                pack = sorted(state.pack) if role is not None and role.pack else []
+                if role is None or body.get("role") != role.name or sorted(
+                        body.get("pack") or []) != pack:
+                    bad(line, f"{player} was told role {body.get('role')} and pack "
+                              f"{body.get('pack')}; it is a {role.name if role else '?'}")
+            elif kind_ in ("new_messages", "announce_open") and \
+                    body.get("room_name") == "Hideout" and player not in state.pack:
+                bad(line, f"{player} is not in the pack and was sent the Hideout's "
+                          f"{kind_}")
+    if state is not None and expected:
+        bad(len(records), f"{len(expected)} event(s) of the engine were never logged")
+    return out
+
+
+def audit_log(path: Path) -> Audit:
+    """Audit the game log at ``path``; ``ReplayError`` if it is not one."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise ReplayError(f"no log at {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReplayError(f"cannot read {path} as a MAW game log: {exc}") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise ReplayError(f"{path}:{number}: not a JSON record") from None
+        if not isinstance(record, dict) or "kind" not in record:
+            raise ReplayError(f"{path}:{number}: not a MAW game log record")
+        records.append(record)
+    return audit_records(records)

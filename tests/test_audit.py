@@ -1,0 +1,128 @@
+"""``maw audit``: real games pass; a log that breaks the rules or leaks a secret fails,
+naming the first violation."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+import pytest
+import pytest_asyncio
+
+from maw import engine
+from maw.agents.gamemaster import GameConfig
+from maw.errors import MawError
+from maw.hosting.game import default_seats, run_game
+from maw.records.audit import audit_records
+
+pytestmark = [pytest.mark.xmpp, pytest.mark.asyncio(loop_scope="session")]
+
+
+async def play(server, folder, **options) -> list[dict]:
+    rules = engine.ruleset(options.pop("ruleset", "maw"), **options.pop("rules", {}))
+    config = GameConfig(early_end=True, rules=rules, day_seconds=5, night_seconds=3,
+                        log_dir=folder, **options)
+    result = await run_game(config, default_seats(config.players), server, timeout=120)
+    return [json.loads(x) for x in result.log_path.read_text().splitlines()]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def logs(server, tmp_path_factory):
+    """Two real games' logs: MAW with talk before the votes, and two rounds of AIWolf-9
+    (a seer, a medium, a bodyguard)."""
+    folder = tmp_path_factory.mktemp("audit")
+    return {"maw": await play(server, folder, players=6, seed=3,
+                              rules={"votes_open": "talk"}),
+            "aiwolf": await play(server, folder, players=9, seed=4, ruleset="aiwolf-9",
+                                 rounds=2)}
+
+
+def test_real_games_pass_the_audit(logs):
+    maw_log, aiwolf = logs["maw"], logs["aiwolf"]
+    for records in (maw_log, aiwolf):
+        result = audit_records(records)
+        assert result.ok, result.violations[:3]
+        assert result.actions > 10 and result.events > result.actions
+        assert result.messages > 100
+    assert audit_records(aiwolf).rounds == 2
+    # (the deal's rules are in the log: the talk-first option replays)
+    assert next(r for r in maw_log if r["kind"] == "round")["options"] == {
+        "votes_open": "talk"}
+
+
+def first(records) -> str:
+    result = audit_records(records)
+    assert not result.ok
+    return str(result.violations[0])
+
+
+def test_an_illegal_action_the_log_says_was_accepted_is_found(logs):
+    records = copy.deepcopy(logs["maw"])
+    vote = next(r for r in records if r["kind"] == "action" and r["action"] == "Vote")
+    vote["data"]["target"] = vote["data"]["actor"]  # a vote for oneself
+    assert "which the rules refuse" in first(records)
+
+
+def test_a_changed_outcome_or_a_missing_event_is_found(logs):
+    records = copy.deepcopy(logs["maw"])
+    over = next(r for r in records if r["kind"] == "outcome")
+    over["winner"] = "village" if over["winner"] == "werewolves" else "werewolves"
+    assert "is not the engine's" in first(records)
+    records = copy.deepcopy(logs["maw"])
+    i = next(i for i, r in enumerate(records) if r["kind"] == "event"
+             and r["event"] == "Executed")
+    del records[i]
+    assert "is not the engine's" in first(records) or "not logged" in first(records)
+
+
+def secrets_of(records):
+    roles = next(r for r in records if r["kind"] == "round")["roles"]
+    jid = {r["player"]: r["jid"] for r in records if r["kind"] == "join"}
+    villager = next(n for n, role in roles.items() if role != "Werewolf")
+    return roles, jid, villager
+
+
+def test_a_secret_sent_to_a_player_who_may_not_see_it_is_found(logs):
+    for leak in ("attack vote", "hideout", "role", "divination"):
+        records = copy.deepcopy(logs["maw"] if leak != "divination" else logs["aiwolf"])
+        roles, jid, villager = secrets_of(records)
+        if leak == "attack vote":  # a wolf's night vote, to a villager
+            msg = next(r for r in records if r["kind"] == "msg" and r["type"] == "vote_cast"
+                       and r["body"]["kind"] == "attack")
+            records.insert(records.index(msg) + 1, {**msg, "to": jid[villager]})
+            assert f"{villager} was sent vote_cast" in first(records)
+        elif leak == "hideout":
+            msg = next(r for r in records if r["kind"] == "msg" and r["type"] ==
+                       "new_messages" and r["body"]["room_name"] == "Hideout")
+            records.insert(records.index(msg) + 1, {**msg, "to": jid[villager]})
+            assert f"{villager} is not in the pack" in first(records)
+        elif leak == "role":  # told it is in the pack
+            msg = next(r for r in records if r["kind"] == "msg" and r["type"] ==
+                       "assign_role" and r["to"] == jid[villager])
+            msg["body"]["role"] = "Werewolf"
+            assert f"{villager} was told role Werewolf" in first(records)
+        else:  # a seer's divination, to someone else
+            msg = next(r for r in records if r["kind"] == "msg" and r["type"] == "reveal"
+                       and r["body"]["kind"] == "divine")
+            other = next(n for n, role in roles.items() if role not in ("Seer",))
+            records.insert(records.index(msg) + 1, {**msg, "to": jid[other]})
+            assert f"{other} was sent reveal" in first(records)
+
+
+def test_maw_audit_exits_1_on_a_violation_and_0_on_a_clean_log(logs, tmp_path):
+    clean, broken = tmp_path / "clean.jsonl", tmp_path / "broken.jsonl"
+    clean.write_text("".join(json.dumps(r) + "\n" for r in logs["aiwolf"]))
+    records = copy.deepcopy(logs["aiwolf"])
+    next(r for r in records if r["kind"] == "outcome")["day"] += 1
+    broken.write_text("".join(json.dumps(r) + "\n" for r in records))
+    proc = subprocess.run([sys.executable, "-m", "maw", "audit", str(clean)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and ": ok (2 round(s)" in proc.stdout, proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "maw", "audit", str(clean), str(broken)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "broken.jsonl: 1 violation(s); the first, line" in proc.stdout
+    with pytest.raises(MawError, match="not a host's game log"):
+        audit_records([r for r in logs["maw"] if r["kind"] != "started"])
