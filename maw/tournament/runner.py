@@ -215,7 +215,6 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
         text = err.decode(errors="replace").strip().splitlines()
         return Finished(spec, False, wall, text[-1] if text else f"exit {proc.returncode}")
     from maw.records.accounting import read_log
-
     from maw.records.audit import audit_log
 
     agents = {n: agent_label(roster, n) for n in spec.seats}
