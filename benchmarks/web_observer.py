@@ -11,8 +11,8 @@ CPU is compared per record the game logged, and the medians of the repeats are k
 That comparison is within the games' own variation, so the observer's cost is also
 measured alone: a recorded game's log fed to an observer at once, streamed to 0, 1 or 10
 spectator watchers (SSE clients in another process, every record), CPU of this process.
-The delay is measured per record: the host's wall clock when the record was written (``Observer.fed_at``) to the page's
-``Date.now()`` when it arrived (same machine, same clock). The host's CPU is this
+The delay is measured per record: the host's wall clock when the record was written
+(``Observer.fed_at``) to the page's ``Date.now()`` when it arrived (same machine, same clock). The host's CPU is this
 process's user+system time over the game (the browser and the other watchers run in
 their own processes). Stored in ``benchmarks/results/web_observer.json``.
 """
