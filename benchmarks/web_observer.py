@@ -12,9 +12,9 @@ That comparison is within the games' own variation, so the observer's cost is al
 measured alone: a recorded game's log fed to an observer at once, streamed to 0, 1 or 10
 spectator watchers (SSE clients in another process, every record), CPU of this process.
 The delay is measured per record: the host's wall clock when the record was written
-(``Observer.fed_at``) to the page's ``Date.now()`` when it arrived (same machine, same clock). The host's CPU is this
-process's user+system time over the game (the browser and the other watchers run in
-their own processes). Stored in ``benchmarks/results/web_observer.json``.
+(``Observer.fed_at``) to the page's ``Date.now()`` when it arrived (same machine, same
+clock). The host's CPU is this process's user+system time over the game (the browser and
+the other watchers run in their own processes). Stored in ``benchmarks/results/web_observer.json``.
 """
 
 from __future__ import annotations
