@@ -81,3 +81,37 @@ def test_a_wolf_whose_mate_does_not_vote_keeps_its_attack():
         assert state.phase is Phase.NIGHT and first.target not in {
             a.target for a in attacks(state)}  # the case: the pick is not offered again
         assert d.decide(view(state, wolf), attacks(state)) is None, seed
+
+
+def test_a_wolf_keeps_its_vote_when_its_view_lags_behind_its_options():
+    # over XMPP a player's view can lag the GameMaster's options, which leave out the
+    # current target: a wolf whose other choices were packmates withdrew its vote and
+    # cast it again, over and over, until the day ended
+    from dataclasses import replace
+
+    from conftest import start
+
+    from maw.engine import Chat, EndPhase, Phase, Unvote, play
+
+    # A and B the wolves; D, E and F die first, then C is the one villager left
+    state = start("maw", "WWVVVV")
+    while set(state.living()) != {"A", "B", "C"}:
+        victim = next(p for p in "DEF" if p in state.living())
+        if state.phase is Phase.NIGHT:
+            for wolf in "AB":
+                state, _ = play(state, Attack(wolf, victim))
+        else:
+            for voter in state.living():
+                if voter != victim and Vote(voter, victim) in legal_actions(state, voter):
+                    state, _ = play(state, Vote(voter, victim))
+        if victim in state.living():
+            state, _ = play(state, EndPhase())
+    while state.phase is not Phase.DAY:
+        state, _ = play(state, EndPhase())
+    state, _ = play(state, Vote("A", "C"))
+    legal = tuple(a for a in legal_actions(state, "A") if not isinstance(a, Chat))  # (said)
+    assert Unvote("A") in legal and Vote("A", "C") not in legal  # C is its vote already
+    stale = replace(view(state, "A"), votes={})  # the view from before its vote
+    d = make_decider("rule", "A", random.Random(0))
+    assert d.decide(stale, legal) is None  # not Unvote
+    assert d.decide(view(state, "A"), legal) is None  # the current view: it stays too

@@ -251,7 +251,10 @@ class RuleDecider(Decider):
                 # (a vote moves only for a clearly better target: every vote cast moves
                 # the beliefs a little, and a vote that follows them flip-flops)
                 return Vote(self.player, best)
-            if best is None and Unvote in by_kind:
+            # withdraw only a vote it knows it cast: over XMPP the view can lag the options
+            # (which leave out the current target), and a wolf whose other options were
+            # all packmates withdrew and cast its vote again, over and over
+            if best is None and current is not None and Unvote in by_kind:
                 return Unvote(self.player)
         if Attack in by_kind:
             # the options leave out the current pick: weigh it too, or the choice flips
