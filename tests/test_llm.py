@@ -711,6 +711,13 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     from maw.records.audit import audit_records
 
     assert audit_records(records).ok
+    # each LLM player's conversation is saved beside the log, and loads back
+    from maw.llm.backends import ScriptedBackend
+
+    saved = sorted(result.log_path.with_suffix("").glob("context-*-round1.json"))
+    assert [p.name.split("-")[1] for p in saved] == sorted(NAMES[:5])
+    context = LLM.load(saved[0], ScriptedBackend()).context
+    assert context[0]["role"] == "system" and context[-1]["role"] == "assistant"
     # the LLM players' stated beliefs reach the log, once a phase, normalised
     deal = next(r for r in records if r["kind"] == "round")
     villagers = {n for n in NAMES[:5] if deal["roles"][n] != "Werewolf"}

@@ -12,6 +12,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from maw import engine
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
@@ -58,6 +59,7 @@ class ModelInterfaceAgent(MawAgent):
         self.game_log = game_log
         self.max_wait = max_wait
         self.rng = random.Random(seed)
+        self.context_dir: Path | None = None  # where each round's LLM context is saved
         self.belief_key: tuple[int, int, str] | None = None  # the phase of belief_now
         self.belief_now: dict[str, float] | None = None
 
@@ -85,9 +87,25 @@ class ModelInterfaceAgent(MawAgent):
         self.belief_now = None
 
     def retire(self) -> None:
+        self.save_context()
         tally = getattr(self.decider, "tally", None)
         if tally is not None:
             self.past.extend(tally.log)
+
+    def save_context(self) -> Path | None:
+        """Save the round's model conversation (``LLM.save``: the design document's "for
+        reuse and logging purposes") in ``context_dir``, if the decider has one."""
+        llm = getattr(self.decider, "llm", None)
+        if self.context_dir is None or llm is None or not getattr(llm, "context", None):
+            return None
+        path = self.context_dir / f"context-{self.player_name}-round{self.round}.json"
+        try:
+            llm.save(path)
+        except OSError as exc:  # the game goes on; the log says why
+            self.game_log.write("agent_error", agent=str(self.jid),
+                                error=f"cannot save the context to {path}: {exc}")
+            return None
+        return path
 
     def usage(self) -> dict:
         """LLM calls of the whole game: calls, tokens, seconds, and how they ended."""

@@ -118,6 +118,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                                         seat.max_wait, rng.getrandbits(32), port)
         player = PlayerAgent(jid(f"p-{seat.name}"), password(), str(interface.jid), gm_jid,
                              rooms, game_log, port)
+        interface.context_dir = archive  # its model's conversation, beside the log
         link(player, interface)
         first.append(interface)
         players.append(player)
@@ -149,6 +150,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         for a in agents:
             if isinstance(a, ModelInterfaceAgent):
                 a.log_unfinished()
+                a.save_context()
         result.outcomes = list(gm.outcomes)
         result.standings = gm.board.standings()
         result.absent = gm.absent()
