@@ -278,3 +278,15 @@ async def test_a_flooded_game_ends_and_cleans_up_after_itself(tmp_path):
     assert host.returncode == 0, err
     assert sent > 500 and "Summary:" in out
     assert "Task was destroyed" not in err and "Traceback" not in err, err[-2000:]
+    # the flood went over the sender's rate: the lobby and the Village dropped it before
+    # queueing it, said so in the log, and refused the sender with the reason
+    records = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
+    throttled = [r for r in records if r["kind"] == "throttled"]
+    assert {r["agent"] for r in throttled} >= {lobby, joined["rooms"]["Village"]}
+    assert {r["sender"] for r in throttled} == {"maw-flood-zed@localhost"}
+    dropped = sum(max(r["dropped"] for r in throttled if r["agent"] == a)
+                  for a in {r["agent"] for r in throttled})
+    assert dropped > sent / 3, (dropped, sent)
+    refusals = [r for r in records if r["kind"] == "msg" and r["type"] == "refuse"
+                and r["body"]["reason"].startswith("too many messages")]
+    assert refusals and len(refusals) <= 2 * len(throttled)

@@ -5,8 +5,10 @@ guard that keeps one message from ending a behaviour, the catch-all that answers
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -36,6 +38,12 @@ def of_types(*types: str) -> Template:
     return template
 
 
+# what one sender may send one agent: RATE messages a second on average, BURST at once
+# (a player sends a few a phase; a flood is dropped before it is queued, so the host's
+# memory and time stay bounded), and the most senders whose counts are kept
+RATE, BURST, SENDERS = 20.0, 60.0, 10_000
+
+
 class MawAgent(Agent):
     """A SPADE agent with a game log and typed send.
 
@@ -56,6 +64,10 @@ class MawAgent(Agent):
         self.authorities: set[str] = set()
         self.forged = 0  # messages dropped for a missing or wrong proof
         self.failures = 0  # messages whose handling raised (logged, answered, survived)
+        self.throttled = 0  # messages dropped for coming too fast from their sender
+        # sender -> [tokens, when last seen, dropped, when last told]
+        self.buckets: dict[str, list[float]] = {}
+        self.notices: asyncio.Queue = asyncio.Queue()  # (sender, dropped): to refuse
 
     def dispatch(self, msg: Message) -> list:  # type: ignore[override]
         """Every message goes through here (from the server or, in one process, from
@@ -69,7 +81,33 @@ class MawAgent(Agent):
                 self.game_log.write("forged", agent=bare(self.jid), sender=sender,
                                     type=str(msg.get_metadata("type"))[:40])
                 return []
+        elif self.too_fast(sender):
+            return []
         return super().dispatch(msg)
+
+    def too_fast(self, sender: str) -> bool:
+        """Whether ``sender`` (not an authority: those are proven) is over its rate: the
+        message is dropped, counted, and once a second the sender is refused with the
+        reason and the log says how many were dropped."""
+        now = time.monotonic()
+        bucket = self.buckets.get(sender)
+        if bucket is None:
+            if len(self.buckets) >= SENDERS:  # forget the senders that have been quiet
+                self.buckets = {s: b for s, b in self.buckets.items() if now - b[1] < 60}
+            bucket = self.buckets[sender] = [BURST, now, 0.0, 0.0]
+        bucket[0] = min(BURST, bucket[0] + (now - bucket[1]) * RATE)
+        bucket[1] = now
+        if bucket[0] >= 1.0:
+            bucket[0] -= 1.0
+            return False
+        bucket[2] += 1
+        self.throttled += 1
+        if now - bucket[3] >= 1.0:
+            bucket[3] = now
+            self.game_log.write("throttled", agent=bare(self.jid), sender=sender,
+                                dropped=int(bucket[2]))
+            self.notices.put_nowait((sender, int(bucket[2])))
+        return True
 
     @property  # type: ignore[override]
     def client(self):  # noqa: D102 - SPADE's own attribute, kept in its slot
@@ -160,6 +198,7 @@ class MawAgent(Agent):
             await behaviour.send(self.seal(self._pending_nu.pop(0)))
 
     def add_catch_all(self, known: Iterable[str]) -> None:
+        self.add_behaviour(_Throttle())
         """Answer everything no other behaviour takes with ``not-understood``."""
         self._pending_nu: list[Message] = []
         template = ~of_types(*known)
@@ -207,6 +246,21 @@ class Guarded(CyclicBehaviour):
 
     async def handle(self, msg: Message, body: Body) -> None:
         raise NotImplementedError
+
+
+class _Throttle(CyclicBehaviour):
+    """Tells a sender that went over its rate why its messages are dropped (once a
+    second at most: a refusal for every dropped message would flood it back)."""
+
+    async def run(self) -> None:
+        agent: MawAgent = self.agent  # type: ignore[assignment]
+        sender, dropped = await agent.notices.get()
+        try:
+            await agent.send_body(self, sender, m.Refuse(
+                reason=f"too many messages: {dropped} dropped so far; at most "
+                       f"{RATE:.0f} a second"))
+        except Exception as exc:
+            await agent.handler_failed(self, None, exc)
 
 
 class _NotUnderstood(CyclicBehaviour):

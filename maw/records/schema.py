@@ -232,6 +232,16 @@ class Forged(Record):
     type: str
 
 
+class Throttled(Record):
+    """A sender went over its rate (``maw.agents.base.RATE``): its messages are dropped;
+    written at most once a second, with how many so far."""
+
+    kind: Literal["throttled"]
+    agent: str
+    sender: str
+    dropped: int
+
+
 class HandlerError(Record):
     """Handling a message raised: logged, answered with refuse, and survived."""
 
@@ -280,8 +290,8 @@ class AgentError(Record):
 
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
-    Llm, Beliefs, Refused, Forged, HandlerError, DeciderError, Bounced, Gone, ConnectRetry,
-    AgentError,
+    Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
+    ConnectRetry, AgentError,
 )
 BY_KIND: dict[str, type[Record]] = {
     cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]
