@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from maw.agents.base import GameLog, MawAgent, link
+from maw.agents.base import GameLog, MawAgent, bare, link
 from maw.agents.chatroom import ChatRoomAgent
 from maw.agents.gamemaster import GameConfig, GameMasterAgent, share_host_key
 from maw.agents.model_interface import ModelInterfaceAgent
@@ -123,6 +123,9 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         first.append(interface)
         players.append(player)
     agents = first + players
+    hosted = frozenset(bare(a.jid) for a in agents)
+    for a in agents:  # (the rate limits are for clients from outside the host)
+        a.trusted = hosted
     result = GameResult(path)
     t0 = time.monotonic()
     try:
