@@ -7,7 +7,7 @@ import json
 import pytest
 
 from maw.tournament.report import Report
-from maw.tournament.runner import PLAYER_COLUMNS, Results
+from maw.tournament.runner import GAME_COLUMNS, PLAYER_COLUMNS, Results
 
 
 def tournament(path, games: list[tuple[str | None, dict[str, str]]]):
@@ -15,9 +15,11 @@ def tournament(path, games: list[tuple[str | None, dict[str, str]]]):
     results = Results(path)
     with results.db:
         for i, (winner, teams) in enumerate(games):
-            results.db.execute("INSERT INTO games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                               (i, i, json.dumps(sorted(teams)), "maw", winner, "", 3, 6,
-                                1.0, 1.0, "", "{}", "now"))
+            results.db.execute(
+                f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES "
+                f"({', '.join('?' * len(GAME_COLUMNS))})",
+                (i, i, json.dumps(sorted(teams)), "maw", winner, "", 3, 6, 1.0, 1.0, "", "{}",
+                 "now", 0, None))
             for name, team in teams.items():
                 row = dict.fromkeys(PLAYER_COLUMNS, 0)
                 row.update(name=name, agent="rule", role="Villager", team=team,
