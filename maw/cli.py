@@ -121,7 +121,9 @@ def cmd_game(args: argparse.Namespace) -> int:
 
     def game(watch=None):
         return run_game(config, seats, address, on_event=show, timeout=args.timeout,
-                        remote=joining, lobby=lobby, watch=watch)
+                        remote=joining, lobby=lobby, watch=watch,
+                        say=lambda line: print(f"maw game: {line}", file=sys.stderr,
+                                               flush=True))
 
     if args.web:
         from maw.web.host import watched

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from spade.agent import DisconnectedException
 from spade.container import Container
@@ -58,6 +58,37 @@ async def start_agents(agents: Sequence[MawAgent], address: Address) -> None:
     await asyncio.gather(*(connect_agent(a) for a in agents))
     for a in agents:
         a.presence.set_available()  # pyjabber drops messages to a JID without it
+
+
+class ConnectionWatch:
+    """``lost`` is set when any watched agent loses its connection to the server (the
+    stream closes: a killed server is noticed at once, a silent one by the keepalive
+    pings), and the loss is logged once per agent (``server_lost``). Watch after the
+    agents connected; ``stop`` before they stop (their own disconnect is no loss)."""
+
+    def __init__(self, agents: Sequence[MawAgent],
+                 on_lost: Callable[[], None] | None = None) -> None:
+        self.lost = asyncio.Event()
+        self.on_lost = on_lost  # called once, at the first loss
+        self.active = True
+        self.who: list[str] = []
+        for a in agents:
+            a.client.add_event_handler("disconnected",
+                                       lambda _event, agent=a: self._gone(agent))
+
+    def _gone(self, agent: MawAgent) -> None:
+        if not self.active:
+            return
+        jid = str(agent.jid.bare)
+        if jid not in self.who:
+            self.who.append(jid)
+            agent.game_log.write("server_lost", agent=jid)
+        if not self.lost.is_set() and self.on_lost is not None:
+            self.on_lost()
+        self.lost.set()
+
+    def stop(self) -> None:
+        self.active = False
 
 
 async def stop_agents(agents: Sequence[MawAgent]) -> None:

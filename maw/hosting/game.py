@@ -23,7 +23,13 @@ from maw.agents.gamemaster import GameConfig, GameMasterAgent, share_host_key
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
-from maw.hosting.connect import bind_container, check_server, start_agents, stop_agents
+from maw.hosting.connect import (
+    ConnectionWatch,
+    bind_container,
+    check_server,
+    start_agents,
+    stop_agents,
+)
 from maw.hosting.seats import (  # noqa: F401 - the seats' names, where a game's are
     DEFAULT_NAMES,
     Seat,
@@ -64,10 +70,12 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                    on_event: Callable[[object], None] | None = None,
                    game_id: str | None = None, timeout: float | None = None,
                    remote: int = 0, lobby: str | None = None,
-                   watch: Callable[[dict], None] | None = None) -> GameResult:
+                   watch: Callable[[dict], None] | None = None,
+                   say: Callable[[str], None] | None = None) -> GameResult:
     """Play ``config.rounds`` rounds: ``seats`` are AI players hosted here, and ``remote``
     more seats wait for players joining the lobby (named ``lobby``, so they can find it).
-    ``watch`` is given every record of the game log as it is written (the web observer)."""
+    ``watch`` is given every record of the game log as it is written (the web observer);
+    ``say`` is told, in one line, if the XMPP server goes away during the game."""
     if remote < 0 or len(seats) + remote != config.players:
         raise MawError(f"{len(seats)} AI seats and {remote} remote seats do not make a "
                        f"{config.players}-player game")
@@ -128,11 +136,16 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         a.trusted = hosted
     result = GameResult(path)
     t0 = time.monotonic()
+    connection: ConnectionWatch | None = None
     try:
         # everyone a player talks to first, then the players
         await start_agents(first, address)
         await start_agents(players, address)
         result.startup_seconds = time.monotonic() - t0
+        connection = ConnectionWatch([gm], on_lost=None if say is None else lambda: say(
+            f"the XMPP server at {address.host}:{address.port} went away: the players "
+            "hosted here play on (they share this process), those who joined from "
+            "elsewhere are lost"))
         game_log.write("started", agents=len(agents), seconds=result.startup_seconds,
                        ruleset=config.rules.name, seed=config.seed, players=config.players,
                        remote=remote, lobby=gm_jid, wall=time.time())
@@ -174,6 +187,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             result.time_split = time_split(read_log(path))
         return result
     finally:
+        if connection is not None:
+            connection.stop()  # (stopping the agents disconnects them: no loss)
         await stop_agents(agents)
         game_log.close()
         if server is not None:

@@ -14,7 +14,13 @@ from maw.agents.base import GameLog, MawAgent, link
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
-from maw.hosting.connect import bind_container, check_server, start_agents, stop_agents
+from maw.hosting.connect import (
+    ConnectionWatch,
+    bind_container,
+    check_server,
+    start_agents,
+    stop_agents,
+)
 from maw.hosting.seats import Seat, deciders
 from maw.hosting.xmpp import Address, lobby_jid
 
@@ -93,15 +99,21 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
     try:
         await start_agents([interface], address)  # the player asks it for a name at once
         await start_agents([player], address)
-        waits = [asyncio.create_task(player.fsm.join())]
+        watch = ConnectionWatch(agents)
+        lost = asyncio.create_task(watch.lost.wait())
+        waits = [asyncio.create_task(player.fsm.join()), lost]
         if quit_event is not None:
             waits.append(asyncio.create_task(quit_event().wait()))
         done, _ = await asyncio.wait(waits, timeout=timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
+        watch.stop()
         for t in waits:
             t.cancel()
         if not done:
             raise MawError(f"the game did not end in {timeout:.0f} s")
+        if lost in done:
+            raise MawError(f"lost the connection to the XMPP server at {address.host}:"
+                           f"{address.port}; the game goes on without this player")
         code = player.fsm.exit_code if player.fsm.is_done() else None
         if isinstance(code, BaseException):
             raise MawError(str(code)) from code

@@ -273,6 +273,13 @@ class Gone(Record):
     jid: str
 
 
+class ServerLost(Record):
+    """An agent's connection to the XMPP server went away during the game."""
+
+    kind: Literal["server_lost"]
+    agent: str
+
+
 class ConnectRetry(Record):
     kind: Literal["connect_retry"]
     agent: str
@@ -291,7 +298,7 @@ class AgentError(Record):
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
     Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
-    ConnectRetry, AgentError,
+    ServerLost, ConnectRetry, AgentError,
 )
 BY_KIND: dict[str, type[Record]] = {
     cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]
