@@ -106,6 +106,11 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
             waits.append(asyncio.create_task(quit_event().wait()))
         done, _ = await asyncio.wait(waits, timeout=timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
+        if lost in done:
+            # a host stops its server once the game is over: the final scores may still
+            # be on their way through the player's behaviours
+            done, _ = await asyncio.wait([waits[0]], timeout=3.0)
+            done = done or {lost}
         watch.stop()
         for t in waits:
             t.cancel()
