@@ -26,11 +26,9 @@ from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
-from hostile import RawClient  # noqa: E402
+from hostile import RawClient, take_seat  # noqa: E402
 
 from maw.hosting.xmpp import Address, free_port, port_open  # noqa: E402
-from maw.protocol import encode  # noqa: E402
-from maw.protocol import messages as m  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:
@@ -55,13 +53,7 @@ async def one(rate: float, day: float) -> dict:
     seat = RawClient("maw-flood-zed@localhost", Address("127.0.0.1", port, False))
     await seat.connect()
     lobby = "maw-lobby-flood@localhost"
-    joined = None
-    while joined is None:
-        seat.send(lobby, encode(m.JoinLobby(player_name="Zed"), lobby).body, "join_lobby")
-        try:
-            joined = (await seat.expect("joined", timeout=2))[1]
-        except AssertionError:
-            pass
+    joined = await take_seat(seat, lobby, "Zed", alive=lambda: host.poll() is None)
     t0, sent = time.monotonic(), 0
     while host.poll() is None:
         peak = max(peak, rss_mb(host.pid))

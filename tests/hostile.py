@@ -111,6 +111,21 @@ class Scene:
     token: str = ""
 
 
+async def take_seat(client: RawClient, lobby: str, name: str, alive=lambda: True) -> dict:
+    """Join ``lobby`` (a JID) as ``name`` through the protocol, asking again every 2 s
+    until the lobby answers; the ``joined`` body (rooms, token). ``alive()`` says whether
+    the host still runs (the wait fails when it does not)."""
+    from maw.protocol import encode
+    from maw.protocol import messages as m
+
+    while True:
+        client.send(lobby, encode(m.JoinLobby(player_name=name), lobby).body, "join_lobby")
+        try:
+            return (await client.expect("joined", timeout=2))[1]
+        except AssertionError:
+            assert alive()
+
+
 def _wrong(rng: random.Random, value: object) -> object:
     choices: list[object] = [None, 0, -1, 10**30, 1.5, True, [], {}, [1, "a"], {"a": [None]},
                              "", "x" * 1000]

@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from hostile import EXAMPLES, RawClient, fuzz_game
+from hostile import EXAMPLES, RawClient, fuzz_game, take_seat
 
 from maw.engine import new_game, ruleset
 from maw.hosting.xmpp import Address, free_port, port_open
@@ -236,9 +236,6 @@ async def test_a_flooded_game_ends_and_cleans_up_after_itself(tmp_path):
     """A seated client floods the Village and the lobby (thousands of messages, all refused)
     while `maw game` plays: the game ends normally, and the host's tasks end with it (it
     printed "Task was destroyed but it is pending!" at exit)."""
-    from maw.protocol import encode
-    from maw.protocol import messages as m
-
     port = free_port()
     host = subprocess.Popen(
         [sys.executable, "-m", "maw", "game", "--players", "6", "--remote", "1", "--lobby",
@@ -254,13 +251,7 @@ async def test_a_flooded_game_ends_and_cleans_up_after_itself(tmp_path):
         seat = RawClient("maw-flood-zed@localhost", Address("127.0.0.1", port, False))
         await seat.connect()
         lobby = "maw-lobby-flood@localhost"
-        joined = None
-        while joined is None:
-            seat.send(lobby, encode(m.JoinLobby(player_name="Zed"), lobby).body, "join_lobby")
-            try:
-                joined = (await seat.expect("joined", timeout=2))[1]
-            except AssertionError:
-                assert host.poll() is None, host.communicate()[1]
+        joined = await take_seat(seat, lobby, "Zed", alive=lambda: host.poll() is None)
         sent = 0
         while host.poll() is None and time.monotonic() < end + 60:
             for _ in range(20):  # (about 400 a second to each: over the rate of 50)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from maw import engine
-from maw.errors import IllegalActionError, MawError, ReplayError
+from maw.errors import IllegalActionError, MawError
 
 # the messages that carry an engine event's news to a player (maw.protocol.convert)
 NEWS = ("vote_cast", "vote_result", "kill", "reveal", "end_game")
@@ -204,21 +204,6 @@ def audit_records(records: list[dict]) -> Audit:
 
 def audit_log(path: Path) -> Audit:
     """Audit the game log at ``path``; ``ReplayError`` if it is not one."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise ReplayError(f"no log at {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"cannot read {path} as a MAW game log: {exc}") from None
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise ReplayError(f"{path}:{number}: not a JSON record") from None
-        if not isinstance(record, dict) or "kind" not in record:
-            raise ReplayError(f"{path}:{number}: not a MAW game log record")
-        records.append(record)
-    return audit_records(records)
+    from maw.records.log import read_log
+
+    return audit_records([r.model_dump(mode="json") for r in read_log(path)])

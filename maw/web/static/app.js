@@ -3,19 +3,7 @@
 // finished one (/api/games/ID): a live game and its replay look the same.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k.startsWith("data-")) node.setAttribute(k, v);
-    else node[k] = v;
-  }
-  for (const c of children) node.append(c instanceof Node ? c : String(c));
-  return node;
-}
 
 // ------------------------------------------------------------ the fold
 

@@ -2,20 +2,8 @@
 // player hears, its status, what it may do). Buttons type the terminal's commands.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 const base = location.pathname.replace(/\/$/, "");
 let status = {view: null, options: [], deadline: null, role: null, pack: [], name: null};
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v;
-    else if (k.startsWith("data-")) node.setAttribute(k, v);
-    else node[k] = v;
-  }
-  for (const c of children) node.append(c instanceof Node ? c : String(c));
-  return node;
-}
 
 async function send(text) {
   const res = await fetch(base + "/say", {method: "POST", headers: {"Content-Type": "application/json"},
