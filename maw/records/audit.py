@@ -31,9 +31,10 @@ from maw.errors import IllegalActionError, MawError
 
 # the messages that carry an engine event's news to a player (maw.protocol.convert)
 NEWS = ("vote_cast", "vote_result", "kill", "reveal", "end_game")
+# the players' actions (the engine's table) and the host's, by the name the log gives them
 ACTION_CLASSES = {cls.__name__: cls for cls in (
-    engine.Chat, engine.Over, engine.Vote, engine.Unvote, engine.Attack, engine.Divine,
-    engine.Guard, engine.Pass, engine.OpenVotes, engine.EndPhase)}
+    *(spec.cls for spec in engine.ACTIONS.values()), engine.Pass, engine.OpenVotes,
+    engine.EndPhase)}
 
 
 @dataclass(frozen=True)

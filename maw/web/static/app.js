@@ -286,11 +286,12 @@ function play() {
 
 async function archive() {
   $("archive").hidden = false;
+  $("phase").textContent = "";
   $("game").hidden = true;
   const games = (await (await fetch("/api/games")).json()).games;
   $("games").tBodies[0].replaceChildren(...games.map((g) => el("tr", {"data-id": g.id},
     el("td", {}, g.date), el("td", {}, g.ruleset), el("td", {}, g.players.join(", ")),
-    el("td", {}, g.winner), el("td", {class: "num"}, g.days), el("td", {class: "num"}, `${g.seconds} s`),
+    el("td", {}, g.winner), el("td", {class: "num"}, g.days), el("td", {class: "num"}, `${g.seconds.toFixed(1)} s`),
     el("td", {}, el("a", {href: `/?game=${encodeURIComponent(g.id)}`, class: "replay-link"}, "replay")))));
   if (!games.length) $("games").tBodies[0].append(el("tr", {}, el("td", {colSpan: 7}, "no game logs here")));
 }

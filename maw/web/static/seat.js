@@ -78,6 +78,7 @@ function start() {
     line(`-- ${JSON.parse(e.data).why}`);
     $("status").textContent = "over";
     status.deadline = null; status.options = []; draw();
+    for (const id of ["text", "send"]) $(id).disabled = true;  // (nothing goes anywhere now)
     source.close();
   });
   source.onerror = () => { if ($("status").textContent !== "over") $("status").textContent = "reconnecting…"; };
