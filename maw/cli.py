@@ -89,15 +89,26 @@ def cmd_game(args: argparse.Namespace) -> int:
         from maw.web.server import parse_address
 
         parse_address(args.web)  # a bad address fails before the game is set up
-    request = GameRequest(
-        players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
-        day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
-        remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
-        seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
-        log_dir=Path(args.log_dir), rule_options=tuple(args.rule), early_end=args.early_end)
-    plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
+    if args.replay_llm:
+        from maw.hosting.plan import replay_plan
+
+        if args.roster or args.policy or args.humans or args.remote:
+            raise MawError("--replay-llm plays the logged game's own seats: no --roster, "
+                           "--policy, --humans or --remote")
+        plan = replay_plan(Path(args.replay_llm), args.xmpp, Path(args.log_dir),
+                           pace=not args.replay_unpaced)
+    else:
+        request = GameRequest(
+            players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
+            day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
+            remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
+            seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
+            log_dir=Path(args.log_dir), rule_options=tuple(args.rule),
+            early_end=args.early_end, substitute=args.substitute)
+        plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
     config, seats, address, joining, lobby = (plan.config, plan.seats, plan.address,
                                               plan.joining, plan.lobby)
+    rules = config.rules
 
     def show(event: object) -> None:
         text = live_line(event)
@@ -106,8 +117,10 @@ def cmd_game(args: argparse.Namespace) -> int:
 
     kinds = ", ".join(f"{sum(s.decider == k for s in seats)} {k}"
                       for k in dict.fromkeys(s.decider for s in seats))
-    print(f"maw game: {args.players} players ({kinds or 'no AI'}, {joining} joining), "
-          f"ruleset {rules.name}, seed {args.seed}, XMPP {address}", flush=True)
+    print(f"maw game: {config.players} players ({kinds or 'no AI'}, {joining} joining), "
+          f"ruleset {rules.name}, seed {config.seed}, XMPP {address}"
+          + (f", models answered from {args.replay_llm}" if args.replay_llm else ""),
+          flush=True)
     if lobby:
         where = f"{address.host}:{address.port}"
         how = f"--xmpp {where}" + (f" --lobby {lobby}" if lobby != "main" else "")
@@ -129,8 +142,8 @@ def cmd_game(args: argparse.Namespace) -> int:
         from maw.web.host import watched
 
         result = asyncio.run(watched(game, args.web, args.web_spectator,
-                                     title=f"{rules.name}, {args.players} players, seed "
-                                           f"{args.seed}", archive=Path(args.log_dir),
+                                     title=f"{rules.name}, {config.players} players, seed "
+                                           f"{config.seed}", archive=Path(args.log_dir),
                                      say=lambda line: print(line, flush=True),
                                      seats=args.humans, address=address, lobby=lobby))
     else:
@@ -153,6 +166,13 @@ def cmd_game(args: argparse.Namespace) -> int:
         from maw.records.accounting import describe
 
         print(f"  time: {describe(result.time_split)}")
+    if args.replay_llm:
+        from maw.llm.recorded import recording
+
+        r = recording(Path(args.replay_llm))
+        print(f"  replay: {r.answered} of the {r.total} recorded answers given; "
+              f"{r.missed} request(s) not in the recording (cancelled in the recorded "
+              "game too, or where the replay strayed)")
     print(f"  log: {result.log_path}")
     return 0
 
@@ -204,13 +224,17 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         parse_address(args.web)  # a bad address fails before any game
     if args.games < 1 or args.parallel < 1:
         raise MawError("--games and --parallel must be at least 1")
+    from maw.hosting.plan import STAND_INS
+
+    if args.substitute not in (None, *STAND_INS):
+        raise MawError(f"unknown --substitute {args.substitute!r}: {' or '.join(STAND_INS)}")
     from maw.hosting.roster import roster_path as find_roster
 
     roster_path = find_roster(args.roster).resolve()
     roster = load_roster(roster_path)
     plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
                 args.ruleset, tuple(args.rule), args.seed, args.day_seconds,
-                args.night_seconds, args.early_end)
+                args.night_seconds, args.early_end, args.substitute)
     schedule(roster, plan)  # too few players in the roster fails now
     out = Path(args.out)
     results = Results(out)
@@ -432,6 +456,8 @@ def cmd_server(args: argparse.Namespace) -> int:
     return 0
 
 
+SUBSTITUTE = ("rule or random: it takes over the seat of a player whose client is gone "
+              "(quit, crashed, lost its connection), from the next phase on")
 EARLY_END = ("also end a phase once every player who may act has nothing to do (quicker "
              "games of rule players; the design document ends phases only by majority, "
              "unanimity or the timer)")
@@ -491,6 +517,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="serve a live web page of the game (on 127.0.0.1 unless HOST)")
     p.add_argument("--web-spectator", action="store_true",
                    help="let the page show roles, the Hideout and the agents' minds live")
+    p.add_argument("--substitute", default=None, metavar="DECIDER", help=SUBSTITUTE)
+    p.add_argument("--replay-llm", default=None, metavar="LOG",
+                   help="play LOG's game again, its seed, rules, timers and seats from the "
+                        "log, every model answered from the log (no model runs)")
+    p.add_argument("--replay-unpaced", action="store_true",
+                   help="with --replay-llm: answer at once, not when the recorded model did")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
 
@@ -521,6 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log-dir", default="logs/tournament", help="each game's JSONL log")
     p.add_argument("--timeout", type=float, default=3600.0, help="per game")
     p.add_argument("--early-end", action="store_true", help=EARLY_END)
+    p.add_argument("--substitute", default=None, metavar="DECIDER", help=SUBSTITUTE)
     p.add_argument("--web", default=None, metavar="[HOST:]PORT",
                    help="serve a web page: the game started last, live, and the standings")
     p.add_argument("--web-spectator", action="store_true",

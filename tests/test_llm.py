@@ -76,7 +76,7 @@ async def test_a_failed_call_leaves_the_context_as_it_was():
 
 
 def test_unknown_backend_names_the_known_ones():
-    with pytest.raises(ConfigError, match="llamacpp, ollama, openai, scripted"):
+    with pytest.raises(ConfigError, match="llamacpp, ollama, openai, recorded, scripted"):
         make_backend("telepathy")
 
 
@@ -774,6 +774,20 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
                and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]
     assert refused == []
+    # the same game again from its log, no model running: the same decisions, every
+    # recorded answer given once (maw game --replay-llm)
+    log = next(tmp_path.glob("*.jsonl"))
+    again = subprocess.run(
+        [sys.executable, "-m", "maw", "game", "--replay-llm", str(log), "--xmpp",
+         f"embedded:{free_port()}", "--log-dir", str(tmp_path / "again")],
+        capture_output=True, text=True, timeout=900, env=env)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert f"models answered from {log}" in again.stdout
+    assert re.search(r"replay: (\d+) of the \1 recorded answers given", again.stdout), \
+        again.stdout[-2000:]
+    from test_replay import decisions
+
+    assert decisions(next((tmp_path / "again").glob("*.jsonl"))) == decisions(log)
 
 
 @pytest_asyncio.fixture
@@ -881,3 +895,22 @@ def test_a_misspelt_backend_option_is_an_error_that_names_the_known_ones():
         make_backend("ollama", n_ctx=1)
     backend = make_backend("openai", base_url="http://127.0.0.1:9/v1", schema_mode="none")
     assert backend.schema_mode == "none"
+
+
+async def test_a_model_writes_no_longer_chat_than_the_ruleset_takes():
+    # the roster allows 200 characters; this game's rules take 30: the schema, the prompt
+    # and the answer keep to 30, so the GameMaster has nothing to refuse
+    state = engine.new_game(engine.ruleset("maw", max_chat_length=30), NAMES,
+                            random.Random(1))
+    view, legal = engine.view(state, "Ann"), engine.legal_actions(state, "Ann")
+    backend = ScriptedBackend(replies=[json.dumps({"suspicion": {}, "action": "chat",
+                                                   "text": "x" * 100})])
+    decider = LLMDecider("Ann", random.Random(1), LLM(backend), max_chars=200)
+    action = await decider.adecide(view, legal, [])
+    assert type(action) is engine.Chat and action.text == "x" * 30
+    chat = next(a for a in backend.schemas[0]["anyOf"]
+                if a["properties"]["action"]["const"] == "chat")
+    assert chat["properties"]["text"]["maxLength"] == 30
+    assert "at most\n30 characters" in backend.calls[0][-1]["content"] or \
+        "at most 30 characters" in backend.calls[0][-1]["content"].replace("\n", " ")
+    engine.play(state, action)  # legal under these rules

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from maw import engine
 from maw.engine import Attack, Vote, legal_actions, new_game, ruleset, view
 from maw.policies import make_decider
 
@@ -115,3 +116,18 @@ def test_a_wolf_keeps_its_vote_when_its_view_lags_behind_its_options():
     d = make_decider("rule", "A", random.Random(0))
     assert d.decide(stale, legal) is None  # not Unvote
     assert d.decide(view(state, "A"), legal) is None  # the current view: it stays too
+
+
+def test_a_rule_players_chat_keeps_to_the_rulesets_length():
+    rules = engine.ruleset("maw", max_chat_length=8)
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+    state = engine.new_game(rules, names, random.Random(3))
+    said = 0
+    for name in names:
+        decider = make_decider("rule", name, random.Random(1))
+        action = decider.decide(engine.view(state, name), engine.legal_actions(state, name))
+        if type(action) is engine.Chat:
+            assert len(action.text) <= 8
+            state, _ = engine.play(state, action)  # the engine takes it
+            said += 1
+    assert said

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import random
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from maw.agents.base import GameLog, MawAgent, bare, of_types
 from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.engine import events as ev
 from maw.errors import MawError
+from maw.policies.base import Decider
 from maw.protocol import convert
 from maw.protocol import messages as m
 from maw.protocol.heard import View
@@ -49,6 +51,9 @@ class GameConfig:
     night_seconds: float = 15.0
     lobby_seconds: float = 120.0
     early_end: bool = False  # also end a phase once everyone who may act said "listen"
+    # a decider ("rule", "random") that takes over the seat of a player whose client is
+    # gone, from the next phase on (None: the seat stays empty, and is not waited for)
+    substitute: str | None = None
     talk_share: float = 0.5  # votes_open=talk: the share of a day after which they open
     log_dir: Path | None = None
 
@@ -61,6 +66,18 @@ class Seat:
     key: bytes = b""  # signs what the host sends this player (maw.protocol.proof)
     acted: bool = False
     gone: bool = False  # the server bounced a message to it: its client is offline
+
+
+STAND_IN_ACTIONS = 20  # the most a stand-in does in one phase (two would argue forever)
+
+
+@dataclass
+class StandIn:
+    """A decider playing a gone player's seat (``GameConfig.substitute``)."""
+
+    decider: Decider
+    since: str  # the phase it took over in (it acts from the next one)
+    acted: dict[str, int] = field(default_factory=dict)  # actions per phase
 
 
 class GameMasterAgent(MawAgent):
@@ -90,6 +107,8 @@ class GameMasterAgent(MawAgent):
         self.outcomes: list[engine.Outcome] = []
         self.error: BaseException | None = None
         self.done = asyncio.Event()
+        self.history: list[engine.Event] = []  # this round's events (for a stand-in)
+        self.stand_ins: dict[str, StandIn] = {}  # seats a substitute decider plays
 
     async def setup(self) -> None:
         from maw.agents.gamemaster_fsm import (
@@ -120,17 +139,85 @@ class GameMasterAgent(MawAgent):
             for dest in dests:
                 fsm.add_transition(src, dest)
         self.fsm = fsm
+        self.presence.on_unavailable = self._unavailable
         self.add_behaviour(fsm)  # it receives nothing: it only sequences and times
         self.add_behaviour(Referee(), of_types(*REFEREE_TYPES))
         self.add_behaviour(RoomReplies(), of_types(*ROOM_REPLIES))
         self.add_catch_all(REFEREE_TYPES + ROOM_REPLIES)
 
     def bounced(self, jid: str) -> None:
+        self.gone_away(jid, "bounced")
+
+    def _unavailable(self, jid: str, info, last) -> None:
+        """The server says a player's client went offline (presence unavailable: its
+        connection closed or was lost; the GameMaster follows each player's presence)."""
+        self.gone_away(bare(jid).split("/")[0], "offline")
+
+    def gone_away(self, jid: str, why: str) -> None:
         for seat in self.seats.values():
             if seat.jid == jid and not seat.gone:
                 seat.gone = True
-                self.game_log.write("gone", player=seat.name, jid=jid)
+                self.game_log.write("gone", player=seat.name, jid=jid, why=why)
+                self.substitute(seat.name)
                 self.changes.poke()  # a phase need not wait for it any more
+
+    def substitute(self, name: str) -> None:
+        """With ``config.substitute``, a stand-in decider takes over the seat of ``name``
+        from the next phase on; it learns what the player could have (the events of the
+        round whose audience it was in), never more."""
+        s = self.state
+        if self.config.substitute is None or s is None or s.is_over or \
+                name in self.stand_ins:
+            return
+        from maw.policies import make_decider
+
+        decider = make_decider(self.config.substitute, name, random.Random(
+            f"{self.config.seed}:{self.round}:stand-in:{name}"))
+        for e in self.history:
+            if e.audience is None or name in e.audience:
+                decider.observe(e)
+        self.stand_ins[name] = StandIn(decider, self.stamp())
+        self.game_log.write("substituted", player=name, decider=self.config.substitute,
+                            round=self.round, day=s.day, phase=s.phase.value)
+
+    def returned(self, name: str) -> None:
+        """The player acts again (its client is back): its seat is its own again."""
+        if self.stand_ins.pop(name, None) is not None:
+            self.game_log.write("returned", player=name, round=self.round)
+
+    async def stand_ins_act(self, behaviour: CyclicBehaviour) -> bool:
+        """Each stand-in that may act now (from the phase after it took over, and not
+        idle) decides, as a player would on news; it never talks (a pass, where the talk
+        must end). True if any acted."""
+        acted = False
+        for name, stand_in in list(self.stand_ins.items()):
+            s = self.state
+            if s is None or s.is_over or stand_in.since == self.stamp() or \
+                    name in self.idle or name not in engine.actors(s) or \
+                    stand_in.acted.get(self.stamp(), 0) >= STAND_IN_ACTIONS:
+                continue
+            legal = tuple(a for a in engine.legal_actions(s, name)
+                          if type(a) is not engine.Chat)
+            self.idle.add(name)
+            try:
+                action = stand_in.decider.decide(engine.view(s, name), legal) \
+                    if legal else None
+            except Exception as exc:  # a broken decider must not end the game
+                self.game_log.write("decider_error", player=name, error=repr(exc))
+                continue
+            if action is None and engine.may_pass(s, name):
+                action = engine.Pass(name)
+            if action is None:
+                continue
+            stamp = self.stamp()
+            stand_in.acted[stamp] = stand_in.acted.get(stamp, 0) + 1
+            before = self.marker()
+            events = self.apply(action)
+            self.wake(events, name)
+            self.idle.add(name)
+            await self.publish(behaviour, events, before)
+            acted = True
+        return acted
 
     # ------------------------------------------------------------ the game state
 
@@ -165,7 +252,16 @@ class GameMasterAgent(MawAgent):
             self.game_log.write("event", round=self.round, event=type(e).__name__,
                                 data=_fields(e))
             self.on_event(e)
+        self.heard(events)
         return events
+
+    def heard(self, events) -> None:
+        """Keep the round's events, and tell each stand-in those it may know of."""
+        self.history.extend(events)
+        for name, stand_in in self.stand_ins.items():
+            for e in events:
+                if e.audience is None or name in e.audience:
+                    stand_in.decider.observe(e)
 
     def seconds_left(self) -> float:
         return self.deadline.left()

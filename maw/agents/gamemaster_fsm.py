@@ -52,13 +52,19 @@ class AssignRolesState(GMState):
         names = sorted(gm.seats)
         rng = random.Random(f"{gm.config.seed}:{gm.round}")
         gm.state = engine.new_game(gm.config.rules, names, rng)
+        gm.history, gm.stand_ins = [], {}
         gm.game_log.write("round", round=gm.round, roles={n: r.name for n, r in zip(
             names, gm.state.roles, strict=True)}, ruleset=gm.config.rules.name,
             options=dict(engine.changed_options(gm.config.rules)))
-        for e in engine.opening_events(gm.state):
+        opening = engine.opening_events(gm.state)
+        for e in opening:
             gm.game_log.write("event", round=gm.round, event=type(e).__name__,
                               data=_fields(e))
             gm.on_event(e)
+        gm.heard(opening)
+        for seat in gm.seats.values():  # gone before this round: a stand-in from the start
+            if seat.gone:
+                gm.substitute(seat.name)
         start = m.StartGame(total_players=len(names), players=names, round=gm.round,
                             rounds=gm.config.rounds, ruleset=gm.config.rules.name)
         for seat in gm.seats.values():
@@ -93,6 +99,8 @@ class PhaseState(GMState):
             before = gm.marker()
             while gm.marker() == before:
                 seen = gm.changes.version  # (before looking: no change can be missed)
+                if gm.stand_ins and await gm.stand_ins_act(self):
+                    continue  # (what it did may have ended the phase)
                 actors = engine.actors(gm.state)
                 if gm.config.early_end and actors and not gm.waiting_for(actors):
                     break

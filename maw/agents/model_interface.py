@@ -62,6 +62,9 @@ class ModelInterfaceAgent(MawAgent):
         self.context_dir: Path | None = None  # where each round's LLM context is saved
         self.belief_key: tuple[int, int, str] | None = None  # the phase of belief_now
         self.belief_now: dict[str, float] | None = None
+        # what a model has heard but not yet read: the lines of questions that were
+        # cancelled or superseded before it answered, carried into the next question
+        self.unread: list[str] = []
 
     def note_beliefs(self, view: engine.PlayerView) -> None:
         """Keep the decider's latest beliefs of this phase; the last of each phase goes
@@ -217,6 +220,7 @@ class SendInput(Guarded):
             agent.retire()
             agent.round, agent.decider = body.round, agent.new_decider(body.round)
             agent.logged = 0
+            agent.unread = []
         view = body.view.to_engine() if body.view else None
         for record in body.heard:  # each chat line as it was said (no English to parse)
             if isinstance(record, h.Said):
@@ -224,14 +228,21 @@ class SendInput(Guarded):
                                               record.speaker, record.text))
         me = agent.player_name
         legal = tuple(convert.option_to_engine(o, me) for o in body.options)
+        adecide = getattr(agent.decider, "adecide", None)
+        if adecide is not None:
+            # a model reads the messages as they were written, those of the questions it
+            # never answered first (what a superseded question said is not lost)
+            agent.unread += [render.heard(r) for r in body.heard
+                             if not (isinstance(r, h.Notice) and r.lobby)]
         if not legal:
             return None
-        adecide = getattr(agent.decider, "adecide", None)
-        if adecide is not None:  # a model: it reads the messages as they were written
+        if adecide is not None:
             if view is None:
                 return None
             try:
-                return await adecide(view, legal, [render.heard(r) for r in body.heard])
+                action = await adecide(view, legal, list(agent.unread))
+                agent.unread = []  # read (a cancel skips this: they are read next time)
+                return action
             finally:  # cancelled too: its record says so
                 agent.log_llm()
                 agent.note_beliefs(view)

@@ -100,6 +100,10 @@ class PlayerAgent(MawAgent):
         self.note(record)
         self.poke()
 
+    def _asked_to_share_presence(self, jid: str) -> None:
+        if bare(jid) == self.gamemaster:
+            self.presence.approve_subscription(bare(jid))
+
     def bounced(self, jid: str) -> None:
         if jid == self.gamemaster and self.token is not None:
             # the GameMaster's client is gone after we joined: nothing more will come
@@ -130,6 +134,9 @@ class PlayerAgent(MawAgent):
             for dest in dests:
                 fsm.add_transition(src, dest)
         self.fsm = fsm
+        # the GameMaster may follow this client's presence (and so learn at once that
+        # it went offline, even on a server that bounces nothing); nobody else may
+        self.presence.on_subscribe = self._asked_to_share_presence
         self.add_behaviour(fsm, of_types(*FSM_TYPES))
         self.add_behaviour(SetupRole(), of_types("assign_role"))
         self.add_behaviour(Kill(), of_types("kill"))

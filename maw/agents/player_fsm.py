@@ -104,7 +104,7 @@ class JoinLobbyState(PlayerState):
                         p.keys[jid] = key
                         p.authorities.add(jid)
                 p.hear(h.Notice(text=f"Joined as {p.seat_name} ({reply.joined}/"
-                                     f"{reply.expected})."))
+                                     f"{reply.expected}).", lobby=True))
                 self.set_next_state("Lobby")
                 return
             if isinstance(reply, m.Refuse):

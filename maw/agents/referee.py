@@ -42,7 +42,9 @@ class Referee(Guarded):
         if seat is None:
             await gm.send_body(self, sender, m.Refuse(reason=UNKNOWN), msg.thread)
             return
-        seat.gone = False
+        if seat.gone:
+            seat.gone = False
+            gm.returned(seat.name)
         reason = gm.not_now()
         if reason is not None:
             await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
@@ -101,6 +103,7 @@ class Referee(Guarded):
         gm.seats[name] = seat
         gm.keys[sender] = seat.key  # (the rooms share this dict: they sign with it too)
         gm.game_log.write("join", player=name, jid=sender)
+        gm.presence.subscribe(sender)  # to learn at once if its client goes offline
         await self._welcome(gm, seat, thread)
         if len(gm.seats) >= gm.config.players:
             gm.lobby_open = False

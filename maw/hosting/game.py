@@ -59,6 +59,24 @@ class GameResult:
     time_split: dict[str, float] = field(default_factory=dict)  # maw.records.accounting
 
 
+def config_record(config: GameConfig) -> dict:
+    """What the log keeps of a game's configuration: enough to play it again
+    (``maw game --replay-llm``)."""
+    from maw.engine import changed_options
+
+    return {"rounds": config.rounds, "day_seconds": config.day_seconds,
+            "night_seconds": config.night_seconds, "early_end": config.early_end,
+            "talk_share": config.talk_share, "substitute": config.substitute,
+            "options": dict(changed_options(config.rules))}
+
+
+def seat_record(seat: Seat) -> dict:
+    """An AI seat as the log keeps it (its model's settings, never an API key)."""
+    return {"name": seat.name, "decider": seat.decider, "max_wait": seat.max_wait,
+            "persona": seat.persona, "prompts": seat.prompts,
+            "llm": seat.llm.model_dump() if seat.llm is not None else None}
+
+
 def log_path(config: GameConfig) -> Path | None:
     if config.log_dir is None:
         return None
@@ -92,6 +110,12 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     game_log = GameLog(path)
     if watch is not None:
         game_log.listeners.append(watch)
+    replayed = {s.llm.model for s in seats if s.llm is not None and s.llm.backend == "recorded"}
+    if replayed:  # a replay times each answer from its own phases (maw.llm.recorded)
+        from maw.llm.recorded import recording
+
+        game_log.listeners += [recording(Path(p), fresh=True).hear
+                               for p in sorted(replayed)]
     gid = game_id or secrets.token_hex(3)
     port = address.port
 
@@ -148,7 +172,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             "elsewhere are lost"))
         game_log.write("started", agents=len(agents), seconds=result.startup_seconds,
                        ruleset=config.rules.name, seed=config.seed, players=config.players,
-                       remote=remote, lobby=gm_jid, wall=time.time())
+                       remote=remote, lobby=gm_jid, wall=time.time(),
+                       config=config_record(config), seats=[seat_record(s) for s in seats])
         t1 = time.monotonic()
         done = asyncio.create_task(gm.done.wait())
         fsm_end = asyncio.create_task(gm.fsm.join())

@@ -36,6 +36,7 @@ class GameRequest:
     log_dir: Path | None = None
     rule_options: tuple[str, ...] = ()  # the --rule KEY=VALUE given (rules is built from them)
     early_end: bool = False
+    substitute: str | None = None  # the decider that takes over a gone player's seat
 
 
 @dataclass
@@ -50,6 +51,7 @@ class GamePlan:
 
 
 TALKERS = ("llm", "hybrid")  # deciders whose games open the votes after the talk
+STAND_INS = ("rule", "random")  # deciders that may take over a gone player's seat
 
 
 def phase_lengths(request: GameRequest, seats: list[Seat]) -> tuple[float, float]:
@@ -80,6 +82,9 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
         raise MawError("give --roster or --policy, not both")
     if r.seats and not r.roster:
         raise MawError("--seats picks players from a --roster")
+    if r.substitute not in (None, *STAND_INS):
+        raise MawError(f"unknown --substitute {r.substitute!r}: "
+                       f"{' or '.join(STAND_INS)} (a stand-in decides at once, no model)")
     if r.policy not in (None, "rule", "random"):
         raise MawError(f"unknown --policy {r.policy!r}: rule or random (LLM players come "
                        "from a --roster)")
@@ -113,7 +118,7 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             "votes_open=start: with the day, as in the design document)")
     config = GameConfig(players=r.players, rules=rules, seed=r.seed, rounds=r.rounds,
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
-                        log_dir=r.log_dir, early_end=r.early_end)
+                        log_dir=r.log_dir, early_end=r.early_end, substitute=r.substitute)
     return GamePlan(config, seats, address, joining, lobby)
 
 
@@ -127,3 +132,43 @@ def pick_seats(roster, names: str, path) -> object:
     if len(set(wanted)) != len(wanted):
         raise MawError("--seats names a player twice")
     return roster.model_copy(update={"player": [by_name[n] for n in wanted]})
+
+
+def replay_plan(log: Path, xmpp: str = "embedded", log_dir: Path | None = None,
+                pace: bool = True) -> GamePlan:
+    """The game of ``log`` again (``maw game --replay-llm``): its seed, rules, timers and
+    AI seats as the log's ``started`` record keeps them, every model answered from the
+    log by the ``recorded`` backend (``maw.llm.recorded``)."""
+    from maw.engine import ruleset
+    from maw.hosting.roster import LLMSpec
+    from maw.records.accounting import read_log
+
+    try:
+        records = read_log(log)
+    except MawError as exc:  # (a ReplayError)
+        raise MawError(f"--replay-llm: {exc}") from None
+    started = next((r for r in records if r.get("kind") == "started"), None)
+    if started is None or not started.get("seats"):
+        raise MawError(f"--replay-llm: {log} does not say how its game was set up (no "
+                       "'started' record with its seats: a log from before MAW kept them)")
+    if started.get("remote"):
+        raise MawError(f"--replay-llm: {started['remote']} player(s) of {log} joined from "
+                       "elsewhere, and their moves are not in the log: only a game of "
+                       "hosted players replays")
+    c = started["config"]
+    rules = ruleset(started["ruleset"], **c.get("options", {}))
+    seats = []
+    for s in started["seats"]:
+        spec = None
+        if s.get("llm") is not None:
+            spec = LLMSpec(**{**s["llm"], "backend": "recorded", "model": str(log),
+                              "base_url": "", "api_key_env": "",
+                              "options": {"pace": pace}})
+        seats.append(Seat(s["name"], s["decider"], s["max_wait"], spec, s["persona"],
+                          s["prompts"]))
+    config = GameConfig(players=started["players"], rules=rules, seed=started["seed"],
+                        rounds=c["rounds"], day_seconds=c["day_seconds"],
+                        night_seconds=c["night_seconds"], early_end=c["early_end"],
+                        talk_share=c["talk_share"], substitute=c.get("substitute"),
+                        log_dir=log_dir)
+    return GamePlan(config, seats, parse_address(xmpp), 0, None)

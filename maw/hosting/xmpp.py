@@ -70,6 +70,16 @@ def quiet_logs() -> None:
     what matters goes to the game log instead."""
     for noisy in ("spade", "sqlalchemy", "sqlalchemy.pool", "slixmpp"):
         logging.getLogger(noisy).setLevel(logging.CRITICAL)
+    # slixmpp warns on the root logger of every presence SPADE reads an "ask" of (the
+    # GameMaster follows each player's presence)
+    root = logging.getLogger()
+    if not any(isinstance(f, _NoStanzaChatter) for f in root.filters):
+        root.addFilter(_NoStanzaChatter())
+
+
+class _NoStanzaChatter(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Unknown stanza interface")
 
 
 def lobby_jid(lobby: str, domain: str = DOMAIN) -> str:
@@ -207,6 +217,49 @@ def _patch_pyjabber_senders() -> None:
     StanzaHandler._maw_senders = True
 
 
+def _patch_pyjabber_lost_presence() -> None:
+    """Make pyjabber 0.4.5 tell a client's contacts that it went offline when its
+    connection closes or is lost, as RFC 6121 (4.5.2) requires and ejabberd does.
+
+    pyjabber queues an internal "lost connection" presence for each closed client stream
+    (``Presence.put_nowait``) but nothing ever reads that queue, so a player whose process
+    died or quit was never noticed on the embedded server: every later phase waited out
+    its timer for it. (Its handler for it, ``_handle_lost_connection``, is broken too: it
+    calls a coroutine without awaiting it.) Here a lost connection is handled as if the
+    client had said ``<presence type='unavailable'/>``, by pyjabber's own handler of that:
+    ``unavailable`` goes to every contact subscribed to the client's presence (the
+    GameMaster follows each player's).
+    """
+    from xml.etree.ElementTree import Element
+
+    from pyjabber.features.presence.PresenceFeature import Presence
+    from pyjabber.stream.JID import JID
+
+    if getattr(Presence, "_maw_lost", False):
+        return
+    put_nowait = Presence.put_nowait
+    pending: set[asyncio.Task] = set()
+
+    async def offline(self, jid) -> None:
+        try:
+            await self._handle_global_presence(jid, Element(
+                "presence", attrib={"type": "unavailable", "from": str(jid)}))
+        except Exception:  # (a contact's connection closing at the same moment)
+            log.exception("pyjabber: the presence of the lost connection of %s", jid)
+
+    def handle_lost(self, value) -> None:
+        jid, element = value
+        if element.attrib.get("type") != "INTERNAL" or not isinstance(jid, JID):
+            put_nowait(self, value)
+            return
+        task = asyncio.get_running_loop().create_task(offline(self, jid))
+        pending.add(task)
+        task.add_done_callback(pending.discard)
+
+    Presence.put_nowait = handle_lost
+    Presence._maw_lost = True
+
+
 def _pyjabber_checks_senders() -> bool:
     from pyjabber.stream.handlers.StanzaHandler import StanzaHandler
 
@@ -239,6 +292,7 @@ class EmbeddedServer:
         loguru.logger.remove()  # pyjabber logs through loguru; keep the terminal for the game
         quiet_logs()
         _patch_pyjabber_stream_restart()
+        _patch_pyjabber_lost_presence()
         if self.check_senders:
             _patch_pyjabber_senders()
         elif _pyjabber_checks_senders():

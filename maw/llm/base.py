@@ -7,6 +7,8 @@ the ``maw.backends`` entry-point group (``name = "package.module:Class"``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -17,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from maw.errors import BackendError, ConfigError
 
 __all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "Message", "make_backend",
-           "register_backend"]
+           "register_backend", "request_key"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,16 @@ class Completion:
 
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": ...}
+
+
+def request_key(messages: list[Message], schema: dict | None, max_tokens: int,
+                temperature: float) -> str:
+    """What identifies a model request, whoever serves it: a hash of the messages, the
+    answer's schema and the options (the game log keeps it beside each call; the
+    ``recorded`` backend answers by it)."""
+    canonical = json.dumps([messages, schema, max_tokens, temperature], sort_keys=True,
+                           ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
 
 
 class NoOptions(BaseModel):

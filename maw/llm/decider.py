@@ -21,7 +21,7 @@ from pathlib import Path
 from maw import engine
 from maw.errors import ConfigError
 from maw.llm.llm import LLM
-from maw.policies.base import Decider
+from maw.policies.base import Decider, max_chat
 
 # the prompts shipped in the package (the repository's prompts/, linked in as maw/prompts)
 PACKAGE_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -96,8 +96,9 @@ def label(action: engine.Action | None) -> str:
 def account(record: dict, llm: LLM, answer) -> None:
     """Add one model call to a decision's record: its cost, when it ran (``spans``, on
     ``time.monotonic()``: a call may wait its turn for a shared model), and the whole
-    exchange (``prompts``: the messages sent, ``answers``: the text that came back), so a
-    game log shows, and can replay, exactly what each model was told."""
+    exchange (``prompts``: the messages sent, ``answers``: the text that came back,
+    ``requests``: each call's key, schema, options and cost), so a game log shows, and
+    can replay (the ``recorded`` backend), exactly what each model was told."""
     record["calls"] += 1
     record["tokens"] += answer.prompt_tokens + answer.completion_tokens
     record["seconds"] = round(record["seconds"] + answer.seconds, 3)
@@ -105,6 +106,9 @@ def account(record: dict, llm: LLM, answer) -> None:
         [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
     record.setdefault("prompts", []).append(llm.last_sent)
     record.setdefault("answers", []).append(answer.text)
+    record.setdefault("requests", []).append({
+        **llm.last_request, "prompt_tokens": answer.prompt_tokens,
+        "completion_tokens": answer.completion_tokens, "seconds": round(answer.seconds, 4)})
 
 
 def summarize(records: list[dict]) -> dict:
@@ -298,6 +302,13 @@ def game_rules(view: engine.PlayerView) -> str:
                       len(view.players))
 
 
+def chat_limit(view: engine.PlayerView, wanted: int) -> int:
+    """The longest chat a model may write: its own limit (the roster's ``max_chars``), or
+    the ruleset's ``max_chat_length`` where that is shorter (the GameMaster refuses a
+    longer one)."""
+    return min(wanted, max_chat(view))
+
+
 def pin_game(llm: LLM, prompts: Prompts, view: engine.PlayerView) -> None:
     """The conversation's first two messages, kept for the whole game: the rules of the
     game (the same for every player, a cached prefix), then the player's role."""
@@ -367,6 +378,7 @@ class LLMDecider(Decider):
 
     def _start(self, view: engine.PlayerView) -> None:
         pin_game(self.llm, self.prompts, view)
+        self.max_chars = chat_limit(view, self.max_chars)
         self.started = True
 
     def turn_prompt(self, view: engine.PlayerView, messages: list[str],

@@ -25,7 +25,7 @@ import re
 
 from maw import engine
 from maw.engine.events import Chatted
-from maw.llm.decider import Prompts, Tally, account, pin_game
+from maw.llm.decider import Prompts, Tally, account, chat_limit, pin_game
 from maw.llm.llm import LLM
 from maw.policies import claims
 from maw.policies.base import Decider
@@ -122,6 +122,7 @@ class HybridDecider(Decider):
     def _start(self, view: engine.PlayerView) -> None:
         assert self.llm is not None
         pin_game(self.llm, self.prompts, view)
+        self.max_chars = chat_limit(view, self.max_chars)
         self.started = True
 
     async def _call(self, record: dict, text: str, schema: dict, max_tokens: int) -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from maw.errors import ConfigError
-from maw.llm.base import Backend, Completion, Message
+from maw.llm.base import Backend, Completion, Message, request_key
 
 
 @dataclass
@@ -25,6 +25,8 @@ class LLM:
     pinned: int = 0  # leading messages truncation never drops
     window: int = 2048  # tokens the context may fill, answer included
     last_sent: list[Message] = field(default_factory=list)  # the messages of the last call
+    # ... and the rest of that request: its key (``request_key``), schema and options
+    last_request: dict[str, Any] = field(default_factory=dict)
 
     @property
     def model(self) -> str:
@@ -46,15 +48,20 @@ class LLM:
     async def prompt(self, text: str, schema: dict | None = None, max_tokens: int = 200,
                      temperature: float = 0.7, remember: bool = True) -> Completion:
         """Send ``text`` (with the context before it) and return the answer; both stay in
-        the context when ``remember``."""
+        the context when ``remember``. A call that fails or is cancelled leaves the
+        context as it was (what truncation dropped for it too)."""
+        before = list(self.context)
         self.context.append({"role": "user", "content": text})
         self.truncate_context(self.window - max_tokens)
         self.last_sent = [dict(m) for m in self.context]
+        self.last_request = {
+            "key": request_key(self.last_sent, schema, max_tokens, temperature),
+            "schema": schema, "max_tokens": max_tokens, "temperature": temperature}
         try:
             completion = await self.backend.chat(self.context, schema, max_tokens,
                                                  temperature)
         except BaseException:
-            self.context.pop()
+            self.context = before
             raise
         completion = dataclasses.replace(completion, end=time.monotonic())
         if remember:

@@ -55,3 +55,11 @@ def make_decider(name: str, player: str, rng: random.Random) -> Decider:
         raise ConfigError(f"unknown decider {name!r}; known: {', '.join(sorted(DECIDERS))}") \
             from None
     return factory(player, rng)
+
+
+def max_chat(view: PlayerView) -> int:
+    """The longest chat message the player's ruleset takes (the GameMaster refuses a
+    longer one)."""
+    from maw.engine import ruleset
+
+    return ruleset(view.ruleset, **dict(view.rule_options)).max_chat_length

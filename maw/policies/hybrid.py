@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from maw.engine import Action, Chat, PlayerView, Vote
 from maw.policies import claims
-from maw.policies.base import register_decider
+from maw.policies.base import max_chat, register_decider
 from maw.policies.rule import RuleDecider
 
 
@@ -127,14 +127,14 @@ class HybridStrategy(RuleDecider):
             self.spoke_in = phase
             intent = self.intent(view)
             if intent is not None:
-                return Chat(chat.actor, chat.room, intent.template()[:500]), intent
+                return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
         action = super().decide(view, tuple(a for a in legal if type(a) is not Chat))
         mine = view.votes.get(self.player)
         if action is None and chat is not None and chat.room.value == "Village" and mine \
                 and self.argued != phase:
             self.argued = phase  # its vote stands: argue for it once
             intent = self.closing(view, mine)
-            return Chat(chat.actor, chat.room, intent.template()[:500]), intent
+            return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
         return action, None
 
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:

@@ -33,7 +33,7 @@ from maw.engine import (
 from maw.engine.events import Chatted, GameStarted
 from maw.errors import MawError
 from maw.policies import beliefs, claims
-from maw.policies.base import Decider, register_decider
+from maw.policies.base import Decider, max_chat, register_decider
 
 _LIAR = 10.0
 _STICK = 0.5  # how much more suspect another player must be to move a cast vote
@@ -240,7 +240,7 @@ class RuleDecider(Decider):
             else:
                 text = self._say(view)
             if text:
-                return Chat(chat.actor, chat.room, text[:500])  # type: ignore[union-attr]
+                return Chat(chat.actor, chat.room, text[:max_chat(view)])  # type: ignore[union-attr]
         if Vote in by_kind:
             options = [a.target for a in by_kind[Vote]]  # type: ignore[union-attr]
             current = view.votes.get(self.player)

@@ -157,6 +157,9 @@ class Notice(_Heard):
 
     kind: Literal["notice"] = "notice"
     text: str
+    # how the lobby fills ("Joined as Ann (3/6)."): which seat came when is a race, and
+    # nothing to the game, so a model is not told (a replay's prompts stay the same)
+    lobby: bool = False
 
 
 Heard = Annotated[Union[Said, RoomOpened, VoteHeard, ResultHeard, Revealed, RoleDealt, Died,

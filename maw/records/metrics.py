@@ -45,6 +45,7 @@ class PlayerMetrics:
     log_loss: float = 0.0  # ... their log-losses, summed
     top_suspect_wolf: int | None = None  # its last top suspect was a wolf (1/0; None: no
     # beliefs, or a wolf's)
+    substitute: str | None = None  # the stand-in that took its seat over (--substitute)
 
 
 @dataclass
@@ -128,6 +129,8 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
                         out[who].late += 1
                     else:
                         out[who].refused += 1
+        elif kind == "substituted" and r.get("player") in out:
+            out[r["player"]].substitute = r.get("decider")
         elif kind == "input" and r.get("player") in out:
             out[r["player"]].questions += 1
         elif kind == "turn" and r.get("player") in out:

@@ -46,6 +46,10 @@ class Started(Record):
     remote: int
     lobby: str
     wall: float  # time.time() at that moment
+    # the game's configuration and its AI seats (``maw.hosting.game.config_record``,
+    # ``seat_record``): what ``maw game --replay-llm`` plays again
+    config: dict[str, Any] = {}
+    seats: list[dict[str, Any]] = []
 
 
 class Join(Record):
@@ -177,6 +181,9 @@ class Llm(Record):
     # model (rules, role, the context kept, the question) and the text it answered
     prompts: list[list[dict[str, str]]] = []
     answers: list[str] = []
+    # ... and the rest of each request: its key (``maw.llm.base.request_key``), the answer's
+    # schema, max_tokens, temperature, and the tokens and seconds it cost
+    requests: list[dict[str, Any]] = []
     day: int | None = None
     phase: str | None = None
     answer: str | None = None
@@ -268,9 +275,32 @@ class Bounced(Record):
 
 
 class Gone(Record):
+    """A player's client is gone: the server bounced a message to it (``bounced``), or
+    said it went offline (``offline``: presence unavailable)."""
+
     kind: Literal["gone"]
     player: str
     jid: str
+    why: str | None = None
+
+
+class Substituted(Record):
+    """A stand-in decider took over a gone player's seat (``--substitute``)."""
+
+    kind: Literal["substituted"]
+    player: str
+    decider: str
+    round: int
+    day: int
+    phase: str
+
+
+class Returned(Record):
+    """A substituted player acted again: its seat is its own again."""
+
+    kind: Literal["returned"]
+    player: str
+    round: int
 
 
 class ServerLost(Record):
@@ -298,6 +328,7 @@ class AgentError(Record):
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
     Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
+    Substituted, Returned,
     ServerLost, ConnectRetry, AgentError,
 )
 BY_KIND: dict[str, type[Record]] = {

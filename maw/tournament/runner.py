@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS players (
 """
 # columns added since the first schema (a database made before them gains them, NULL)
 ADDED = {"wolf_votes": "INTEGER", "beliefs": "INTEGER", "brier": "REAL",
-         "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER"}
+         "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER",
+         "substitute": "TEXT"}
 # ... and to the games (maw audit's violations: must be 0)
 ADDED_GAMES = {"violations": "INTEGER", "first_violation": "TEXT"}
 GAME_COLUMNS = ("idx", "seed", "seats", "ruleset", "winner", "reason", "days", "phases",
@@ -68,6 +69,7 @@ class Plan:
     day_seconds: float
     night_seconds: float
     early_end: bool = False  # a phase also ends once everyone who may act listens
+    substitute: str | None = None  # a stand-in for a seat whose client is gone
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,8 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
         cmd += ["--rule", rule]
     if plan.early_end:
         cmd.append("--early-end")
+    if plan.substitute:
+        cmd += ["--substitute", plan.substitute]
     t0 = time.monotonic()
     over = watch(spec, out) if watch is not None else None
     proc = await asyncio.create_subprocess_exec(

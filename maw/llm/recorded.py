@@ -1,0 +1,271 @@
+"""The ``recorded`` backend: a game log's model calls, answered again without a model
+(``maw game --replay-llm LOG``), so that any LLM game becomes a regression test.
+
+Every call of an LLM player is in its log's ``llm`` records: the messages sent
+(``prompts``), the text that came back (``answers``) and the rest of the request
+(``requests``: its key, schema, options, tokens and seconds). A request is answered by
+its key (``maw.llm.base.request_key``: messages, schema and options), never by its
+order, so a game that strays from the recording is noticed, not papered over: a request
+the recording lacks is never answered (as in the recorded game, where the phase ended
+before the model did) and is counted in ``missed``.
+
+Two more things make a replay reach the same log:
+
+* **Timing.** The game's timers run on, so each answer comes when it came in the recorded
+  game (``pace``, the default): as long after the start of the phase it came in (the
+  log's ``timer`` records, which the host passes on with ``Recording.hear``), after the
+  answers that came before it, and a little after the last answer (a replay that runs
+  late on a loaded machine keeps the order). A question withdrawn in the replay whose
+  answer the recording has is answered anyway, as it was. Without ``pace`` each answer
+  comes at once.
+* **Truncation.** What fits a player's window was decided by the recorded model's
+  tokenizer: here a context fits if the recording has it as sent (``count_tokens``), so
+  the replay drops the same old messages as the recorded game did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from maw.errors import BackendError, ReplayError
+from maw.llm.base import Backend, Completion, Message, NoOptions, register_backend
+
+Phase = tuple[int, int, str]  # (round, day, phase)
+
+
+@dataclass(frozen=True)
+class Call:
+    index: int  # its place among the recorded answers, in the order they came
+    key: str
+    text: str
+    start: float  # on the recorded log's clock
+    end: float
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    phase: Phase | None = None  # the phase the answer came in ...
+    offset: float = 0.0  # ... and how long after that phase began
+
+
+def _messages_key(messages: list[Message]) -> str:
+    canonical = json.dumps(messages, sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+
+
+@dataclass
+class Recording:
+    """The model calls of one game log, by request key, and the contexts they sent."""
+
+    path: Path
+    calls: dict[str, collections.deque[Call]] = field(default_factory=dict)
+    sent: set[str] = field(default_factory=set)  # _messages_key of every context sent
+    first_start: float = 0.0
+    anchor: float | None = None  # time.monotonic() of the replay's first call
+    missed: int = 0
+    answered: int = 0
+    misses: list[list[Message]] = field(default_factory=list)  # the first few missed
+    total: int = 0
+    released: set[int] = field(default_factory=set)
+    first_unreleased: int = 0
+    began: dict[Phase, float] = field(default_factory=dict)  # the replay's phases
+    last: tuple[float, float] | None = None  # the last answer given: when, recorded end
+
+    def hear(self, record: dict) -> None:
+        """A record of the replay's own game log (``GameLog.listeners``): when each of
+        its phases began, which each answer is timed from."""
+        if record.get("kind") == "timer":
+            self.began.setdefault((record["round"], record["day"], record["phase"]),
+                                  time.monotonic())
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def read(cls, path: Path) -> Recording:
+        from maw.records.accounting import read_log
+
+        try:
+            records = read_log(path)
+        except ReplayError as exc:
+            raise BackendError(f"cannot read the recording: {exc}") from None
+        recording = cls(path)
+        found: list[Call] = []
+        timers: list[tuple[float, Phase]] = [
+            (r["t"], (r["round"], r["day"], r["phase"])) for r in records
+            if r.get("kind") == "timer"]
+        for r in records:
+            if r.get("kind") != "llm" or not r.get("requests"):
+                continue
+            spans = r.get("spans") or []
+            for i, (request, text) in enumerate(zip(r["requests"], r["answers"],
+                                                    strict=False)):
+                start, end = spans[i] if i < len(spans) else (0.0, 0.0)
+                found.append(Call(0, request["key"], text, start, end,
+                                  request.get("prompt_tokens", 0),
+                                  request.get("completion_tokens", 0),
+                                  request.get("seconds", 0.0)))
+                recording.sent.add(_messages_key(r["prompts"][i]))
+        if not found:
+            raise BackendError(f"{path} has no recorded model calls (a log written before "
+                               "requests were recorded, or a game without LLM players)")
+        found.sort(key=lambda c: c.end)
+        recording.first_start = min(c.start for c in found)
+        for i, c in enumerate(found):
+            began = [(t, phase) for t, phase in timers if t <= c.end]
+            if began:
+                c = dataclasses.replace(c, phase=began[-1][1], offset=c.end - began[-1][0])
+            c = dataclasses.replace(c, index=i)
+            recording.calls.setdefault(c.key, collections.deque()).append(c)
+        recording.total = len(found)
+        return recording
+
+    def take(self, key: str, messages: list[Message]) -> Call | None:
+        with self.lock:
+            if self.anchor is None:
+                self.anchor = time.monotonic()
+            queue = self.calls.get(key)
+            if not queue:
+                self.missed += 1
+                if len(self.misses) < 10:
+                    self.misses.append([dict(m) for m in messages])
+                return None
+            self.answered += 1
+            return queue.popleft()
+
+    def release(self, call: Call, given: bool = True) -> None:
+        with self.lock:
+            if given:
+                self.last = (time.monotonic(), call.end)
+            self.released.add(call.index)
+            while self.first_unreleased in self.released:
+                self.first_unreleased += 1
+
+    def due(self, call: Call) -> float | None:
+        """When ``call``'s answer came, on this process's clock: as long after the start
+        of its phase as in the recorded game (the phase timers run alike), else (no
+        replay log heard) as long after the first call; ``None``: its phase has not
+        begun yet."""
+        if self.began or call.phase is None:
+            if call.phase is None:
+                return None if not self.began else time.monotonic()
+            began = self.began.get(call.phase)
+            return None if began is None else began + call.offset
+        assert self.anchor is not None
+        return self.anchor + (call.end - self.first_start)
+
+
+SPACING = 0.02  # seconds: the most a late answer waits after the one before it
+
+_RECORDINGS: dict[Path, Recording] = {}  # one per log in this process: a shared clock
+
+
+def recording(path: Path, fresh: bool = False) -> Recording:
+    """The recording of ``path`` that every recorded backend of this process shares;
+    ``fresh``: read again, for a new replay (one game's answers are each given once)."""
+    path = path.resolve()
+    if fresh or path not in _RECORDINGS:
+        _RECORDINGS[path] = Recording.read(path)
+    return _RECORDINGS[path]
+
+
+@register_backend
+class RecordedBackend(Backend):
+    """See the module docstring; ``model`` is the path of the recorded game log."""
+
+    name = "recorded"
+
+    class Options(NoOptions):
+        pace: bool = True
+        # how long a request the recording lacks waits before it fails (its phase ends
+        # long before, and cancels it)
+        miss_seconds: float = Field(3600.0, gt=0)
+
+    def __init__(self, model: str = "", base_url: str | None = None,
+                 api_key: str | None = None, pace: bool = True,
+                 miss_seconds: float = 3600.0, **options: Any) -> None:
+        if not model:
+            raise BackendError("the recorded backend needs the game log to answer from "
+                               "(model = LOG)")
+        super().__init__(model, None, None, **options)
+        self.recording = recording(Path(model))
+        self.pace = pace
+        self.miss_seconds = miss_seconds
+
+    async def check(self) -> None:
+        return None  # the recording was read when the backend was made
+
+    def count_tokens(self, messages: list[Message]) -> int:
+        """0 for a context the recording sent as it is, else more than any window: the
+        replay truncates a context exactly as the recorded model's tokenizer did."""
+        return 0 if _messages_key(messages) in self.recording.sent else 1 << 30
+
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        from maw.llm.base import request_key
+
+        call = self.recording.take(request_key(messages, schema, max_tokens, temperature),
+                                   messages)
+        if call is None:
+            # the recorded game never had this answer: the phase ended first (the caller
+            # is cancelled then), or the replay has strayed from the recording
+            await asyncio.sleep(self.miss_seconds)
+            raise BackendError(f"the request is not in the recording {self.model}")
+        try:
+            if self.pace:
+                try:
+                    await self.wait_turn(call)
+                except asyncio.CancelledError:
+                    await self.answered_anyway(call)
+        except BaseException:  # cancelled: the answer holds up no later one
+            self.recording.release(call, given=False)
+            raise
+        self.recording.release(call)
+        return Completion(call.text, call.prompt_tokens, call.completion_tokens,
+                          call.seconds)
+
+    async def answered_anyway(self, call: Call) -> None:
+        """The question was withdrawn (its phase ended, or a newer one came) before this
+        replay's answer was due, yet the recorded game has the answer: there the model
+        answered before the withdrawal reached it, and the answer (too late to count)
+        stayed in the player's conversation. So it is given here too, when due, if that
+        is soon (2 s); else the cancellation stands."""
+        due = self.recording.due(call)
+        if due is None or due - time.monotonic() > 2.0:
+            raise asyncio.CancelledError
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+
+    async def wait_turn(self, call: Call) -> None:
+        """Wait until ``call``'s answer is due: when it came, after the answers that came
+        before it (a replay running late must not swap two answers the recorded game had
+        in one order; an earlier answer nobody asks for holds it up 1 s at most), and as
+        long after the last answer given as it came after it then, up to ``SPACING`` (a
+        backlog comes apart, so the game takes each before the next, as it did, and the
+        replay does not fall further behind)."""
+        asked = time.monotonic()
+        while (due := self.recording.due(call)) is None:
+            if time.monotonic() > asked + self.miss_seconds:
+                raise BackendError("the replay never reached the phase of the recorded "
+                                   f"answer in {self.model}")
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        while self.recording.first_unreleased < call.index and time.monotonic() < due + 1:
+            await asyncio.sleep(0.002)
+        last = self.recording.last
+        if last is not None and call.end > last[1]:
+            gap = min(call.end - last[1], SPACING)
+            await asyncio.sleep(max(0.0, last[0] + gap - time.monotonic()))
+
+    def describe(self) -> str:
+        return f"recorded:{self.model}"

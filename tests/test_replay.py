@@ -1,0 +1,169 @@
+"""Exact LLM replay: a game's log keeps every model request and answer, and the
+``recorded`` backend (``maw game --replay-llm``) plays the game again from it, reaching
+the same decisions without a model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from maw import engine
+from maw.errors import BackendError, MawError
+from maw.llm import LLM, make_backend, register_backend
+from maw.llm.backends import ScriptedBackend
+from maw.llm.base import request_key
+
+NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+
+
+class Chaos(ScriptedBackend):
+    """A stand-in model that cannot be run twice alike: it picks any answer its schema
+    allows with the system's entropy, after a random pause. Like the embedded model, it
+    answers one call at a time."""
+
+    name = "chaos-for-test"
+    turn = asyncio.Lock()
+
+    async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+        async with self.turn:
+            return await self._chat(messages, schema, max_tokens, temperature)
+
+    async def _chat(self, messages, schema, max_tokens, temperature):
+        rng = random.SystemRandom()
+        await asyncio.sleep(rng.uniform(0.05, 0.2))
+        alternative = rng.choice(schema["anyOf"]) if "anyOf" in schema else schema
+        answer: dict = {}
+        for key, prop in alternative["properties"].items():
+            if key == "suspicion":
+                answer[key] = {n: rng.choice(p["enum"]) for n, p in prop["properties"].items()}
+            elif "const" in prop:
+                answer[key] = prop["const"]
+            elif "enum" in prop:
+                answer[key] = rng.choice(prop["enum"])
+            else:
+                answer[key] = rng.choice(["I trust nobody.", "Listen to me!", "Hm."]) + \
+                    f" {rng.randrange(1000)}"
+        self.replies.append(json.dumps(answer))
+        return await super().chat(messages, schema, max_tokens, temperature)
+
+
+def decisions(log: Path) -> dict:
+    """What the players decided and what came of it: every answer of every model in each
+    player's order, every action the engine took, every event, the outcome."""
+    records = [json.loads(x) for x in log.read_text().splitlines()]
+    answers: dict[str, list] = {}
+    for r in records:  # (not the questions withdrawn before the model answered)
+        if r["kind"] == "llm" and r.get("answers"):
+            answers.setdefault(r["player"], []).append(
+                (r["day"], r["phase"], r["outcome"], r.get("answers"), r.get("action")))
+    return {"answers": answers,
+            "actions": [(r["action"], r["data"]) for r in records if r["kind"] == "action"],
+            "events": [(r["event"], r["data"]) for r in records if r["kind"] == "event"],
+            "outcome": [{k: r[k] for k in ("winner", "day", "points")}
+                        for r in records if r["kind"] == "outcome"]}
+
+
+def test_a_request_key_names_the_messages_schema_and_options():
+    m = [{"role": "user", "content": "Vote?"}]
+    base = request_key(m, {"type": "object"}, 100, 0.7)
+    assert base == request_key([dict(m[0])], {"type": "object"}, 100, 0.7)
+    assert len({base, request_key(m, None, 100, 0.7), request_key(m, {"type": "object"}, 99,
+                                                                   0.7),
+                request_key(m, {"type": "object"}, 100, 0.8),
+                request_key([{"role": "user", "content": "Vote!"}], {"type": "object"}, 100,
+                            0.7)}) == 5
+
+
+def test_the_recorded_backend_needs_a_log_with_requests(tmp_path):
+    with pytest.raises(BackendError, match="needs the game log"):
+        make_backend("recorded")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text('{"t": 0, "kind": "state", "state": "Setup", "round": 0}\n')
+    with pytest.raises(BackendError, match="has no recorded model calls"):
+        make_backend("recorded", model=str(empty))
+    with pytest.raises(BackendError, match="cannot read the recording"):
+        make_backend("recorded", model=str(tmp_path / "missing.jsonl"))
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tmp_path):
+    from maw.agents.gamemaster import GameConfig
+    from maw.hosting.game import run_game, seats_from_roster
+    from maw.hosting.plan import replay_plan
+    from maw.hosting.roster import load_roster
+    from maw.llm.recorded import recording
+    from maw.records.audit import audit_log
+
+    register_backend(Chaos)
+    roster = tmp_path / "r.toml"
+    roster.write_text('[llm]\nbackend = "chaos-for-test"\nmax_wait = 0.2\nwindow = 1400\n' +
+                      "".join(f'[[player]]\nname = "{n}"\ndecider = "llm"\n'
+                              f'persona = "You are {n}."\n' for n in NAMES))
+    seats = seats_from_roster(load_roster(roster), 6)
+    rules = engine.ruleset("maw", votes_open="talk", max_days=3)
+    config = GameConfig(players=6, rules=rules, seed=9, day_seconds=3, night_seconds=1.5,
+                        log_dir=tmp_path / "first")
+    first = await run_game(config, seats, server, timeout=300)
+    original = decisions(first.log_path)
+    # a small window: contexts were truncated, and the replay must drop the same lines
+    records = [json.loads(x) for x in first.log_path.read_text().splitlines()]
+    sent = [len(p) for r in records if r["kind"] == "llm" for p in r.get("prompts", [])]
+    assert max(sent) > 3 and any(r["requests"][0]["schema"] for r in records
+                                 if r["kind"] == "llm" and r.get("requests"))
+
+    # the same game again, every answer from the log, on the recorded timing
+    plan = replay_plan(first.log_path, log_dir=tmp_path / "again")
+    assert all(s.llm is None or s.llm.backend == "recorded" for s in plan.seats)
+    assert plan.config.seed == 9 and plan.config.rules == config.rules
+    again = await run_game(plan.config, plan.seats, server, timeout=300)
+    replayed = decisions(again.log_path)
+    given = recording(first.log_path)
+    # (a request the recording lacks is one the recorded game cancelled too)
+    strayed = f"requests not in the recording: {given.misses[:2]}"
+    assert replayed["outcome"] == original["outcome"], strayed
+    assert replayed["actions"] == original["actions"]
+    assert replayed["events"] == original["events"]
+    assert replayed["answers"] == original["answers"]
+    assert given.answered == given.total  # every recorded answer was given, once
+    assert audit_log(again.log_path).ok
+
+    # a model run again without the recording decides otherwise (what the replay saved)
+    config.log_dir = tmp_path / "rerun"
+    rerun = await run_game(config, seats, server, timeout=300)
+    assert decisions(rerun.log_path)["answers"] != original["answers"]
+
+
+def test_only_a_game_of_hosted_players_with_its_seats_logged_replays(tmp_path):
+    from maw.hosting.plan import replay_plan
+
+    log = tmp_path / "g.jsonl"
+    log.write_text(json.dumps({"t": 1, "kind": "started", "agents": 3, "seconds": 1,
+                               "ruleset": "maw", "seed": 1, "players": 6, "remote": 0,
+                               "lobby": "x@y", "wall": 0}) + "\n")
+    with pytest.raises(MawError, match="does not say how its game was set up"):
+        replay_plan(log)
+    log.write_text(json.dumps({"t": 1, "kind": "started", "agents": 3, "seconds": 1,
+                               "ruleset": "maw", "seed": 1, "players": 6, "remote": 2,
+                               "lobby": "x@y", "wall": 0, "config": {},
+                               "seats": [{"name": "Ann"}]}) + "\n")
+    with pytest.raises(MawError, match="2 player.s. of .* joined from elsewhere"):
+        replay_plan(log)
+
+
+def test_a_context_fits_in_a_replay_where_it_fitted_in_the_recording(tmp_path):
+    log = tmp_path / "g.jsonl"
+    sent = [{"role": "system", "content": "rules"}, {"role": "user", "content": "q2"}]
+    log.write_text(json.dumps({
+        "t": 1, "kind": "llm", "player": "Ann", "calls": 1, "tokens": 1, "seconds": 0.1,
+        "outcome": "legal", "spans": [[1.0, 1.1]], "prompts": [sent], "answers": ["{}"],
+        "requests": [{"key": request_key(sent, None, 50, 0.7)}]}) + "\n")
+    llm = LLM(make_backend("recorded", model=str(log), pace=False), window=1000)
+    llm.pin("system", "rules")
+    llm.context += [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"}]
+    answer = asyncio.run(llm.prompt("q2", None, max_tokens=50))
+    assert answer.text == "{}" and llm.last_sent == sent  # q1 and a1 were dropped
