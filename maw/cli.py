@@ -371,7 +371,9 @@ def cmd_player(args: argparse.Namespace) -> int:
     result = asyncio.run(run_player(
         address, args.lobby, seat, seed=args.seed, on_line=show,
         join_seconds=args.join_seconds, timeout=args.timeout,
-        log_dir=Path(args.log_dir) if args.log_dir else None))
+        log_dir=Path(args.log_dir) if args.log_dir else None,
+        reconnect_seconds=args.reconnect_seconds,
+        say=lambda line: print(f"maw player: {line}", file=sys.stderr, flush=True)))
     for body in result.results:
         print(f"{result.name}: round {body.round}: {body.winning_team or 'nobody'} won "
               f"({body.reason})", flush=True)
@@ -397,6 +399,10 @@ def cmd_play(args: argparse.Namespace) -> int:
           + (f" as {args.name}" if args.name else "") + " (Ctrl-C or /quit to leave)",
           flush=True)
     log_dir = Path(args.log_dir) if args.log_dir else None
+
+    def say(line: str) -> None:
+        print(f"maw play: {line}", file=sys.stderr, flush=True)
+
     if sys.stdin.isatty() and sys.stdout.isatty():
         from prompt_toolkit.patch_stdout import patch_stdout
 
@@ -407,13 +413,16 @@ def cmd_play(args: argparse.Namespace) -> int:
         with patch_stdout(raw=True):
             result = asyncio.run(run_person(address, args.lobby, console, name=args.name,
                                             join_seconds=args.join_seconds,
-                                            timeout=args.timeout, log_dir=log_dir))
+                                            timeout=args.timeout, log_dir=log_dir,
+                                            reconnect_seconds=args.reconnect_seconds,
+                                            say=say))
     else:  # piped: plain lines in, plain lines out
         from maw.terminal.screen import PlainConsole
 
         result = asyncio.run(run_person(address, args.lobby, PlainConsole(), name=args.name,
                                         join_seconds=args.join_seconds,
-                                        timeout=args.timeout, log_dir=log_dir))
+                                        timeout=args.timeout, log_dir=log_dir,
+                                        reconnect_seconds=args.reconnect_seconds, say=say))
     for body in result.results:
         print(f"maw play: round {body.round}: {body.winning_team or 'nobody'} won "
               f"({body.reason})", flush=True)
@@ -456,6 +465,8 @@ def cmd_server(args: argparse.Namespace) -> int:
     return 0
 
 
+RECONNECT = ("how long to try to reconnect (with back-off) when the XMPP server goes away, "
+             "then take the seat back; 0: give up at once")
 SUBSTITUTE = ("rule or random: it takes over the seat of a player whose client is gone "
               "(quit, crashed, lost its connection), from the next phase on")
 EARLY_END = ("also end a phase once every player who may act has nothing to do (quicker "
@@ -581,6 +592,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep knocking this long at a lobby that is not up yet")
     p.add_argument("--timeout", type=float, default=3600.0)
     p.add_argument("--log-dir", default=None, help="write this player's JSONL log here")
+    p.add_argument("--reconnect-seconds", type=float, default=30.0, help=RECONNECT)
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(func=cmd_player)
 
@@ -592,6 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep knocking this long at a lobby that is not up yet")
     p.add_argument("--timeout", type=float, default=6 * 3600.0)
     p.add_argument("--log-dir", default=None, help="write your own JSONL log here")
+    p.add_argument("--reconnect-seconds", type=float, default=30.0, help=RECONNECT)
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="print a game log as a readable transcript")

@@ -1,20 +1,32 @@
-"""A lost XMPP server: the processes notice and say so.
+"""Lost servers and lost players: every process notices, says so, and goes on.
 
-The server (``maw server``, a process of its own) is killed in the middle of a game with
-a person in ``maw play`` (another process): ``maw play`` exits at once with one line
-saying the connection is lost (before, it printed nothing and sat until its input
-closed); the host says the server went away, logs it, and its own players finish the
-game in memory."""
+- The server (``maw server``, a process of its own) is killed in the middle of a game with
+  a person in ``maw play``: ``maw play`` says the connection is lost at once, tries to
+  reconnect for ``--reconnect-seconds``, then exits 2 with one line (before, it printed
+  nothing and sat until its input closed); the host says the server went away, logs it,
+  and its own players finish the game in memory.
+- The server is restarted (pyjabber, ejabberd): the host and a player in another process
+  reconnect and the player plays on in its seat.
+- A player's process dies: the server tells the GameMaster (presence), and a stand-in
+  (``--substitute``) plays the seat."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import re
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+import pytest
 
 from maw.hosting.xmpp import free_port, port_open
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def maw(*args: str, **kwargs) -> subprocess.Popen:
@@ -37,8 +49,8 @@ def test_a_killed_server_is_noticed_by_the_person_and_the_host(tmp_path):
                    "--quiet", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(2)
         play = maw("play", "--name", "Quinn", "--xmpp", f"127.0.0.1:{port}", "--lobby",
-                   "lost", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                   stderr=subprocess.PIPE)
+                   "lost", "--reconnect-seconds", "2", stdin=subprocess.PIPE,
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         seen: list[str] = []
         while not any("You are a" in x for x in seen):  # dealt a role: the game is on
             line = play.stdout.readline()
@@ -51,9 +63,11 @@ def test_a_killed_server_is_noticed_by_the_person_and_the_host(tmp_path):
         assert play.wait(timeout=30) == 2
         noticed = time.monotonic() - killed
         err = play.stderr.read().strip().splitlines()
-        assert err == [f"maw play: error: lost the connection to the XMPP server at "
+        assert err == [f"maw play: lost the connection to the XMPP server at 127.0.0.1:"
+                       f"{port}; reconnecting for up to 2 s",
+                       f"maw play: error: lost the connection to the XMPP server at "
                        f"127.0.0.1:{port}; the game goes on without this player"], err
-        assert noticed < 10, noticed
+        assert noticed < 10 + 2, noticed
         out, host_err = host.communicate(timeout=120)
         assert host.returncode == 0, host_err[-2000:]
         assert f"maw game: the XMPP server at 127.0.0.1:{port} went away" in host_err
@@ -121,6 +135,144 @@ def test_a_player_that_quits_is_noticed_at_once_and_a_stand_in_takes_its_seat(tm
                    for r in later[:phase])
     outcome = next(r for r in records if r["kind"] == "outcome")
     assert "Zed" in outcome["absent"]
+    from maw.records.metrics import game_metrics  # (the results database's row)
+
+    seats = {p.name: p for p in game_metrics(records, {}).players}
+    assert seats["Zed"].substitute == "rule" and seats["Ann"].substitute is None
+    from maw.records.audit import audit_records
+
+    assert audit_records(records).ok
+
+
+class Pyjabber:
+    """``maw server`` in a process of its own: killed, and started again (it has forgotten
+    every account)."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.proc = maw("server", "--port", str(self.port), stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL)
+        end = time.monotonic() + 30
+        while not port_open("127.0.0.1", self.port):
+            assert self.proc.poll() is None and time.monotonic() < end
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+
+
+class Ejabberd:
+    """ejabberd from ejabberd.yml on a port, node and state directory of its own
+    (``scripts/ejabberd.sh``): stopped, and started again (it keeps its accounts)."""
+
+    def __init__(self, state: Path) -> None:
+        import os
+
+        self.port = free_port()
+        self.env = dict(os.environ, MAW_EJABBERD_DIR=str(state),
+                        MAW_EJABBERD_PORT=str(self.port),
+                        MAW_EJABBERD_NODE=f"maw-restart-{self.port}@localhost")
+
+    def run(self, what: str) -> None:
+        done = subprocess.run(["bash", str(REPO / "scripts" / "ejabberd.sh"), what],
+                              env=self.env, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def start(self) -> None:
+        self.run("start")
+
+    def stop(self) -> None:
+        self.run("stop")
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.run("stop")
+
+
+def test_a_server_restarted_mid_game_is_reconnected_to_and_the_player_plays_on(tmp_path):
+    """``maw server`` is killed in the middle of a game and started again on the same
+    port: the host and a player in another process (``maw player``) each notice, connect
+    again with back-off (the restarted server has forgotten their accounts: they register
+    again), the player takes its seat back with the same name and token, and plays on."""
+    restart_mid_game(Pyjabber(), tmp_path)
+
+
+@pytest.mark.ejabberd
+def test_ejabberd_restarted_mid_game_is_reconnected_to_and_the_player_plays_on(tmp_path):
+    """The same on ejabberd, stopped and started again."""
+    import shutil
+
+    if shutil.which("ejabberdctl") is None:
+        if os.environ.get("CI"):
+            pytest.fail("ejabberd is not installed (.ci/run installs it with apt-get)")
+        pytest.skip("ejabberd is not installed (apt-get install -y ejabberd)")
+    import tempfile
+
+    # (not under tmp_path: the ejabberd user must be able to reach its state directory)
+    state = Path(tempfile.mkdtemp(prefix="maw-ejabberd-"))
+    try:
+        restart_mid_game(Ejabberd(state), tmp_path)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+
+
+def restart_mid_game(server, tmp_path: Path) -> None:
+    port = server.port
+    server.start()
+    host = player = None
+    try:
+        host = maw("game", "--players", "6", "--remote", "1", "--policy", "rule",
+                   "--xmpp", f"127.0.0.1:{port}", "--lobby", "back", "--seed", "6",
+                   # (Zed is a wolf: each night waits for it while it is away)
+                   "--day-seconds", "8", "--night-seconds", "15", "--log-dir",
+                   str(tmp_path / "host"), "--quiet", stdout=subprocess.PIPE,
+                   stderr=subprocess.PIPE)
+        player = maw("player", "--name", "Zed", "--xmpp", f"127.0.0.1:{port}", "--lobby",
+                     "back", "--log-dir", str(tmp_path / "zed"), stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
+        while True:
+            line = player.stdout.readline()
+            assert line, player.stderr.read()
+            if "Day 1" in line:
+                break
+        time.sleep(0.5)
+        server.stop()
+        time.sleep(1.0)
+        server.start()
+        restarted = time.time()
+        out, err = host.communicate(timeout=180)
+        p_out, p_err = player.communicate(timeout=60)
+    finally:
+        for p in (player, host):
+            if p is not None and p.poll() is None:
+                p.kill()
+        server.close()
+    assert host.returncode == 0, err[-2000:]
+    assert f"maw game: the XMPP server at 127.0.0.1:{port} went away" in err
+    assert "maw game: reconnected to the XMPP server" in err, err
+    assert player.returncode == 0, p_err[-2000:]
+    assert "maw player: lost the connection" in p_err
+    assert "back in the game as Zed" in p_err, p_err
+    assert re.search(r"^Zed: round 1: \w+ won", p_out, re.M), p_out[-2000:]
+    records = [json.loads(x) for x in next((tmp_path / "host").glob("*.jsonl")).read_text()
+               .splitlines()]
+    started = next(r for r in records if r["kind"] == "started")
+    back = next(r for r in records if r["kind"] == "rejoined")
+    assert back["player"] == "Zed"
+    assert started["wall"] + back["t"] - started["t"] - restarted < 15
+    assert any(r["kind"] == "reconnected" for r in records)
+    # it played on: an action of its own after it came back
+    after = records[records.index(back):]
+    assert any(r["kind"] == "action" and r["data"].get("actor") == "Zed" for r in after)
     from maw.records.audit import audit_records
 
     assert audit_records(records).ok

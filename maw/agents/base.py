@@ -71,6 +71,7 @@ class MawAgent(Agent):
         # sender -> [tokens, when last seen, dropped, when last told]
         self.buckets: dict[str, list[float]] = {}
         self.notices: asyncio.Queue = asyncio.Queue()  # (sender, dropped): to refuse
+        self.last_heard: dict[str, float] = {}  # bare JID -> when it last sent us anything
 
     def dispatch(self, msg: Message) -> list:  # type: ignore[override]
         """Every message goes through here (from the server or, in one process, from
@@ -136,6 +137,7 @@ class MawAgent(Agent):
             self.game_log.write("bounced", sender=sender, condition=msg["error"]["condition"])
             self.bounced(sender)
             return []
+        self.last_heard[str(msg["from"].bare).lower()] = time.monotonic()
         return super()._message_received(msg)
 
     def bounced(self, jid: str) -> None:

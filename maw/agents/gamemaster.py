@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spade.behaviour import CyclicBehaviour, FSMBehaviour
+from spade.behaviour import CyclicBehaviour, FSMBehaviour, OneShotBehaviour
 
 from maw import engine
 from maw.agents.base import GameLog, MawAgent, bare, of_types
@@ -325,6 +325,13 @@ class GameMasterAgent(MawAgent):
         for name in self.seats:
             await self.send_options(behaviour, name)
 
+    async def refresh(self, behaviour: CyclicBehaviour) -> None:
+        """Every player's options again (after a reconnection: what was sent while the
+        server was away is lost)."""
+        if self.state is not None and not self.state.is_over:
+            for name in self.seats:
+                await self.send_options(behaviour, name)
+
     async def send_options(self, behaviour: CyclicBehaviour, name: str) -> None:
         s = self.state
         assert s is not None
@@ -414,3 +421,11 @@ def _fields(obj: object) -> dict:
             out[f.name] = sorted(v) if isinstance(v, frozenset) else v
         return out
     return {}
+
+
+class Refresh(OneShotBehaviour):
+    """``GameMasterAgent.refresh`` as a behaviour of its own (it sends)."""
+
+    async def run(self) -> None:
+        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        await gm.refresh(self)  # type: ignore[arg-type]

@@ -12,9 +12,11 @@ always with its secret token.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import Callable
 
-from spade.behaviour import CyclicBehaviour, FSMBehaviour
+from spade.behaviour import CyclicBehaviour, FSMBehaviour, OneShotBehaviour
 from spade.message import Message
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
@@ -27,6 +29,9 @@ from maw.protocol.heard import Heard, View
 FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", *m.ACTION_TYPES,
              "not_understood")
 OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal")
+
+
+GM_GRACE = 30.0  # seconds a GameMaster that bounces may take to come back (reconnecting)
 
 
 class PlayerAgent(MawAgent):
@@ -100,15 +105,40 @@ class PlayerAgent(MawAgent):
         self.note(record)
         self.poke()
 
+    async def rejoin(self, within: float) -> bool:
+        """After a reconnection: knock at the GameMaster again with the same name (it
+        gives the same seat back to the same address, with the current options) until it
+        answers, for ``within`` seconds. True once it has."""
+        if self.token is None:
+            return True  # not seated yet: the lobby's own knocking goes on
+        since = time.monotonic()
+        while time.monotonic() < since + within:
+            self.add_behaviour(_Knock(m.JoinLobby(player_name=self.seat_name)))
+            await asyncio.sleep(2.0)
+            if self.last_heard.get(self.gamemaster, 0.0) > since:
+                return True
+        return False
+
     def _asked_to_share_presence(self, jid: str) -> None:
         if bare(jid) == self.gamemaster:
             self.presence.approve_subscription(bare(jid))
 
     def bounced(self, jid: str) -> None:
-        if jid == self.gamemaster and self.token is not None:
-            # the GameMaster's client is gone after we joined: nothing more will come
-            self.gm_gone = self.round_over = self.final = True
-            self.hear(h.Notice(text="The GameMaster is gone: the game is over."))
+        """The server bounced a message to the GameMaster: its client is offline. It may
+        be reconnecting (its server restarted): it is gone if it says nothing more for
+        ``GM_GRACE`` seconds."""
+        if jid == self.gamemaster and self.token is not None and not self.gm_gone:
+            with contextlib.suppress(RuntimeError):  # (no loop: the agent is stopping)
+                asyncio.get_running_loop().call_later(GM_GRACE, self._gm_silent,
+                                                      time.monotonic())
+
+    def _gm_silent(self, since: float) -> None:
+        if self.gm_gone or self.final or self.last_heard.get(self.gamemaster, 0.0) > since:
+            return
+        # the GameMaster's client is gone after we joined: nothing more will come
+        self.gm_gone = self.round_over = self.final = True
+        self.hear(h.Notice(text="The GameMaster is gone: the game is over."))
+        self.poke()
 
     async def setup(self) -> None:
         from maw.agents.player_fsm import (
@@ -284,3 +314,16 @@ class Relay(CyclicBehaviour):
                 seconds=round(agent.seconds_left(), 2) if agent.deadline.is_set else None))
         except Exception as exc:
             await agent.handler_failed(self, None, exc)
+
+
+class _Knock(OneShotBehaviour):
+    """Send one message to the GameMaster (a rejoin's knock; the answer goes to whoever
+    waits for it, or nowhere)."""
+
+    def __init__(self, body: m.Body) -> None:
+        super().__init__()
+        self.body = body
+
+    async def run(self) -> None:
+        p: PlayerAgent = self.agent  # type: ignore[assignment]
+        await p.send_body(self, p.gamemaster, self.body)

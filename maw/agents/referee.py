@@ -87,8 +87,18 @@ class Referee(Guarded):
         reason = None
         seat = gm.seats.get(name)
         if seat is not None and seat.jid == sender:
-            # the same client asking again (its first answer was slow): same seat, same token
+            # the same client asking again (its first answer was slow, or it lost its
+            # connection and is back): same seat, same token, and where the game is
+            if gm.state is not None and not gm.state.is_over:
+                gm.game_log.write("rejoined", player=name, jid=sender)
+                if sender not in gm.trusted:
+                    gm.presence.subscribe(sender)  # (a restarted server forgot it)
+                if seat.gone:
+                    seat.gone = False
+                    gm.returned(name)
             await self._welcome(gm, seat, thread)
+            if gm.state is not None and not gm.state.is_over:
+                await gm.send_options(self, name)
             return
         if not gm.lobby_open:
             reason = "the lobby is closed: a game is in progress"
@@ -103,7 +113,8 @@ class Referee(Guarded):
         gm.seats[name] = seat
         gm.keys[sender] = seat.key  # (the rooms share this dict: they sign with it too)
         gm.game_log.write("join", player=name, jid=sender)
-        gm.presence.subscribe(sender)  # to learn at once if its client goes offline
+        if sender not in gm.trusted:  # (the host's own players go only with the host)
+            gm.presence.subscribe(sender)  # to learn at once if its client goes offline
         await self._welcome(gm, seat, thread)
         if len(gm.seats) >= gm.config.players:
             gm.lobby_open = False

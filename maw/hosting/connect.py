@@ -76,6 +76,10 @@ class ConnectionWatch:
             a.client.add_event_handler("disconnected",
                                        lambda _event, agent=a: self._gone(agent))
 
+    def note(self, agent: MawAgent) -> None:
+        """``agent`` was found disconnected (not told by its client)."""
+        self._gone(agent)
+
     def _gone(self, agent: MawAgent) -> None:
         if not self.active:
             return
@@ -89,6 +93,57 @@ class ConnectionWatch:
 
     def stop(self) -> None:
         self.active = False
+
+    def rearm(self) -> None:
+        """Watch again (the agents reconnected): the next loss is news."""
+        self.who.clear()
+        self.lost.clear()
+        self.active = True
+
+
+# seconds between reconnection attempts: quick at first, then every 4 s
+BACKOFF = (0.5, 1.0, 2.0, 4.0)
+
+
+async def reconnect(agents: Sequence[MawAgent], address: Address, within: float) -> bool:
+    """Connect ``agents`` again after their server went away, trying for ``within``
+    seconds with back-off (the server may be restarting); their behaviours never
+    stopped. A server that lost its accounts (the embedded one keeps them in memory) is
+    registered with again. True once every agent is back."""
+    end = asyncio.get_running_loop().time() + within
+    attempt = 0
+    while (left := end - asyncio.get_running_loop().time()) > 0:
+        if port_open(address.host, address.port):
+            try:
+                await asyncio.gather(*(_resume(a, address, min(10.0, left)) for a in agents))
+                for a in agents:
+                    a.presence.set_available()
+                    a.game_log.write("reconnected", agent=str(a.jid.bare), attempt=attempt + 1)
+                return True
+            except (asyncio.TimeoutError, OSError):
+                for a in agents:
+                    with contextlib.suppress(Exception):
+                        a.client.abort()
+        await asyncio.sleep(min(BACKOFF[min(attempt, len(BACKOFF) - 1)],
+                                max(0.0, end - asyncio.get_running_loop().time())))
+        attempt += 1
+    return False
+
+
+async def _resume(agent: MawAgent, address: Address, timeout: float) -> None:
+    if agent.client.is_connected():
+        return
+    started = asyncio.Event()
+
+    def up(_event) -> None:
+        started.set()
+
+    agent.client.add_event_handler("session_start", up)
+    try:
+        agent.client.connect(address.host, address.port)
+        await asyncio.wait_for(started.wait(), timeout)
+    finally:
+        agent.client.del_event_handler("session_start", up)
 
 
 async def stop_agents(agents: Sequence[MawAgent]) -> None:

@@ -10,6 +10,7 @@ stopped.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
 import time
@@ -27,6 +28,7 @@ from maw.hosting.connect import (
     ConnectionWatch,
     bind_container,
     check_server,
+    reconnect,
     start_agents,
     stop_agents,
 )
@@ -57,6 +59,41 @@ class GameResult:
     messages: int = 0  # messages the hosted agents sent
     llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
     time_split: dict[str, float] = field(default_factory=dict)  # maw.records.accounting
+
+
+RECONNECT_SECONDS = 60.0  # how long a host tries to reach a server that went away
+
+
+async def keep_connected(connection: ConnectionWatch, agents: list[MawAgent],
+                         gm: GameMasterAgent, address: Address,
+                         say: Callable[[str], None] | None) -> None:
+    """Each time the server goes away: connect every agent again (with back-off, for
+    ``RECONNECT_SECONDS``), then send every player its options (what was sent meanwhile
+    is lost); the players who joined from elsewhere rejoin their seats themselves."""
+    from maw.agents.gamemaster import Refresh
+
+    while True:
+        while not connection.lost.is_set():
+            # (a server shutting down closes its streams one by one: an agent that
+            # reconnected to it as it went may drop later, silently)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(connection.lost.wait(), 2.0)
+            dropped = next((a for a in agents if not a.client.is_connected()), None)
+            if dropped is not None:
+                connection.note(dropped)
+        connection.stop()
+        t0 = time.monotonic()
+        if not await reconnect(agents, address, RECONNECT_SECONDS):
+            if say is not None:
+                say(f"could not reach the XMPP server at {address.host}:{address.port} "
+                    f"again in {RECONNECT_SECONDS:.0f} s: the players who joined from "
+                    "elsewhere are lost")
+            return
+        connection.rearm()
+        gm.add_behaviour(Refresh())
+        if say is not None:
+            say(f"reconnected to the XMPP server at {address.host}:{address.port} after "
+                f"{time.monotonic() - t0:.1f} s")
 
 
 def config_record(config: GameConfig) -> dict:
@@ -166,10 +203,12 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         await start_agents(first, address)
         await start_agents(players, address)
         result.startup_seconds = time.monotonic() - t0
+        where = f"{address.host}:{address.port}"
         connection = ConnectionWatch([gm], on_lost=None if say is None else lambda: say(
-            f"the XMPP server at {address.host}:{address.port} went away: the players "
-            "hosted here play on (they share this process), those who joined from "
-            "elsewhere are lost"))
+            f"the XMPP server at {where} went away: the players hosted here play on (they "
+            f"share this process); reconnecting for up to {RECONNECT_SECONDS:.0f} s for "
+            "those who joined from elsewhere"))
+        keeper = asyncio.create_task(keep_connected(connection, agents, gm, address, say))
         game_log.write("started", agents=len(agents), seconds=result.startup_seconds,
                        ruleset=config.rules.name, seed=config.seed, players=config.players,
                        remote=remote, lobby=gm_jid, wall=time.time(),
@@ -214,6 +253,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     finally:
         if connection is not None:
             connection.stop()  # (stopping the agents disconnects them: no loss)
+            keeper.cancel()
         await stop_agents(agents)
         game_log.close()
         if server is not None:

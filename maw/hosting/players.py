@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,7 @@ from maw.hosting.connect import (
     ConnectionWatch,
     bind_container,
     check_server,
+    reconnect,
     start_agents,
     stop_agents,
 )
@@ -37,9 +39,12 @@ class PlayerResult:
 async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
                      on_line: Callable[[str], None] | None = None,
                      join_seconds: float = 60.0, timeout: float | None = None,
-                     log_dir: Path | None = None) -> PlayerResult:
+                     log_dir: Path | None = None, reconnect_seconds: float = 30.0,
+                     say: Callable[[str], None] | None = None) -> PlayerResult:
     """One AI player in this process: join ``lobby`` on the server at ``address`` and play
-    until the final scores (or the GameMaster goes away)."""
+    until the final scores (or the GameMaster goes away). A lost connection is tried
+    again for ``reconnect_seconds`` (``say`` hears it, in a line), then the seat is
+    taken back."""
     rng = random.Random(seed)
     tag = secrets.token_hex(4)
 
@@ -50,12 +55,14 @@ async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
 
     log = log_dir / f"player-{seat.name}-{tag}.jsonl" if log_dir else None
     return await _play(address, lobby, seat.name.lower(), tag, interface, log, on_line,
-                       join_seconds, timeout, push_news=False)
+                       join_seconds, timeout, push_news=False,
+                       reconnect_seconds=reconnect_seconds, say=say)
 
 
 async def run_person(address: Address, lobby: str, console, *, name: str | None = None,
                      join_seconds: float = 60.0, timeout: float | None = None,
-                     log_dir: Path | None = None) -> PlayerResult:
+                     log_dir: Path | None = None, reconnect_seconds: float = 30.0,
+                     say: Callable[[str], None] | None = None) -> PlayerResult:
     """A person in this process: a PlayerAgent and a UserInterfaceAgent reading
     ``console``; returns when the game ends or the person types /quit."""
     from maw.agents.user_interface import UserInterfaceAgent
@@ -72,14 +79,20 @@ async def run_person(address: Address, lobby: str, console, *, name: str | None 
 
     log = log_dir / f"person-{tag}.jsonl" if log_dir else None
     return await _play(address, lobby, "person", tag, interface, log, None, join_seconds,
-                       timeout, push_news=True, quit_event=lambda: holder[0].quit)
+                       timeout, push_news=True, quit_event=lambda: holder[0].quit,
+                       reconnect_seconds=reconnect_seconds, say=say)
 
 
 async def _play(address: Address, lobby: str, label: str, tag: str,
                 make_interface: Callable[[str, GameLog], MawAgent], log: Path | None,
                 on_line: Callable[[str], None] | None, join_seconds: float,
                 timeout: float | None, push_news: bool,
-                quit_event: Callable[[], asyncio.Event] | None = None) -> PlayerResult:
+                quit_event: Callable[[], asyncio.Event] | None = None,
+                reconnect_seconds: float = 30.0,
+                say: Callable[[str], None] | None = None) -> PlayerResult:
+    if say is None:
+        def say(line: str) -> None:
+            print(f"maw: {line}", file=sys.stderr, flush=True)
     bind_container()
     check_server(address)
     if address.embedded:
@@ -100,25 +113,43 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
         await start_agents([interface], address)  # the player asks it for a name at once
         await start_agents([player], address)
         watch = ConnectionWatch(agents)
-        lost = asyncio.create_task(watch.lost.wait())
-        waits = [asyncio.create_task(player.fsm.join()), lost]
+        ended = asyncio.create_task(player.fsm.join())
+        waits = [ended]
         if quit_event is not None:
             waits.append(asyncio.create_task(quit_event().wait()))
-        done, _ = await asyncio.wait(waits, timeout=timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)
-        if lost in done:
-            # a host stops its server once the game is over: the final scores may still
-            # be on their way through the player's behaviours
-            done, _ = await asyncio.wait([waits[0]], timeout=3.0)
-            done = done or {lost}
-        watch.stop()
-        for t in waits:
-            t.cancel()
-        if not done:
-            raise MawError(f"the game did not end in {timeout:.0f} s")
-        if lost in done:
-            raise MawError(f"lost the connection to the XMPP server at {address.host}:"
-                           f"{address.port}; the game goes on without this player")
+        end = asyncio.get_running_loop().time() + (timeout or 1e9)
+        done: set = set()
+        try:
+            while not done:
+                lost = asyncio.create_task(watch.lost.wait())
+                left = end - asyncio.get_running_loop().time()
+                done, _ = await asyncio.wait([*waits, lost], timeout=max(0.0, left),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                lost.cancel()
+                if not done:
+                    raise MawError(f"the game did not end in {timeout:.0f} s")
+                if lost not in done:
+                    break
+                # a host stops its server once the game is over: the final scores may
+                # still be on their way through the player's behaviours
+                done, _ = await asyncio.wait([ended], timeout=3.0)
+                if done:
+                    break
+                where = f"{address.host}:{address.port}"
+                say(f"lost the connection to the XMPP server at {where}; reconnecting "
+                    f"for up to {reconnect_seconds:.0f} s")
+                watch.stop()
+                if not (await reconnect(agents, address, reconnect_seconds)
+                        and await player.rejoin(reconnect_seconds)):
+                    raise MawError(f"lost the connection to the XMPP server at {where}; "
+                                   "the game goes on without this player")
+                watch.rearm()
+                game_log.write("rejoined", player=player.seat_name, jid=str(player.jid.bare))
+                say(f"reconnected to {where}: back in the game as {player.seat_name}")
+        finally:
+            watch.stop()
+            for t in waits:
+                t.cancel()
         code = player.fsm.exit_code if player.fsm.is_done() else None
         if isinstance(code, BaseException):
             raise MawError(str(code)) from code

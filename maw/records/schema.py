@@ -310,6 +310,23 @@ class ServerLost(Record):
     agent: str
 
 
+class Reconnected(Record):
+    """An agent is connected again after its server went away (``maw.hosting.connect.
+    reconnect``)."""
+
+    kind: Literal["reconnected"]
+    agent: str
+    attempt: int
+
+
+class Rejoined(Record):
+    """A player that had lost its connection is back in its seat."""
+
+    kind: Literal["rejoined"]
+    player: str
+    jid: str
+
+
 class ConnectRetry(Record):
     kind: Literal["connect_retry"]
     agent: str
@@ -328,7 +345,7 @@ class AgentError(Record):
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
     Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
-    Substituted, Returned,
+    Substituted, Returned, Reconnected, Rejoined,
     ServerLost, ConnectRetry, AgentError,
 )
 BY_KIND: dict[str, type[Record]] = {
