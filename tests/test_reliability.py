@@ -200,9 +200,10 @@ class Ejabberd:
 
 def test_a_server_restarted_mid_game_is_reconnected_to_and_the_player_plays_on(tmp_path):
     """``maw server`` is killed in the middle of a game and started again on the same
-    port: the host and a player in another process (``maw player``) each notice, connect
-    again with back-off (the restarted server has forgotten their accounts: they register
-    again), the player takes its seat back with the same name and token, and plays on."""
+    port: the host, an AI player (``maw player``) and a person (``maw play``) in other
+    processes each notice, connect again with back-off (the restarted server has
+    forgotten their accounts: they register again), and the players take their seats back
+    with the same names and tokens and play on."""
     restart_mid_game(Pyjabber(), tmp_path)
 
 
@@ -228,9 +229,10 @@ def test_ejabberd_restarted_mid_game_is_reconnected_to_and_the_player_plays_on(t
 def restart_mid_game(server, tmp_path: Path) -> None:
     port = server.port
     server.start()
-    host = player = None
+    host = player = person = None
     try:
-        host = maw("game", "--players", "6", "--remote", "1", "--policy", "rule",
+        host = maw("game", "--players", "6", "--remote", "1", "--humans", "1",
+                   "--policy", "rule",
                    "--xmpp", f"127.0.0.1:{port}", "--lobby", "back", "--seed", "6",
                    # (Zed is a wolf: each night waits for it while it is away)
                    "--day-seconds", "8", "--night-seconds", "15", "--log-dir",
@@ -238,6 +240,10 @@ def restart_mid_game(server, tmp_path: Path) -> None:
                    stderr=subprocess.PIPE)
         player = maw("player", "--name", "Zed", "--xmpp", f"127.0.0.1:{port}", "--lobby",
                      "back", "--log-dir", str(tmp_path / "zed"), stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE)
+        # a person in maw play too (a villager who says nothing: its input stays open)
+        person = maw("play", "--name", "Quinn", "--xmpp", f"127.0.0.1:{port}", "--lobby",
+                     "back", stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                      stderr=subprocess.PIPE)
         while True:
             line = player.stdout.readline()
@@ -251,8 +257,9 @@ def restart_mid_game(server, tmp_path: Path) -> None:
         restarted = time.time()
         out, err = host.communicate(timeout=180)
         p_out, p_err = player.communicate(timeout=60)
+        q_out, q_err = person.communicate(timeout=60)
     finally:
-        for p in (player, host):
+        for p in (player, person, host):
             if p is not None and p.poll() is None:
                 p.kill()
         server.close()
@@ -263,11 +270,15 @@ def restart_mid_game(server, tmp_path: Path) -> None:
     assert "maw player: lost the connection" in p_err
     assert "back in the game as Zed" in p_err, p_err
     assert re.search(r"^Zed: round 1: \w+ won", p_out, re.M), p_out[-2000:]
+    assert person.returncode == 0, q_err[-2000:]
+    assert "maw play: lost the connection" in q_err
+    assert "back in the game as Quinn" in q_err, q_err
+    assert re.search(r"^maw play: round 1: \w+ won", q_out, re.M), q_out[-2000:]
     records = [json.loads(x) for x in next((tmp_path / "host").glob("*.jsonl")).read_text()
                .splitlines()]
     started = next(r for r in records if r["kind"] == "started")
-    back = next(r for r in records if r["kind"] == "rejoined")
-    assert back["player"] == "Zed"
+    assert {r["player"] for r in records if r["kind"] == "rejoined"} == {"Zed", "Quinn"}
+    back = next(r for r in records if r["kind"] == "rejoined" and r["player"] == "Zed")
     assert started["wall"] + back["t"] - started["t"] - restarted < 15
     assert any(r["kind"] == "reconnected" for r in records)
     # it played on: an action of its own after it came back

@@ -66,6 +66,7 @@ class Seat:
     key: bytes = b""  # signs what the host sends this player (maw.protocol.proof)
     acted: bool = False
     gone: bool = False  # the server bounced a message to it: its client is offline
+    followed: bool = False  # the GameMaster asked to follow its presence
 
 
 STAND_IN_ACTIONS = 20  # the most a stand-in does in one phase (two would argue forever)
@@ -160,6 +161,16 @@ class GameMasterAgent(MawAgent):
                 self.game_log.write("gone", player=seat.name, jid=jid, why=why)
                 self.substitute(seat.name)
                 self.changes.poke()  # a phase need not wait for it any more
+
+    def follow_presence(self) -> None:
+        """Follow the presence of each seated player from outside the host (the host's
+        own go only with it), to learn at once when its client goes offline. Asked once
+        the round has begun: asked as a player joined, the request raced the round's
+        first messages, and a person's client lost its start of the round."""
+        for seat in self.seats.values():
+            if seat.jid not in self.trusted and not seat.followed:
+                seat.followed = True
+                self.presence.subscribe(seat.jid)
 
     def substitute(self, name: str) -> None:
         """With ``config.substitute``, a stand-in decider takes over the seat of ``name``

@@ -74,6 +74,7 @@ class AssignRolesState(GMState):
             await gm.send_body(self, gm.seats[name].jid,
                                m.AssignRole(role=role.name, pack=pack, round=gm.round))
         await gm.open_phase(self)
+        gm.follow_presence()
         self.set_next_state(_next_fsm_state(gm))
 
 

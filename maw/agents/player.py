@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Callable
 
@@ -70,6 +71,7 @@ class PlayerAgent(MawAgent):
         self.stamp = ""
         self.roles: list[str] = []  # the role of each round
         self.gm_gone = False
+        self.welcomed = 0.0  # when the GameMaster last said "joined" (time.monotonic())
         self.on_line: Callable[[str], None] | None = None
 
     @property
@@ -113,11 +115,21 @@ class PlayerAgent(MawAgent):
             return True  # not seated yet: the lobby's own knocking goes on
         since = time.monotonic()
         while time.monotonic() < since + within:
+            knocked = time.monotonic()
             self.add_behaviour(_Knock(m.JoinLobby(player_name=self.seat_name)))
             await asyncio.sleep(2.0)
-            if self.last_heard.get(self.gamemaster, 0.0) > since:
+            if self.welcomed > knocked:
                 return True
         return False
+
+    def _message_received(self, msg):  # type: ignore[override]
+        """Notes when the GameMaster last said ``joined`` (the answer to a rejoin's knock
+        goes to no behaviour: whoever asked first is gone)."""
+        if str(msg["from"].bare).lower() == self.gamemaster and '"joined"' in msg["body"]:
+            with contextlib.suppress(ValueError, AttributeError):
+                if json.loads(msg["body"]).get("type") == "joined":
+                    self.welcomed = time.monotonic()
+        return super()._message_received(msg)
 
     def _asked_to_share_presence(self, jid: str) -> None:
         if bare(jid) == self.gamemaster:

@@ -113,8 +113,6 @@ class Referee(Guarded):
         gm.seats[name] = seat
         gm.keys[sender] = seat.key  # (the rooms share this dict: they sign with it too)
         gm.game_log.write("join", player=name, jid=sender)
-        if sender not in gm.trusted:  # (the host's own players go only with the host)
-            gm.presence.subscribe(sender)  # to learn at once if its client goes offline
         await self._welcome(gm, seat, thread)
         if len(gm.seats) >= gm.config.players:
             gm.lobby_open = False

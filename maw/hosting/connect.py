@@ -115,7 +115,7 @@ async def reconnect(agents: Sequence[MawAgent], address: Address, within: float)
     while (left := end - asyncio.get_running_loop().time()) > 0:
         if port_open(address.host, address.port):
             try:
-                await asyncio.gather(*(_resume(a, address, min(10.0, left)) for a in agents))
+                await asyncio.gather(*(_resume(a, address, min(20.0, left)) for a in agents))
                 for a in agents:
                     a.presence.set_available()
                     a.game_log.write("reconnected", agent=str(a.jid.bare), attempt=attempt + 1)
@@ -131,19 +131,30 @@ async def reconnect(agents: Sequence[MawAgent], address: Address, within: float)
 
 
 async def _resume(agent: MawAgent, address: Address, timeout: float) -> None:
-    if agent.client.is_connected():
-        return
-    started = asyncio.Event()
+    """Connect ``agent`` again within ``timeout``: an attempt that stalls (pyjabber loses
+    a handshake now and then when many connect at once, as a whole host does after a
+    restart) is aborted and tried again after 3 s, as at the start."""
+    end = asyncio.get_running_loop().time() + timeout
+    while not agent.client.is_connected():
+        left = end - asyncio.get_running_loop().time()
+        if left <= 0:
+            raise asyncio.TimeoutError
+        started = asyncio.Event()
 
-    def up(_event) -> None:
-        started.set()
+        def up(_event, started=started) -> None:
+            started.set()
 
-    agent.client.add_event_handler("session_start", up)
-    try:
-        agent.client.connect(address.host, address.port)
-        await asyncio.wait_for(started.wait(), timeout)
-    finally:
-        agent.client.del_event_handler("session_start", up)
+        agent.client.add_event_handler("session_start", up)
+        try:
+            agent.client.connect(address.host, address.port)
+            await asyncio.wait_for(started.wait(), min(3.0, left))
+            return
+        except asyncio.TimeoutError:
+            with contextlib.suppress(Exception):
+                agent.client.abort()
+            await asyncio.sleep(0.1 + 0.4 * random.random())
+        finally:
+            agent.client.del_event_handler("session_start", up)
 
 
 async def stop_agents(agents: Sequence[MawAgent]) -> None:
