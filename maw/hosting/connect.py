@@ -74,13 +74,10 @@ class ConnectionWatch:
         self.who: list[str] = []
         for a in agents:
             a.client.add_event_handler("disconnected",
-                                       lambda _event, agent=a: self._gone(agent))
+                                       lambda _event, agent=a: self.note(agent))
 
     def note(self, agent: MawAgent) -> None:
-        """``agent`` was found disconnected (not told by its client)."""
-        self._gone(agent)
-
-    def _gone(self, agent: MawAgent) -> None:
+        """``agent`` lost its connection (its client said so, or it was found so)."""
         if not self.active:
             return
         jid = str(agent.jid.bare)
