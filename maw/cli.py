@@ -411,12 +411,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         console = TerminalConsole()
         console.screen.name = args.name
         with patch_stdout(raw=True):
-            # (the connection's news scrolls above the input line, like the game's)
             result = asyncio.run(run_person(address, args.lobby, console, name=args.name,
                                             join_seconds=args.join_seconds,
                                             timeout=args.timeout, log_dir=log_dir,
                                             reconnect_seconds=args.reconnect_seconds,
-                                            say=lambda line: console.show(f"! {line}")))
+                                            say=say))
     else:  # piped: plain lines in, plain lines out
         from maw.terminal.screen import PlainConsole
 

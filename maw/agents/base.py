@@ -87,12 +87,7 @@ class MawAgent(Agent):
                 return []
         elif sender not in self.trusted and self.too_fast(sender):
             return []
-        self.heard_from(sender, msg)
         return super().dispatch(msg)
-
-    def heard_from(self, sender: str, msg: Message) -> None:
-        """A message taken (proven, where it must be; not over its sender's rate)."""
-        self.last_heard[sender] = time.monotonic()
 
     def too_fast(self, sender: str) -> bool:
         """Whether ``sender`` (not an authority: those are proven) is over its rate: the
@@ -142,6 +137,7 @@ class MawAgent(Agent):
             self.game_log.write("bounced", sender=sender, condition=msg["error"]["condition"])
             self.bounced(sender)
             return []
+        self.last_heard[str(msg["from"].bare).lower()] = time.monotonic()
         return super()._message_received(msg)
 
     def bounced(self, jid: str) -> None:

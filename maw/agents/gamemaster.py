@@ -191,14 +191,10 @@ class GameMasterAgent(MawAgent):
         self.game_log.write("substituted", player=name, decider=self.config.substitute,
                             round=self.round, day=s.day, phase=s.phase.value)
 
-    def came_back(self, seat: Seat) -> None:
-        """A gone player is heard from again (its client is back): its seat is its own
-        again, taken back from a stand-in."""
-        if not seat.gone:
-            return
-        seat.gone = False
-        if self.stand_ins.pop(seat.name, None) is not None:
-            self.game_log.write("returned", player=seat.name, round=self.round)
+    def returned(self, name: str) -> None:
+        """The player acts again (its client is back): its seat is its own again."""
+        if self.stand_ins.pop(name, None) is not None:
+            self.game_log.write("returned", player=name, round=self.round)
 
     async def stand_ins_act(self, behaviour: CyclicBehaviour) -> bool:
         """Each stand-in that may act now (from the phase after it took over, and not

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import Callable
 
@@ -121,12 +122,14 @@ class PlayerAgent(MawAgent):
                 return True
         return False
 
-    def heard_from(self, sender: str, msg: Message) -> None:
+    def _message_received(self, msg):  # type: ignore[override]
         """Notes when the GameMaster last said ``joined`` (the answer to a rejoin's knock
         goes to no behaviour: whoever asked first is gone)."""
-        super().heard_from(sender, msg)
-        if sender == self.gamemaster and msg.get_metadata("type") == "joined":
-            self.welcomed = time.monotonic()
+        if str(msg["from"].bare).lower() == self.gamemaster and '"joined"' in msg["body"]:
+            with contextlib.suppress(ValueError, AttributeError):
+                if json.loads(msg["body"]).get("type") == "joined":
+                    self.welcomed = time.monotonic()
+        return super()._message_received(msg)
 
     def _asked_to_share_presence(self, jid: str) -> None:
         if bare(jid) == self.gamemaster:

@@ -42,7 +42,9 @@ class Referee(Guarded):
         if seat is None:
             await gm.send_body(self, sender, m.Refuse(reason=UNKNOWN), msg.thread)
             return
-        gm.came_back(seat)
+        if seat.gone:
+            seat.gone = False
+            gm.returned(seat.name)
         reason = gm.not_now()
         if reason is not None:
             await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
@@ -87,14 +89,15 @@ class Referee(Guarded):
         if seat is not None and seat.jid == sender:
             # the same client asking again (its first answer was slow, or it lost its
             # connection and is back): same seat, same token, and where the game is
-            playing = gm.state is not None and not gm.state.is_over
-            if playing:
+            if gm.state is not None and not gm.state.is_over:
                 gm.game_log.write("rejoined", player=name, jid=sender)
                 if sender not in gm.trusted:
                     gm.presence.subscribe(sender)  # (a restarted server forgot it)
-                gm.came_back(seat)
+                if seat.gone:
+                    seat.gone = False
+                    gm.returned(name)
             await self._welcome(gm, seat, thread)
-            if playing:
+            if gm.state is not None and not gm.state.is_over:
                 await gm.send_options(self, name)
             return
         if not gm.lobby_open:

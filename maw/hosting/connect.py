@@ -74,10 +74,13 @@ class ConnectionWatch:
         self.who: list[str] = []
         for a in agents:
             a.client.add_event_handler("disconnected",
-                                       lambda _event, agent=a: self.note(agent))
+                                       lambda _event, agent=a: self._gone(agent))
 
     def note(self, agent: MawAgent) -> None:
-        """``agent`` lost its connection (its client said so, or it was found so)."""
+        """``agent`` was found disconnected (not told by its client)."""
+        self._gone(agent)
+
+    def _gone(self, agent: MawAgent) -> None:
         if not self.active:
             return
         jid = str(agent.jid.bare)

@@ -71,7 +71,7 @@ def quiet_logs() -> None:
     for noisy in ("spade", "sqlalchemy", "sqlalchemy.pool", "slixmpp"):
         logging.getLogger(noisy).setLevel(logging.CRITICAL)
     # slixmpp warns on the root logger of every presence SPADE reads an "ask" of (the
-    # GameMaster follows the presence of the players from outside the host)
+    # GameMaster follows each player's presence)
     root = logging.getLogger()
     if not any(isinstance(f, _NoStanzaChatter) for f in root.filters):
         root.addFilter(_NoStanzaChatter())

@@ -302,6 +302,13 @@ def game_rules(view: engine.PlayerView) -> str:
                       len(view.players))
 
 
+def chat_limit(view: engine.PlayerView, wanted: int) -> int:
+    """The longest chat a model may write: its own limit (the roster's ``max_chars``), or
+    the ruleset's ``max_chat_length`` where that is shorter (the GameMaster refuses a
+    longer one)."""
+    return min(wanted, max_chat(view))
+
+
 def pin_game(llm: LLM, prompts: Prompts, view: engine.PlayerView) -> None:
     """The conversation's first two messages, kept for the whole game: the rules of the
     game (the same for every player, a cached prefix), then the player's role."""
@@ -371,8 +378,7 @@ class LLMDecider(Decider):
 
     def _start(self, view: engine.PlayerView) -> None:
         pin_game(self.llm, self.prompts, view)
-        # (the roster's limit, or the ruleset's where shorter: the GameMaster refuses more)
-        self.max_chars = min(self.max_chars, max_chat(view))
+        self.max_chars = chat_limit(view, self.max_chars)
         self.started = True
 
     def turn_prompt(self, view: engine.PlayerView, messages: list[str],

@@ -25,10 +25,10 @@ import re
 
 from maw import engine
 from maw.engine.events import Chatted
-from maw.llm.decider import Prompts, Tally, account, pin_game
+from maw.llm.decider import Prompts, Tally, account, chat_limit, pin_game
 from maw.llm.llm import LLM
 from maw.policies import claims
-from maw.policies.base import Decider, max_chat
+from maw.policies.base import Decider
 from maw.policies.hybrid import HybridStrategy, Intent, contradictions, intent_of
 
 KINDS = {  # the schema's fact kinds -> the claims grammar's
@@ -122,8 +122,7 @@ class HybridDecider(Decider):
     def _start(self, view: engine.PlayerView) -> None:
         assert self.llm is not None
         pin_game(self.llm, self.prompts, view)
-        # (the roster's limit, or the ruleset's where shorter: the GameMaster refuses more)
-        self.max_chars = min(self.max_chars, max_chat(view))
+        self.max_chars = chat_limit(view, self.max_chars)
         self.started = True
 
     async def _call(self, record: dict, text: str, schema: dict, max_tokens: int) -> str:
