@@ -16,6 +16,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, OneShotBehaviour
 from spade.message import Message
@@ -30,6 +31,7 @@ from maw.protocol.heard import Heard, View
 FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", *m.ACTION_TYPES,
              "not_understood")
 OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal")
+NEWS_TYPES = ("assign_role", "kill", "phase_change", "end_game", "scores", *OBSERVED)
 
 
 GM_GRACE = 30.0  # seconds a GameMaster that bounces may take to come back (reconnecting)
@@ -39,7 +41,7 @@ class PlayerAgent(MawAgent):
     def __init__(self, jid: str, password: str, player_interface: str, gamemaster: str,
                  rooms: dict[str, str], game_log: GameLog, port: int = 5222,
                  reply_seconds: float = 30.0, join_seconds: float = 60.0,
-                 push_news: bool = False) -> None:
+                 push_news: bool = False, rename: bool = True) -> None:
         super().__init__(jid, password, port=port)
         self.player_interface = player_interface
         self.gamemaster = gamemaster.lower()
@@ -48,6 +50,9 @@ class PlayerAgent(MawAgent):
         self.reply_seconds = reply_seconds
         self.join_seconds = join_seconds  # how long to keep knocking at a lobby not up yet
         self.push_news = push_news  # send each line to the interface at once (a person)
+        # a taken name: ask the interface for another (a person), or give up (an AI
+        # player's interface would give the same name again, forever)
+        self.rename = rename
         self.news: list[Heard] = []
         self.stash: list = []  # FSM messages an earlier state received for a later one
         self.news_ready = asyncio.Event()
@@ -70,6 +75,7 @@ class PlayerAgent(MawAgent):
         self.last_note: Heard | None = None
         self.stamp = ""
         self.roles: list[str] = []  # the role of each round
+        self.announced = 0  # the last round whose start the player noted
         self.gm_gone = False
         self.welcomed = 0.0  # when the GameMaster last said "joined" (time.monotonic())
         self.on_line: Callable[[str], None] | None = None
@@ -180,15 +186,13 @@ class PlayerAgent(MawAgent):
         # it went offline, even on a server that bounces nothing); nobody else may
         self.presence.on_subscribe = self._asked_to_share_presence
         self.add_behaviour(fsm, of_types(*FSM_TYPES))
-        self.add_behaviour(SetupRole(), of_types("assign_role"))
-        self.add_behaviour(Kill(), of_types("kill"))
-        self.add_behaviour(PhaseChange(), of_types("phase_change"))
-        self.add_behaviour(RoundEnd(), of_types("end_game", "scores"))
-        self.add_behaviour(Observe(), of_types(*OBSERVED))
+        # one behaviour takes all the news, so that the player learns it in the order the
+        # GameMaster sent it (a behaviour each once let "the game is over" overtake the
+        # execution that ended it); start_game goes to the FSM as well
+        self.add_behaviour(News(), of_types("start_game", *NEWS_TYPES))
         if self.push_news:
             self.add_behaviour(Relay())
-        self.add_catch_all(FSM_TYPES + OBSERVED + ("assign_role", "kill", "phase_change",
-                                                   "end_game", "scores"))
+        self.add_catch_all(FSM_TYPES + NEWS_TYPES)
 
     def seconds_left(self) -> float:
         return self.deadline.left()
@@ -202,111 +206,124 @@ class PlayerAgent(MawAgent):
         return "Awake" if self.options and self.view else "Asleep"
 
 
-# ---------------------------------------------------------------- handler behaviours
+# ---------------------------------------------------------------- what the player hears
 
 
-class Handler(Guarded):
+class News(Guarded):
+    """Everything the GameMaster and the rooms tell the player, taken in the order it
+    came: the round's start, its role, phase changes, votes, results, deaths, the end."""
+
     receive_timeout = 30.0
 
     async def handle(self, msg: Message, body: m.Body) -> None:
         agent: PlayerAgent = self.agent  # type: ignore[assignment]
         # only the GameMaster and the rooms speak to a player this way (and, once it has
         # joined, only with their proof: they are its authorities)
-        if bare(msg.sender) in (agent.gamemaster, *agent.rooms.values()):
-            self.take(agent, body)
-
-    def take(self, agent: PlayerAgent, body: m.Body) -> None:
-        raise NotImplementedError
-
-
-class SetupRole(Handler):
-    """The role for this round; the player is alive again."""
-
-    def take(self, agent: PlayerAgent, body: m.Body) -> None:
-        assert isinstance(body, m.AssignRole)
-        agent.begin_round(body.round)
-        if body.round != agent.round:
-            return  # a late message of an earlier round
-        agent.role, agent.pack, agent.status = body.role, list(body.pack), "alive"
-        agent.roles.append(body.role)
-        agent.hear(h.RoleDealt(role=body.role, pack=list(body.pack)))
-
-
-class Kill(Handler):
-    def take(self, agent: PlayerAgent, body: m.Body) -> None:
-        assert isinstance(body, m.Kill)
-        agent.status = "dead"
-        agent.options = []
-        agent.hear(h.Died(day=body.day, cause=body.cause))
-
-
-class PhaseChange(Handler):
-    def take(self, agent: PlayerAgent, body: m.Body) -> None:
-        assert isinstance(body, m.PhaseChange)
-        agent.begin_round(body.round)
-        if body.round != agent.round:
-            return  # a late message of an earlier round
-        agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
-        agent.deadline.set(body.seconds)
-        votes = "" if body.view.votes_open else "closed"
-        last = agent.last_note
-        if votes == "" and isinstance(last, h.PhaseBegan) and last.votes == "closed" and \
-                (last.day, last.phase, last.vote_round) == (body.day, body.new_phase,
-                                                            body.vote_round):
-            votes = "opened"
-        note = h.PhaseBegan(day=body.day, phase=body.new_phase, vote_round=body.vote_round,
-                            votes=votes)
-        if note != agent.last_note:
-            agent.last_note = note
-            agent.note(note)
-        agent.poke()
-
-
-class RoundEnd(Handler):
-    def take(self, agent: PlayerAgent, body: m.Body) -> None:
-        if isinstance(body, m.EndGame):
-            agent.results.append(body)
-            agent.hear(h.GameEnded(winner=body.winning_team, reason=body.reason))
-        elif isinstance(body, m.Scores):
-            if body.round < agent.round:
-                return  # the next round has already begun
-            agent.round_over = True
-            agent.final = body.final
-            agent.options = []
+        if bare(msg.sender) not in (agent.gamemaster, *agent.rooms.values()):
+            return
+        take = TAKE.get(type(body))
+        if take is not None:
+            take(agent, body)
             agent.poke()
 
 
-class Observe(Handler):
-    """What the player hears: chat lines, votes, results."""
+def _start(agent: PlayerAgent, body: m.StartGame) -> None:
+    """A round starts (the FSM's Lobby state waits for it too)."""
+    agent.begin_round(body.round)
+    if body.round == agent.round and agent.announced < body.round:
+        agent.announced = body.round
+        agent.note(h.RoundBegan(round=body.round, rounds=body.rounds,
+                                players=list(body.players)))
 
-    def take(self, agent: PlayerAgent, body: m.Body) -> None:
-        if isinstance(body, m.NewMessages):
-            seen = agent.seen.get(body.room_name, 0)
-            for line in body.messages:
-                if line.announcement is not None:  # (the GameMaster told it already)
-                    seen = max(seen, line.index + 1)
-                    continue
-                if line.index >= seen:
-                    agent.note(h.Said(room=body.room_name, speaker=line.speaker,
-                                      text=line.text, day=line.day))
-                    seen = line.index + 1
-            agent.seen[body.room_name] = seen
-        elif isinstance(body, m.AnnounceOpen):
-            agent.note(h.RoomOpened(room=body.room_name, players=list(body.players)))
-        elif isinstance(body, m.VoteCast):
-            # keep the view's current votes fresh: a decider that does not see its own
-            # vote keeps switching between its two best choices
-            if agent.view is not None and agent.view.day == body.day:
-                agent.view = agent.view.with_vote(body.voter, body.target)
-            agent.note(h.VoteHeard(day=body.day, vote=body.kind, voter=body.voter,
-                                   target=body.target))
-        elif isinstance(body, m.VoteResult):
-            agent.note(h.ResultHeard(day=body.day, status=body.status, target=body.target,
-                                     tied=list(body.tied), reason=body.reason))
-        elif isinstance(body, m.Reveal):
-            agent.note(h.Revealed(day=body.day, what=body.kind, target=body.target,
-                                  value=body.value))
-        agent.poke()
+
+def _role(agent: PlayerAgent, body: m.AssignRole) -> None:
+    """The role for this round; the player is alive again."""
+    agent.begin_round(body.round)
+    if body.round != agent.round:
+        return  # a late message of an earlier round
+    agent.role, agent.pack, agent.status = body.role, list(body.pack), "alive"
+    agent.roles.append(body.role)
+    agent.note(h.RoleDealt(role=body.role, pack=list(body.pack)))
+
+
+def _kill(agent: PlayerAgent, body: m.Kill) -> None:
+    agent.status = "dead"
+    agent.options = []
+    agent.note(h.Died(day=body.day, cause=body.cause))
+
+
+def _phase(agent: PlayerAgent, body: m.PhaseChange) -> None:
+    agent.begin_round(body.round)
+    if body.round != agent.round:
+        return  # a late message of an earlier round
+    agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
+    agent.deadline.set(body.seconds)
+    votes = "" if body.view.votes_open else "closed"
+    last = agent.last_note
+    if votes == "" and isinstance(last, h.PhaseBegan) and last.votes == "closed" and \
+            (last.day, last.phase, last.vote_round) == (body.day, body.new_phase,
+                                                        body.vote_round):
+        votes = "opened"
+    note = h.PhaseBegan(day=body.day, phase=body.new_phase, vote_round=body.vote_round,
+                        votes=votes)
+    if note != agent.last_note:
+        agent.last_note = note
+        agent.note(note)
+
+
+def _end(agent: PlayerAgent, body: m.EndGame) -> None:
+    agent.results.append(body)
+    agent.note(h.GameEnded(winner=body.winning_team, reason=body.reason))
+
+
+def _scores(agent: PlayerAgent, body: m.Scores) -> None:
+    if body.round < agent.round:
+        return  # the next round has already begun
+    agent.round_over = True
+    agent.final = body.final
+    agent.options = []
+
+
+def _said(agent: PlayerAgent, body: m.NewMessages) -> None:
+    seen = agent.seen.get(body.room_name, 0)
+    for line in body.messages:
+        if line.announcement is not None:  # (the GameMaster told it already)
+            seen = max(seen, line.index + 1)
+            continue
+        if line.index >= seen:
+            agent.note(h.Said(room=body.room_name, speaker=line.speaker, text=line.text,
+                              day=line.day))
+            seen = line.index + 1
+    agent.seen[body.room_name] = seen
+
+
+def _opened(agent: PlayerAgent, body: m.AnnounceOpen) -> None:
+    agent.note(h.RoomOpened(room=body.room_name, players=list(body.players)))
+
+
+def _vote(agent: PlayerAgent, body: m.VoteCast) -> None:
+    # keep the view's current votes fresh: a decider that does not see its own vote
+    # keeps switching between its two best choices
+    if agent.view is not None and agent.view.day == body.day:
+        agent.view = agent.view.with_vote(body.voter, body.target)
+    agent.note(h.VoteHeard(day=body.day, vote=body.kind, voter=body.voter,
+                           target=body.target))
+
+
+def _result(agent: PlayerAgent, body: m.VoteResult) -> None:
+    agent.note(h.ResultHeard(day=body.day, status=body.status, target=body.target,
+                             tied=list(body.tied), reason=body.reason))
+
+
+def _reveal(agent: PlayerAgent, body: m.Reveal) -> None:
+    agent.note(h.Revealed(day=body.day, what=body.kind, target=body.target, value=body.value))
+
+
+TAKE: dict[type, Callable[[PlayerAgent, Any], None]] = {
+    m.StartGame: _start, m.AssignRole: _role, m.Kill: _kill, m.PhaseChange: _phase,
+    m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
+    m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal,
+}
 
 
 class Relay(CyclicBehaviour):

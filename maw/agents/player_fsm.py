@@ -109,7 +109,7 @@ class JoinLobbyState(PlayerState):
                 return
             if isinstance(reply, m.Refuse):
                 p.hear(h.Notice(text=reply.reason))
-                if "taken" in reply.reason:
+                if "taken" in reply.reason and p.rename:  # a person may choose another
                     self.set_next_state("GetName")
                     return
                 raise LobbyError(f"could not join: {reply.reason}")
@@ -135,9 +135,7 @@ class LobbyState(PlayerState):
                 continue
             body = p.decode_or_none(msg)
             if isinstance(body, m.StartGame):
-                p.begin_round(body.round)
-                p.hear(h.RoundBegan(round=body.round, rounds=body.rounds, players=list(
-                    body.players)))
+                p.begin_round(body.round)  # (the News behaviour notes it, in its order)
                 break
         # wait for the first phase (the PhaseChange behaviour fills the options)
         while p.view is None or p.round_over:
