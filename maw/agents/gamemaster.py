@@ -15,6 +15,7 @@ import asyncio
 import hmac
 import random
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,8 @@ class GameConfig:
     substitute: str | None = None
     talk_share: float = 0.5  # votes_open=talk: the share of a day after which they open
     log_dir: Path | None = None
+    # (low, high) seconds: a stand-in acts at a person's pace (people sit at the table)
+    pace: tuple[float, float] | None = None
 
 
 @dataclass
@@ -79,6 +82,18 @@ class StandIn:
     decider: Decider
     since: str  # the phase it took over in (it acts from the next one)
     acted: dict[str, int] = field(default_factory=dict)  # actions per phase
+    rng: random.Random = field(default_factory=random.Random)  # its pace's waits
+    paced: tuple = ()  # the phase of ``ready_at``
+    ready_at: float = 0.0  # time.monotonic() before which it does not act (the pace)
+
+    def ready(self, marker: tuple, pace: tuple[float, float] | None, now: float) -> bool:
+        """Whether the pace lets it act now (a wait at each phase and after each action,
+        as an AI player in a game with people)."""
+        if pace is None:
+            return True
+        if marker != self.paced:
+            self.paced, self.ready_at = marker, now + self.rng.uniform(*pace)
+        return now >= self.ready_at
 
 
 class GameMasterAgent(MawAgent):
@@ -110,6 +125,7 @@ class GameMasterAgent(MawAgent):
         self.done = asyncio.Event()
         self.history: list[engine.Event] = []  # this round's events (for a stand-in)
         self.stand_ins: dict[str, StandIn] = {}  # seats a substitute decider plays
+        self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
 
     async def setup(self) -> None:
         from maw.agents.gamemaster_fsm import (
@@ -187,7 +203,8 @@ class GameMasterAgent(MawAgent):
         for e in self.history:
             if e.audience is None or name in e.audience:
                 decider.observe(e)
-        self.stand_ins[name] = StandIn(decider, self.stamp())
+        self.stand_ins[name] = StandIn(decider, self.stamp(), rng=random.Random(
+            f"{self.config.seed}:{self.round}:stand-in-pace:{name}"))
         self.game_log.write("substituted", player=name, decider=self.config.substitute,
                             round=self.round, day=s.day, phase=s.phase.value)
 
@@ -201,11 +218,13 @@ class GameMasterAgent(MawAgent):
         idle) decides, as a player would on news; it never talks (a pass, where the talk
         must end). True if any acted."""
         acted = False
+        pace = self.config.pace
         for name, stand_in in list(self.stand_ins.items()):
             s = self.state
             if s is None or s.is_over or stand_in.since == self.stamp() or \
                     name in self.idle or name not in engine.actors(s) or \
-                    stand_in.acted.get(self.stamp(), 0) >= STAND_IN_ACTIONS:
+                    stand_in.acted.get(self.stamp(), 0) >= STAND_IN_ACTIONS or \
+                    not stand_in.ready(self.marker(), pace, time.monotonic()):
                 continue
             legal = tuple(a for a in engine.legal_actions(s, name)
                           if type(a) is not engine.Chat)
@@ -222,6 +241,8 @@ class GameMasterAgent(MawAgent):
                 continue
             stamp = self.stamp()
             stand_in.acted[stamp] = stand_in.acted.get(stamp, 0) + 1
+            if pace is not None:
+                stand_in.ready_at = time.monotonic() + stand_in.rng.uniform(*pace)
             before = self.marker()
             events = self.apply(action)
             self.wake(events, name)
@@ -229,6 +250,12 @@ class GameMasterAgent(MawAgent):
             await self.publish(behaviour, events, before)
             acted = True
         return acted
+
+    def stand_ins_wait(self) -> float | None:
+        """Seconds until the next stand-in's pace lets it act, if one waits."""
+        now = time.monotonic()
+        waits = [st.ready_at - now for st in self.stand_ins.values() if st.ready_at > now]
+        return min(waits) if waits else None
 
     # ------------------------------------------------------------ the game state
 

@@ -116,6 +116,9 @@ class PhaseState(GMState):
                         await gm.publish(self, gm.apply(engine.OpenVotes()), before)
                         break
                     left = min(left, until)
+                paced = gm.stand_ins_wait() if gm.stand_ins else None
+                if paced is not None:  # a stand-in waits for its pace: wake it then
+                    left = min(left, paced + 0.01)
                 await gm.changes.wait(seen, left)
             if gm.marker() == before:
                 events = gm.apply(engine.EndPhase())

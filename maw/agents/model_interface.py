@@ -3,6 +3,10 @@
 Algorithm 1 of the design document: wait a random time up to ``max_wait`` seconds, hand
 the unread messages and the options to the decider, and answer ``listen`` when it has
 nothing to do. The decider sees only the player's own view and what the player heard.
+
+With a ``pace`` (a person sits at the table), the player also acts at a person's pace:
+never in the first seconds of a phase, never twice within seconds, never at once on the
+news it answers (:class:`Pace`).
 """
 
 from __future__ import annotations
@@ -41,13 +45,41 @@ def action_body(action: engine.Action | None) -> m.Body:
 DeciderFactory = Callable[[int], Decider]
 
 
+class Pace:
+    """When an AI player may act, at a person's pace: each phase (and each opening of the
+    votes) starts with a wait of ``low`` to ``high`` seconds, each action is followed by
+    another, and an answer comes at least ``low / 2`` to ``low`` seconds after the
+    question that it answers first arrived (a question superseded by newer news keeps its
+    time: a busy chat does not starve the player). The waits are drawn from ``rng``."""
+
+    def __init__(self, low: float, high: float, rng: random.Random) -> None:
+        self.low, self.high, self.rng = low, high, rng
+        self.phase: tuple | None = None
+        self.ready_at = 0.0  # time.monotonic() before which it does not act
+        self.asked_at: float | None = None  # the first question not yet answered
+        self.reaction = 0.0
+
+    def wait(self, phase: tuple, now: float) -> float:
+        """Seconds to wait before deciding on a question of ``phase`` that came ``now``."""
+        if phase != self.phase:
+            self.phase, self.ready_at = phase, now + self.rng.uniform(self.low, self.high)
+        if self.asked_at is None:
+            self.asked_at, self.reaction = now, self.rng.uniform(self.low / 2, self.low)
+        return max(0.0, max(self.ready_at, self.asked_at + self.reaction) - now)
+
+    def answered(self, acted: bool, now: float) -> None:
+        self.asked_at = None
+        if acted:
+            self.ready_at = now + self.rng.uniform(self.low, self.high)
+
+
 class ModelInterfaceAgent(MawAgent):
     """``new_decider(round)`` makes the decider of each round: a round is a new game, and
     a decider must not carry last round's roles and suspicions into it."""
 
     def __init__(self, jid: str, password: str, name: str, new_decider: DeciderFactory,
                  game_log: GameLog, max_wait: float = 0.0, seed: int = 0,
-                 port: int = 5222) -> None:
+                 port: int = 5222, pace: tuple[float, float] | None = None) -> None:
         super().__init__(jid, password, port=port)
         self.player_name = name
         self.new_decider = new_decider
@@ -59,6 +91,8 @@ class ModelInterfaceAgent(MawAgent):
         self.game_log = game_log
         self.max_wait = max_wait
         self.rng = random.Random(seed)
+        # (its own stream: the pace must not change what Algorithm 1's waits draw)
+        self.pace = Pace(*pace, random.Random(f"{seed}:pace")) if pace else None
         self.context_dir: Path | None = None  # where each round's LLM context is saved
         self.belief_key: tuple[int, int, str] | None = None  # the phase of belief_now
         self.belief_now: dict[str, float] | None = None
@@ -200,6 +234,12 @@ class SendInput(Guarded):
         if agent.max_wait > 0:
             wait = agent.rng.uniform(0, agent.max_wait)
             await asyncio.sleep(wait)
+        if agent.pace is not None and body.view is not None:
+            v = body.view
+            paced = agent.pace.wait((body.round, v.day, v.phase, v.vote_round, v.votes_open),
+                                    time.monotonic())
+            await asyncio.sleep(paced)
+            wait += paced
         reply: m.Body
         try:
             reply = action_body(await self.choose(agent, body))
@@ -210,6 +250,8 @@ class SendInput(Guarded):
             agent.game_log.write("decider_error", player=agent.player_name, error=repr(exc))
             reply = m.Listen()
         await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
+        if agent.pace is not None:
+            agent.pace.answered(not isinstance(reply, m.Listen), time.monotonic())
         # for the time split (maw.records.accounting)
         agent.game_log.write("turn", player=agent.player_name, wait=round(wait, 4),
                              seconds=round(time.monotonic() - asked, 4))

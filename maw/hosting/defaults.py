@@ -5,3 +5,6 @@ a few seconds a call and six of them share one embedded model, a person reads an
 RULE_DAY, RULE_NIGHT = 30.0, 15.0
 LLM_DAY, LLM_NIGHT = 45.0, 20.0
 HUMAN_DAY, HUMAN_NIGHT = 120.0, 45.0
+# with people at the table, an AI player waits 2 to 6 s before each action (and before its
+# first in a phase), and answers news after 1 to 2 s at least: a person can read and reply
+HUMAN_PACE = (2.0, 6.0)

@@ -184,7 +184,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     for seat in seats:
         interface = ModelInterfaceAgent(jid(f"ui-{seat.name}"), password(), seat.name,
                                         deciders(seat, rng.getrandbits(64)), game_log,
-                                        seat.max_wait, rng.getrandbits(32), port)
+                                        seat.max_wait, rng.getrandbits(32), port,
+                                        pace=seat.pace)
         player = PlayerAgent(jid(f"p-{seat.name}"), password(), str(interface.jid), gm_jid,
                              rooms, game_log, port)
         interface.context_dir = archive  # its model's conversation, beside the log

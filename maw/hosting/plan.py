@@ -10,7 +10,15 @@ from pathlib import Path
 from maw.agents.gamemaster import GameConfig
 from maw.engine import Flow, Ruleset, VotesOpen, parse_options
 from maw.errors import MawError
-from maw.hosting.defaults import HUMAN_DAY, HUMAN_NIGHT, LLM_DAY, LLM_NIGHT, RULE_DAY, RULE_NIGHT
+from maw.hosting.defaults import (
+    HUMAN_DAY,
+    HUMAN_NIGHT,
+    HUMAN_PACE,
+    LLM_DAY,
+    LLM_NIGHT,
+    RULE_DAY,
+    RULE_NIGHT,
+)
 from maw.hosting.seats import Seat, check_backends, default_seats, seats_from_roster
 from maw.hosting.xmpp import Address, lobby_jid, parse_address
 
@@ -109,16 +117,32 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
         seats = default_seats(ai, r.policy or "rule")
     day, night = phase_lengths(r, seats)
     rules = r.rules
-    if any(s.decider in TALKERS for s in seats) and rules.flow is Flow.MAW and \
+    talkers = any(s.decider in TALKERS for s in seats)
+    if (talkers or r.humans) and rules.flow is Flow.MAW and \
             rules.votes_open is VotesOpen.START and "votes_open" not in parse_options(
                 r.rule_options):
         rules = replace(rules, votes_open=VotesOpen.TALK)
-        say("maw game: language-model players talk before they vote: the day's votes open "
-            "once everyone has spoken or passed, or at half the day (--rule "
-            "votes_open=start: with the day, as in the design document)")
+        who = "people sit at the table" if r.humans else "language-model players talk"
+        say(f"maw game: {who}: the day's votes open once everyone has spoken or passed, "
+            "or at half the day (--rule votes_open=start: with the day, as in the design "
+            "document)")
+    substitute, pace = r.substitute, None
+    if r.humans:
+        # a person reads and types: the AI players act at a person's pace, and a person
+        # who leaves does not leave a seat nobody plays (a wolf's would block every kill)
+        # (a game of short phases, a test's, gets a quicker pace in proportion)
+        scale = min(1.0, min(day, night) / HUMAN_NIGHT)
+        pace = (HUMAN_PACE[0] * scale, HUMAN_PACE[1] * scale)
+        for seat in seats:
+            seat.pace = pace
+        if substitute is None:
+            substitute = "rule"
+            say("maw game: a person who leaves is replaced by a rule player from the next "
+                "phase on (--substitute random for a random one)")
     config = GameConfig(players=r.players, rules=rules, seed=r.seed, rounds=r.rounds,
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
-                        log_dir=r.log_dir, early_end=r.early_end, substitute=r.substitute)
+                        log_dir=r.log_dir, early_end=r.early_end, substitute=substitute,
+                        pace=pace)
     return GamePlan(config, seats, address, joining, lobby)
 
 

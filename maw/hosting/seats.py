@@ -28,6 +28,9 @@ class Seat:
     llm: LLMSpec | None = None
     persona: str = ""
     prompts: str | None = None
+    # (low, high) seconds: act at a person's pace (``maw.agents.model_interface.Pace``),
+    # in a game where people sit
+    pace: tuple[float, float] | None = None
 
 
 def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> list[Seat]:
