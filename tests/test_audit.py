@@ -126,3 +126,19 @@ def test_maw_audit_exits_1_on_a_violation_and_0_on_a_clean_log(logs, tmp_path):
     assert "broken.jsonl: 1 violation(s); the first, line" in proc.stdout
     with pytest.raises(MawError, match="not a host's game log"):
         audit_records([r for r in logs["maw"] if r["kind"] != "started"])
+
+
+def test_a_game_cut_short_or_never_played_fails_the_audit(logs):
+    records = copy.deepcopy(logs["maw"])
+    # killed mid-game: the log stops on day 2, before any outcome
+    cut = next(i for i, r in enumerate(records) if r["kind"] == "event"
+               and r["event"] == "PhaseStarted" and r["data"]["day"] == 2)
+    said = [str(v) for v in audit_records(records[:cut]).violations]
+    assert any("round 1 has no outcome: the game was cut short" in v for v in said), said
+    # the second of two rounds cut short: its round has no outcome, though the first has
+    aiwolf = copy.deepcopy(logs["aiwolf"])
+    last = max(i for i, r in enumerate(aiwolf) if r["kind"] == "outcome")
+    assert "round 2 has no outcome" in first(aiwolf[:last])
+    # an abandoned lobby: started, joins, no round
+    lobby = [r for r in records if r["kind"] in ("started", "join")]
+    assert "no round was dealt" in first(lobby)

@@ -16,6 +16,8 @@ from maw.protocol import convert
 from maw.protocol import messages as m
 from maw.protocol.proof import new_key
 
+REFUSED_KEPT = 10_000  # the refused joins remembered (a flood of names forgets the oldest)
+
 
 class RoomReplies(Guarded):
     async def handle(self, msg: Message, body: m.Body) -> None:
@@ -107,6 +109,15 @@ class Referee(Guarded):
         elif any(s.jid == sender for s in gm.seats.values()):
             reason = f"{sender} has already joined"
         if reason:
+            # a refusal is said once to each request: the same request again (a client
+            # that asks in a loop) is dropped, so no client can make the GameMaster
+            # answer it forever
+            asked = (sender, name, reason)
+            if asked in gm.refused:
+                return
+            if len(gm.refused) >= REFUSED_KEPT:
+                gm.refused.clear()
+            gm.refused.add(asked)
             await gm.send_body(self, sender, m.Refuse(reason=reason), thread)
             return
         seat = Seat(name=name, jid=sender, token=secrets.token_hex(16), key=new_key())

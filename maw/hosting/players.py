@@ -51,12 +51,13 @@ async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
     def interface(jid: str, game_log: GameLog) -> MawAgent:
         return ModelInterfaceAgent(jid, secrets.token_hex(8), seat.name,
                                    deciders(seat, rng.getrandbits(64)), game_log,
-                                   seat.max_wait, rng.getrandbits(32), address.port)
+                                   seat.max_wait, rng.getrandbits(32), address.port,
+                                   pace=seat.pace)
 
     log = log_dir / f"player-{seat.name}-{tag}.jsonl" if log_dir else None
     return await _play(address, lobby, seat.name.lower(), tag, interface, log, on_line,
                        join_seconds, timeout, push_news=False,
-                       reconnect_seconds=reconnect_seconds, say=say)
+                       reconnect_seconds=reconnect_seconds, say=say, rename=False)
 
 
 async def run_person(address: Address, lobby: str, console, *, name: str | None = None,
@@ -89,7 +90,8 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
                 timeout: float | None, push_news: bool,
                 quit_event: Callable[[], asyncio.Event] | None = None,
                 reconnect_seconds: float = 30.0,
-                say: Callable[[str], None] | None = None) -> PlayerResult:
+                say: Callable[[str], None] | None = None,
+                rename: bool = True) -> PlayerResult:
     if say is None:
         def say(line: str) -> None:
             print(f"maw: {line}", file=sys.stderr, flush=True)
@@ -103,7 +105,7 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
     interface = make_interface(ui_jid, game_log)
     player = PlayerAgent(f"maw-p-{label}-{tag}@{domain}", secrets.token_hex(8), ui_jid,
                          lobby_jid(lobby, domain), {}, game_log, address.port,
-                         join_seconds=join_seconds, push_news=push_news)
+                         join_seconds=join_seconds, push_news=push_news, rename=rename)
     if on_line is not None:
         player.on_line = on_line
     link(player, interface)

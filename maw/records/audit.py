@@ -7,6 +7,7 @@ the GameMaster accepted (``action`` records), in order. The audit finds:
 * an accepted action the engine calls illegal;
 * an event the engine does not produce, or produces otherwise (the log's ``event``
   records must be exactly the replay's, in order), and a logged outcome it does not reach;
+* a game cut short (a round without its outcome) or never played (no round dealt);
 * a message to a player that its player may not see: a ``vote_cast``, ``vote_result``,
   ``kill``, ``reveal`` or ``end_game`` that no event of the moment sends to that player
   (each event's messages go to its audience only, ``maw.protocol.convert``); an
@@ -108,13 +109,16 @@ def audit_records(records: list[dict]) -> Audit:
     expected: list[engine.Event] = []  # the replay's events not yet seen in the log
     deliveries: set[tuple[str, str]] = set()  # (player, body JSON) the events send now
     carry: dict = {}
+    ended = False  # the last round dealt has its outcome
     for line, r in enumerate(records, 1):
         kind = r.get("kind")
+        ended = ended or kind == "outcome"
         if kind == "join":
             seat_of[r["jid"]] = r["player"]
         elif kind == "round":
             round_ = r["round"]
             out.rounds += 1
+            ended = False
             try:
                 rules = engine.ruleset(r["ruleset"], **dict(r.get("options") or {}))
                 names = sorted(r["roles"])
@@ -200,6 +204,10 @@ def audit_records(records: list[dict]) -> Audit:
                           f"{kind_}")
     if state is not None and expected:
         bad(len(records), f"{len(expected)} event(s) of the engine were never logged")
+    if round_ == 0:
+        bad(len(records), "no round was dealt: the lobby never filled (an abandoned game)")
+    elif not ended:
+        bad(len(records), f"round {round_} has no outcome: the game was cut short")
     return out
 
 
