@@ -20,12 +20,18 @@ CASES = [
     (h.ResultHeard(day=1, status="executed", target="Cid"), "[GM] Cid was executed."),
     (h.ResultHeard(day=1, status="murdered", target="Eve"), "[GM] Eve was found murdered."),
     (h.ResultHeard(day=1, status="revote", tied=["Bob", "Cid"]),
-     "[GM] Tie between Bob, Cid: vote again."),
-    (h.ResultHeard(day=1, status="no_execution", reason="tie"),
-     "[GM] Nobody was executed (tie)."),
+     "[GM] Tie between Bob and Cid: vote again."),
+    (h.ResultHeard(day=1, status="no_execution", reason="tie", tied=["Bob", "Cid", "Dee"]),
+     "[GM] Nobody was executed: a tie between Bob, Cid and Dee."),
+    (h.ResultHeard(day=1, status="no_execution", reason="no votes"),
+     "[GM] Nobody was executed (no votes)."),
     (h.ResultHeard(day=1, status="no_murder"), "[GM] Nobody was murdered last night."),
     (h.Revealed(day=1, what="divine", target="Bob", value="human"),
-     "[GM] divine: Bob is human."),
+     "[GM] Your divination: Bob is human."),
+    (h.Revealed(day=1, what="medium", target="Cid", value="werewolf"),
+     "[GM] Your reading: Cid was werewolf."),
+    (h.Revealed(day=1, what="role", target="Bob", value="Werewolf"),
+     "[GM] Bob was a Werewolf."),
     (h.RoleDealt(role="Werewolf", pack=["Ann", "Fay"]),
      "[GM] You are a Werewolf (the pack: Ann, Fay)."),
     (h.Died(day=2, cause="murdered"), "[GM] You were murdered on day 2."),
@@ -51,5 +57,10 @@ def test_every_heard_record_has_its_words(record, line):
 def test_every_kind_of_record_is_rendered():
     kinds = typing.get_args(typing.get_args(h.Heard)[0])
     assert {type(r) for r, _ in CASES} == set(kinds)
+    # every kind of private result has its words
+    from maw.protocol import messages as m
+
+    kinds_of_reveal = typing.get_args(m.Reveal.model_fields["kind"].annotation)
+    assert set(render.REVEALED) == set(kinds_of_reveal)
     with pytest.raises(TypeError, match="not a heard record"):
         render.heard("Bob: hi")

@@ -111,8 +111,11 @@ class Executed:
 
 @dataclass(frozen=True, slots=True)
 class NoExecution:
+    """Nobody is executed: ``reason`` "tie" (``tied`` names who tied) or "no votes"."""
+
     day: int
     reason: str
+    tied: tuple[str, ...] = ()
     audience: frozenset[str] | None = None
 
 

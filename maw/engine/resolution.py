@@ -202,12 +202,12 @@ def close_attack_vote(state: GameState, events: list[Event]) -> GameState:
 def tie(state: GameState, kind: str, tied: list[int], policy: TiePolicy,
         events: list[Event]) -> GameState:
     """A tie: no-one, a revote, or a pick by chance."""
+    names = tuple(state.names[t] for t in tied)
     if policy is TiePolicy.NONE:
         if kind == "attack":
             return finish_night(state, NOBODY, events)
-        events.append(NoExecution(state.day, "tie"))
+        events.append(NoExecution(state.day, "tie", names))
         return advance(state, events)
-    names = tuple(state.names[t] for t in tied)
     if policy is TiePolicy.REVOTE and state.vote_round == 0:
         audience = None if kind == "execute" else state.pack
         votes = state.votes

@@ -75,7 +75,8 @@ def event_messages(event: engine.Event, day: int, round_: int,
                     (None, m.VoteResult(day=event.day, target=event.player, status="murdered"))]
         case ev.NoExecution():
             return [(None, m.VoteResult(day=event.day, target=None, status="no_execution",
-                                        votes=carry.get("votes", []), reason=event.reason))]
+                                        votes=carry.get("votes", []), reason=event.reason,
+                                        tied=list(event.tied)))]
         case ev.NoMurder():
             return [(None, m.VoteResult(day=event.day, target=None, status="no_murder"))]
         case ev.Revote():

@@ -24,7 +24,7 @@ def heard(record: Any) -> str:
         case h.ResultHeard():
             return _result(record)
         case h.Revealed():
-            return f"[GM] {record.what}: {record.target} is {record.value}."
+            return _revealed(record)
         case h.RoleDealt():
             pack = f" (the pack: {', '.join(record.pack)})" if record.pack else ""
             return f"[GM] You are a {record.role}{pack}."
@@ -48,14 +48,36 @@ def heard(record: Any) -> str:
     raise TypeError(f"not a heard record: {record!r}")
 
 
+REVEALED = {  # a private result, by its kind
+    "divine": "[GM] Your divination: {t} is {v}.",
+    "medium": "[GM] Your reading: {t} was {v}.",
+    "role": "[GM] {t} was a {v}.",
+    "blocked": "[GM] The attack on {t} was blocked: {t} was {v}.",
+    "guard": "[GM] You guard {t}.",
+}
+
+
+def _revealed(r: h.Revealed) -> str:
+    return REVEALED.get(r.what, "[GM] {w}: {t} is {v}.").format(w=r.what, t=r.target,
+                                                              v=r.value)
+
+
+def _and(names: list[str] | tuple[str, ...]) -> str:
+    """"Ann", "Ann and Bob", "Ann, Bob and Cid"."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _result(r: h.ResultHeard) -> str:
     if r.status == "executed":
         return f"[GM] {r.target} was executed."
     if r.status == "murdered":
         return f"[GM] {r.target} was found murdered."
     if r.status == "revote":
-        return f"[GM] Tie between {', '.join(r.tied)}: vote again."
+        return f"[GM] Tie between {_and(r.tied)}: vote again."
     if r.status == "no_execution":
+        if r.tied:
+            return f"[GM] Nobody was executed: a tie between {_and(r.tied)}."
         return f"[GM] Nobody was executed ({r.reason})."
     return "[GM] Nobody was murdered last night."
 
@@ -76,8 +98,10 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "Chatted":
             room = d["room"] if isinstance(d["room"], str) else d["room"].value
             return f"   [{room}] {d['speaker']}: {d['text']}"
-        case "Overed" | "VotesRevealed":
+        case "Overed":
             return None
+        case "VotesRevealed":
+            return _tally(d)
         case "Passed":
             return f"   {d['player']} passes"
         case "VotesOpened":
@@ -92,9 +116,11 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "Executed":
             return f"** {d['player']} is executed ({d['votes']} votes)"
         case "NoExecution":
+            if d.get("tied"):
+                return f"** Nobody is executed: a tie between {_and(d['tied'])}"
             return f"** Nobody is executed ({d['reason']})"
         case "Revote":
-            return f"** Tie between {', '.join(d['tied'])}: vote again{tag}"
+            return f"** Tie between {_and(d['tied'])}: vote again{tag}"
         case "RoleRevealed":
             return f"   {d['player']} was a {d['role']}{tag}"
         case "Murdered":
@@ -114,3 +140,18 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             roles = ", ".join(f"{n} {r}" for n, r in d["roles"])
             return f"== Game over on day {d['day']}: {winner} win ({d['reason']}). Roles: {roles}"
     return f"   {event} {d}"
+
+
+def _tally(d: dict[str, Any]) -> str | None:
+    """A finished vote in one line: each target, its count and its voters, most first."""
+    by: dict[str, list[str]] = {}
+    for voter, target in d["votes"]:
+        by.setdefault(target, []).append(voter)
+    if not by:
+        return None
+    parts = [f"{target} {len(voters)} ({', '.join(voters)})"
+             for target, voters in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+    what = "the votes" if d["kind"] == "execute" else "the attack votes"
+    again = " (revote)" if d.get("vote_round") else ""
+    tag = f" (to {', '.join(sorted(d['audience']))})" if d.get("audience") else ""
+    return f"   Day {d['day']}, {what}{again}: {'; '.join(parts)}{tag}"

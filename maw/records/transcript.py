@@ -1,4 +1,6 @@
-"""Readable lines for a person: live during ``maw game`` and from a log in ``maw replay``."""
+"""Readable lines for a person, from the game log's records: live during ``maw game`` and
+from a log in ``maw replay``, the same lines. Without ``show_roles`` a transcript says only
+what every player may know (a person at the table may watch the host's screen)."""
 
 from __future__ import annotations
 
@@ -17,30 +19,38 @@ def line(event: str, d: dict[str, Any]) -> str | None:
     return event_line(event, d)
 
 
-def event_fields(event: object) -> dict[str, Any]:
-    from dataclasses import fields
+def record_line(r: dict[str, Any] | schema.Record, show_roles: bool = False) -> str | None:
+    """The transcript's line for one log record, or ``None``: engine events (the secret
+    ones only with ``show_roles``), and a player who leaves, is replaced or comes back."""
+    kind = r["kind"]
+    if kind == "round":
+        return f"== Round {r['round']} ({r['ruleset']})"
+    if kind == "event":
+        data = r["data"]
+        if data.get("audience") is not None and not show_roles:
+            return None
+        return line(r["event"], data)
+    if kind == "gone":
+        return f"** {r['player']} left the game"
+    if kind == "substituted":
+        return (f"** a {r['decider']} player plays {r['player']}'s seat from the next "
+                "phase on")
+    if kind == "returned":
+        return f"** {r['player']} is back and plays its own seat again"
+    if kind == "outcome" and r.get("absent"):
+        return f"   absent (never acted, or left): {', '.join(r['absent'])}"
+    return None
 
-    return {f.name: getattr(event, f.name) for f in fields(event)}  # type: ignore[arg-type]
 
-
-def live_line(event: object) -> str | None:
-    return line(type(event).__name__, event_fields(event))
-
-
-def replay_lines(path: Path) -> Iterator[str]:
+def replay_lines(path: Path, show_roles: bool = False) -> Iterator[str]:
     """The transcript of a JSONL game log (read once, typed). Raises ``ReplayError`` if it
     is not one."""
     seen = False
     for record in read_log(path):
-        if isinstance(record, schema.Round):
+        if isinstance(record, schema.Round | schema.Event):
             seen = True
-            yield f"== Round {record.round} ({record.ruleset})"
-        elif isinstance(record, schema.Event):
-            seen = True
-            text = line(record.event, record.data)
-            if text:
-                yield f"{record.t:8.2f}s {text}"
-        elif isinstance(record, schema.Outcome) and record.absent:
-            yield f"   absent (never acted): {', '.join(record.absent)}"
+        text = record_line(record, show_roles)
+        if text:
+            yield f"{record.t:8.2f}s {text}"
     if not seen:
         raise ReplayError(f"{path} holds no game events")
