@@ -4,7 +4,7 @@ Statements (one per sentence, any order, case-insensitive on the keywords):
 
 * ``I am the Seer.`` — a coming-out (any role name);
 * ``Bob is a werewolf.`` / ``Bob is human.`` — a divination or reading claimed as fact;
-* ``I suspect Bob.`` / ``I vote for Bob.`` — an accusation.
+* ``I suspect Bob.`` / ``I vote for Bob.`` / ``I accuse Bob.`` — an accusation.
 """
 
 from __future__ import annotations

@@ -94,23 +94,9 @@ class HybridStrategy(RuleDecider):
         return self._prime(view, view.living)
 
     def reason(self, view: PlayerView, target: str) -> str:
-        """Why ``target`` is suspect, from what everyone saw (never a secret)."""
-        for day, kind, _r, votes in reversed(view.vote_history):
-            if kind != "execute":
-                continue
-            by = dict(votes)
-            victim = by.get(target)
-            murdered = {p for _d, p, c in view.deaths if c == "murdered"}
-            if victim in murdered:
-                return f"{target} voted against {victim} on day {day}, and the wolves " \
-                       f"murdered {victim} that night."
-            along = sorted(v for v, t in votes if t == victim and v != target)
-            if victim and along:
-                return f"{target} voted with {along[0]} against {victim} on day {day}."
-        said = [t for s, t in self.accusations if s == target]
-        if said:
-            return f"{target} keeps pointing at {said[-1]} without a reason."
-        return f"{target} has told us nothing that helps the village."
+        """Why ``target`` is suspect (the rule player's reason, or a plain word)."""
+        return super().reason(view, target) or \
+            f"{target} has told us nothing that helps the village."
 
     def closing(self, view: PlayerView, target: str) -> Intent:
         return Intent(f"I vote for {target}.", self.reason(view, target))

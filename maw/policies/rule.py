@@ -5,7 +5,9 @@
   player knows for certain (its own role, its divinations, a murder victim) marks the
   claimant as a liar; votes for someone known to be human are suspicious.
 * By day it says what it knows once per phase (coming out as Seer or Medium with its
-  results, or naming its prime suspect), then votes the most suspected.
+  results, or naming its prime suspect and why), then votes for the one it named, unless
+  another has become clearly more suspect: then it says so before it moves its vote. Its
+  words vary (``maw.policies.voice``), its statements stay in the claims grammar.
 * Werewolves never vote to attack a werewolf; by night they follow a packmate's choice
   (so MAW's unanimity is reached) or pick the most dangerous villager: a claimed Seer or
   Medium first, then whoever suspects the pack most.
@@ -32,11 +34,14 @@ from maw.engine import (
 )
 from maw.engine.events import Chatted, GameStarted
 from maw.errors import MawError
-from maw.policies import beliefs, claims
+from maw.policies import beliefs, claims, voice
 from maw.policies.base import Decider, max_chat, register_decider
 
 _LIAR = 10.0
-_STICK = 0.5  # how much more suspect another player must be to move a cast vote
+# how much more suspect another player must be to move a vote cast (or promised): every
+# vote cast moves the beliefs a little, and a vote that follows them flip-flops
+_STICK = 0.5
+_MOVES = 1  # the most times a day it moves a vote once cast or promised (no endless churn)
 
 
 class RuleDecider(Decider):
@@ -62,6 +67,9 @@ class RuleDecider(Decider):
         self.pack_size: int | None = None
         self._belief_key: tuple[int, ...] | None = None
         self.village = True  # on the village's side (its beliefs choose its votes)
+        self.voice = random.Random(rng.getrandbits(32))  # the words it picks
+        self.said: tuple[int, str] | None = None  # (day, whom it said it votes for)
+        self.moves: tuple[int, int] = (0, 0)  # (day, votes moved that day)
 
     # ------------------------------------------------------------ learning
 
@@ -215,10 +223,37 @@ class RuleDecider(Decider):
                 target = self.rng.choice(fake)
                 self.fake_seen.add(target)
                 lines += [claims.say_role("Seer"), claims.say_species(target, "werewolf")]
+        if lines:
+            return " ".join(lines)
         suspect = self._prime(view, view.living)
-        if suspect and not lines:
-            lines.append(claims.say_suspect(suspect))
-        return " ".join(lines) or None
+        if suspect is None:
+            return None
+        self.said = (view.day, suspect)  # and its vote will follow, unless it says so
+        return voice.suspect_line(suspect, self.reason(view, suspect), self.voice)
+
+    def reason(self, view: PlayerView, target: str) -> str:
+        """Why ``target`` is suspect, from what everyone saw (never a secret); empty when
+        nothing points at it yet."""
+        murdered = {p for _d, p, c in view.deaths if c == "murdered"}
+        for day, kind, _r, votes in reversed(view.vote_history):
+            if kind != "execute":
+                continue
+            by = dict(votes)
+            victim = by.get(target)
+            if victim in murdered:
+                return voice.reason("murdered", self.voice, t=target, v=victim, d=day)
+            along = sorted(v for v, t in votes if t == victim and v not in (target,
+                                                                            self.player))
+            if victim and along:
+                return voice.reason("along", self.voice, t=target, a=along[0], v=victim,
+                                    d=day)
+        accused = [t for s, t in self.accusations if s == target and t in murdered]
+        if accused:
+            return voice.reason("accused", self.voice, t=target, v=accused[-1])
+        said = [t for s, t in self.accusations if s == target]
+        if said:
+            return voice.reason("points", self.voice, t=target, v=said[-1])
+        return ""
 
     def _prime(self, view: PlayerView, pool: tuple[str, ...] | list[str]) -> str | None:
         options = [p for p in pool if p != self.player and p not in view.pack]
@@ -236,7 +271,7 @@ class RuleDecider(Decider):
             chat = by_kind[Chat][0]
             if chat.room.value == "Hideout":  # type: ignore[union-attr]
                 target = self._night_target(view, [])
-                text = f"Let us take {target} tonight." if target else None
+                text = voice.pack_line(target, self.voice) if target else None
             else:
                 text = self._say(view)
             if text:
@@ -244,13 +279,31 @@ class RuleDecider(Decider):
         if Vote in by_kind:
             options = [a.target for a in by_kind[Vote]]  # type: ignore[union-attr]
             current = view.votes.get(self.player)
-            best = self._prime(view, options + ([current] if current else []))
-            if best is not None and best != current and (
-                    current is None or current not in view.living or
-                    self._score(best) > self._score(current) + _STICK):
-                # (a vote moves only for a clearly better target: every vote cast moves
-                # the beliefs a little, and a vote that follows them flip-flops)
-                return Vote(self.player, best)
+            said = self.said[1] if self.said and self.said[0] == view.day else None
+            # the vote it stands by: the one it said it casts (its last word), else the
+            # one cast (over XMPP the view can lag: its vote cast may not show yet, but
+            # the options leave its target out)
+            anchor = said if said in view.living else (
+                current if current in view.living else None)
+            best = self._prime(view, options + ([anchor] if anchor else []))
+            choice = anchor
+            moved = self.moves[1] if self.moves[0] == view.day else 0
+            if best is not None and best != anchor and (anchor is None or (
+                    moved < _MOVES and self._score(best) > self._score(anchor) + _STICK)):
+                choice = best
+                if anchor is not None:
+                    self.moves = (view.day, moved + 1)
+            if choice is not None and choice != current and choice in options:
+                if said is not None and choice != said and Chat in by_kind and \
+                        by_kind[Chat][0].room.value == "Village":  # type: ignore[union-attr]
+                    # it said it would vote for someone else: it says why it moves first
+                    self.said = (view.day, choice)
+                    chat = by_kind[Chat][0]
+                    text = voice.change_line(choice, said, self.reason(view, choice),
+                                             self.voice)
+                    return Chat(chat.actor, chat.room, text[:max_chat(view)])  # type: ignore
+                self.said = (view.day, choice)
+                return Vote(self.player, choice)
             # withdraw only a vote it knows it cast: over XMPP the view can lag the options
             # (which leave out the current target), and a wolf whose other options were
             # all packmates withdrew and cast its vote again, over and over
