@@ -19,10 +19,12 @@ EXIT_ERROR = 2
 
 
 def _add_ruleset(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--ruleset", default="maw",
-                   help="maw (default), aiwolf-5, aiwolf-9, aiwolf-13, aiwolf-15")
+    from maw.engine import RULESET_NAMES
+
+    p.add_argument("--ruleset", default="maw", help=", ".join(RULESET_NAMES))
     p.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                   help="ruleset option, e.g. tie=revote, win=parity, variant=2021 (repeatable)")
+                   help="a ruleset option, e.g. tie=revote, win=parity, variant=2021, "
+                        "votes_open=talk (repeatable; default: the ruleset's own)")
 
 
 def _rules(args: argparse.Namespace):
@@ -31,10 +33,18 @@ def _rules(args: argparse.Namespace):
     return ruleset(args.ruleset, **parse_options(args.rule))
 
 
+def _seed(given: int | None) -> int:
+    """The seed given, or a fresh one (printed by the command, so the game replays)."""
+    import random
+
+    return given if given is not None else random.SystemRandom().randrange(1, 1_000_000)
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from maw.simulate import simulate
 
     rules = _rules(args)
+    args.seed = _seed(args.seed)
     rules.roles_for(args.players)  # a wrong size fails before any work
     if args.games < 1:
         raise MawError("--games must be at least 1")
@@ -82,7 +92,7 @@ def cmd_game(args: argparse.Namespace) -> int:
 
     from maw.hosting.game import run_game
     from maw.hosting.plan import GameRequest, plan_game
-    from maw.records.transcript import live_line
+    from maw.records.transcript import record_line
 
     rules = _rules(args)
     if args.web:
@@ -90,6 +100,8 @@ def cmd_game(args: argparse.Namespace) -> int:
 
         parse_address(args.web)  # a bad address fails before the game is set up
     if args.replay_llm:
+        if args.seed is not None:
+            raise MawError("--replay-llm plays the logged game's own seed: no --seed")
         from maw.hosting.plan import replay_plan
 
         if args.roster or args.policy or args.humans or args.remote:
@@ -99,7 +111,7 @@ def cmd_game(args: argparse.Namespace) -> int:
                            pace=not args.replay_unpaced)
     else:
         request = GameRequest(
-            players=args.players, rules=rules, seed=args.seed, rounds=args.rounds,
+            players=args.players, rules=rules, seed=_seed(args.seed), rounds=args.rounds,
             day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
             remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
             seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
@@ -110,8 +122,8 @@ def cmd_game(args: argparse.Namespace) -> int:
                                               plan.joining, plan.lobby)
     rules = config.rules
 
-    def show(event: object) -> None:
-        text = live_line(event)
+    def show(record: dict) -> None:
+        text = record_line(record, args.show_roles)
         if text and not args.quiet:
             print(text, flush=True)
 
@@ -133,21 +145,37 @@ def cmd_game(args: argparse.Namespace) -> int:
             print(f"  an AI player joins with:  maw player --name NAME {how}", flush=True)
 
     def game(watch=None):
-        return run_game(config, seats, address, on_event=show, timeout=args.timeout,
-                        remote=joining, lobby=lobby, watch=watch,
+        def both(record: dict) -> None:
+            show(record)
+            if watch is not None:
+                watch(record)
+
+        return run_game(config, seats, address, timeout=args.timeout,
+                        remote=joining, lobby=lobby, watch=both,
                         say=lambda line: print(f"maw game: {line}", file=sys.stderr,
                                                flush=True))
 
     if args.web:
         from maw.web.host import watched
 
-        result = asyncio.run(watched(game, args.web, args.web_spectator,
-                                     title=f"{rules.name}, {config.players} players, seed "
-                                           f"{config.seed}", archive=Path(args.log_dir),
-                                     say=lambda line: print(line, flush=True),
-                                     seats=args.humans, address=address, lobby=lobby))
-    else:
-        result = asyncio.run(game())
+        try:
+            asyncio.run(watched(game, args.web, args.web_spectator,
+                                title=f"{rules.name}, {config.players} players, seed "
+                                      f"{config.seed}", archive=Path(args.log_dir),
+                                say=lambda line: print(line, flush=True),
+                                seats=args.humans, address=address, lobby=lobby,
+                                after=lambda result: _summary(args, result)))
+        except KeyboardInterrupt:  # (the page stays up after the game until Ctrl-C)
+            print("maw game: the web page is closed", flush=True)
+        return 0
+    _summary(args, asyncio.run(game()))
+    return 0
+
+
+def _summary(args: argparse.Namespace, result) -> None:
+    """What ``maw game`` prints once the game is over."""
+    from pathlib import Path
+
     print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
           f"(agents started in {result.startup_seconds:.2f} s)")
     for i, out in enumerate(result.outcomes, 1):
@@ -173,8 +201,7 @@ def cmd_game(args: argparse.Namespace) -> int:
         print(f"  replay: {r.answered} of the {r.total} recorded answers given; "
               f"{r.missed} request(s) not in the recording (cancelled in the recorded "
               "game too, or where the replay strayed)")
-    print(f"  log: {result.log_path}")
-    return 0
+    print(f"  log: {result.log_path}", flush=True)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -232,13 +259,17 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     roster_path = find_roster(args.roster).resolve()
     roster = load_roster(roster_path)
-    plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
-                args.ruleset, tuple(args.rule), args.seed, args.day_seconds,
-                args.night_seconds, args.early_end, args.substitute)
-    schedule(roster, plan)  # too few players in the roster fails now
     out = Path(args.out)
     results = Results(out)
     try:
+        seed = args.seed
+        if seed is None:  # --resume goes on with the database's seed
+            stored = results.plan() if args.resume else None
+            seed = stored.seed if stored is not None else _seed(None)
+        plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
+                    args.ruleset, tuple(args.rule), seed, args.day_seconds,
+                    args.night_seconds, args.early_end, args.substitute)
+        schedule(roster, plan)  # too few players in the roster fails now
         plan, done = resume_plan(results, plan, args.resume)
         from maw.hosting.game import check_backends, seats_from_roster
 
@@ -428,6 +459,7 @@ def cmd_play(args: argparse.Namespace) -> int:
               f"({body.reason})", flush=True)
     if not result.final:
         print("maw play: you left before the end; the game goes on without you", flush=True)
+        return 1
     return 0
 
 
@@ -436,7 +468,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     from maw.records.transcript import replay_lines
 
-    for text in replay_lines(Path(args.log)):
+    for text in replay_lines(Path(args.log), args.show_roles):
         print(text)
     return 0
 
@@ -465,67 +497,113 @@ def cmd_server(args: argparse.Namespace) -> int:
     return 0
 
 
-RECONNECT = ("how long to try to reconnect (with back-off) when the XMPP server goes away, "
-             "then take the seat back; 0: give up at once")
-SUBSTITUTE = ("rule or random: it takes over the seat of a player whose client is gone "
-              "(quit, crashed, lost its connection), from the next phase on")
+RECONNECT = ("seconds to try to reconnect (with back-off) when the XMPP server goes "
+             "away, then take the seat back; 0: give up at once")
+SUBSTITUTE = ("rule or random: a stand-in that takes over the seat of a player whose "
+              "client is gone (quit, crashed, lost its connection), from the next phase on "
+              "(default: none; rule when a person sits)")
 EARLY_END = ("also end a phase once every player who may act has nothing to do (quicker "
              "games of rule players; the design document ends phases only by majority, "
              "unanimity or the timer)")
+SEED = ("the seed that decides the roles and every random choice; the same seed plays the "
+        "same game again (default: a fresh random seed, printed)")
+XMPP_HOST = "HOST:PORT of the XMPP server the game runs on"
+
+
+class _Help(argparse.HelpFormatter):
+    """Every option's help says its default (unless the help already does, or there is
+    none to say: a switch, or nothing)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if "default" in text or default is None or default is False or \
+                default == argparse.SUPPRESS or default == [] or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
+def _sub(sub, name: str, help: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=help, description=help, formatter_class=_Help)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from maw.hosting.defaults import LLM_DAY, LLM_NIGHT, RULE_DAY, RULE_NIGHT
+    from maw.hosting.defaults import (
+        HUMAN_DAY,
+        HUMAN_NIGHT,
+        LLM_DAY,
+        LLM_NIGHT,
+        RULE_DAY,
+        RULE_NIGHT,
+    )
 
-    parser = argparse.ArgumentParser(prog="maw", description="MAW, Multi-Agent Werewolf")
+    parser = argparse.ArgumentParser(prog="maw", description="MAW, Multi-Agent Werewolf: "
+                                     "LLM, rule-based and human players as agents over XMPP",
+                                     formatter_class=_Help)
     parser.add_argument("--version", action="version", version=f"maw {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("simulate", help="play many games on the rules engine alone (no XMPP)")
-    p.add_argument("--games", type=int, default=1000)
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--policy", default="random", help="random or rule")
+    p = _sub(sub, "simulate", "play many games on the rules engine alone (no XMPP)")
+    p.add_argument("--games", type=int, default=1000, help="how many games")
+    p.add_argument("--players", type=int, default=6, help="players in each game")
+    p.add_argument("--policy", default="random",
+                   help="every player's decider: random, rule or hybrid (its strategy, "
+                        "template talk)")
     p.add_argument("--village", default=None, metavar="POLICY",
                    help="the village side's decider (default: --policy)")
     p.add_argument("--werewolves", default=None, metavar="POLICY",
                    help="the werewolf side's decider, the Possessed too (default: --policy)")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=None, help=SEED)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     _add_ruleset(p)
     p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("game", help="host a game over XMPP with AI players and watch it")
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=1)
-    p.add_argument("--day-seconds", type=float, default=None,
-                   help=f"default {RULE_DAY:.0f}, or {LLM_DAY:.0f} when an LLM plays")
-    p.add_argument("--night-seconds", type=float, default=None,
-                   help=f"default {RULE_NIGHT:.0f}, or {LLM_NIGHT:.0f} when an LLM plays")
+    p = _sub(sub, "game", "host a game over XMPP with AI players (and people) and watch it")
+    p.add_argument("--players", type=int, default=6, help="players at the table")
+    p.add_argument("--seed", type=int, default=None, help=SEED)
+    p.add_argument("--rounds", type=int, default=1,
+                   help="games played in a row by the same players (roles dealt anew)")
+    p.add_argument("--day-seconds", type=float, default=None, metavar="SECONDS",
+                   help=f"length of a day (default: {RULE_DAY:.0f}; {LLM_DAY:.0f} when an "
+                        f"LLM plays; {HUMAN_DAY:.0f} when a person does)")
+    p.add_argument("--night-seconds", type=float, default=None, metavar="SECONDS",
+                   help=f"length of a night (default: {RULE_NIGHT:.0f}; {LLM_NIGHT:.0f} "
+                        f"when an LLM plays; {HUMAN_NIGHT:.0f} when a person does)")
     p.add_argument("--xmpp", default="embedded",
-                   help="embedded (default; embedded:PORT for another port) or HOST:PORT")
-    p.add_argument("--log-dir", default="logs", help="where the JSONL game log goes")
+                   help="embedded (SPADE's server in this process; embedded:PORT for "
+                        "another port than 5222) or HOST:PORT of a running server")
+    p.add_argument("--log-dir", default="logs", metavar="DIR",
+                   help="where the JSONL game log goes")
     p.add_argument("--policy", default=None,
                    help="every AI player is rule or random (instead of a roster)")
     p.add_argument("--roster", default=None, metavar="TOML",
-                   help="who plays: agents/*.toml (LLM, rule and random seats); with "
-                        "neither this nor --policy: Ollama if it answers, else the "
-                        "embedded model if installed, else rule players")
-    p.add_argument("--timeout", type=float, default=3600.0, help="give up after this long")
+                   help="who plays: agents/*.toml, or local, ollama, hybrid, rule (LLM, "
+                        "hybrid, rule and random seats) (default: with no --policy either, "
+                        "Ollama if it answers, else the embedded model if installed, else "
+                        "rule players)")
+    p.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                   help="give up on a game that has not ended after this many seconds")
     p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--show-roles", action="store_true",
+                   help="print the secret events too (roles, the wolves' Hideout, attacks, "
+                        "divinations); without it the transcript shows what every player "
+                        "sees, so a person at the table may watch it")
     p.add_argument("--remote", type=int, default=0, metavar="N",
-                   help="seats left for players joining from other processes (maw player)")
+                   help="seats left for AI players joining from other processes (maw player)")
     p.add_argument("--seats", default=None, metavar="A,B,...",
-                   help="the roster players who play, in this order")
+                   help="the roster players who play, in this order (default: the first "
+                        "--players of the roster)")
     p.add_argument("--humans", type=int, default=0, metavar="H",
-                   help="seats for people joining from a terminal (maw play), or from "
-                        "the browser with --web")
-    p.add_argument("--lobby", default="main", help="the lobby's name, for those who join")
-    p.add_argument("--lobby-seconds", type=float, default=300.0,
-                   help="how long the lobby waits for the remote players")
+                   help="seats for people, who join from a terminal (maw play) or the "
+                        "browser (with --web)")
+    p.add_argument("--lobby", default="main", metavar="NAME",
+                   help="the lobby's name, which those who join give")
+    p.add_argument("--lobby-seconds", type=float, default=300.0, metavar="SECONDS",
+                   help="how long the lobby waits for the players who join")
     p.add_argument("--early-end", action="store_true", help=EARLY_END)
     p.add_argument("--web", default=None, metavar="[HOST:]PORT",
-                   help="serve a live web page of the game (on 127.0.0.1 unless HOST)")
+                   help="serve a web page of the game, live, then to replay, until Ctrl-C "
+                        "(on 127.0.0.1 unless HOST)")
     p.add_argument("--web-spectator", action="store_true",
                    help="let the page show roles, the Hideout and the agents' minds live")
     p.add_argument("--substitute", default=None, metavar="DECIDER", help=SUBSTITUTE)
@@ -537,32 +615,41 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
 
-    p = sub.add_parser("audit", help="check game logs against the rules (exit 1 on a "
-                                     "violation)")
+    p = _sub(sub, "audit", "check game logs against the rules (exit 1 on a violation)")
     p.add_argument("logs", nargs="+", metavar="LOG", help="a host's JSONL game log")
     p.set_defaults(func=cmd_audit)
 
-    p = sub.add_parser("web", help="browse and replay past games in a web page")
-    p.add_argument("logdir", help="a folder of game logs (maw game's logs/)")
+    p = _sub(sub, "web", "browse and replay past games in a web page")
+    p.add_argument("logdir", metavar="LOGDIR",
+                   help="a folder of game logs (maw game's logs/), searched in depth")
     p.add_argument("--web", default="8080", metavar="[HOST:]PORT",
-                   help="where to serve the page (default 8080 on 127.0.0.1)")
+                   help="where to serve the page (127.0.0.1 unless HOST)")
     p.set_defaults(func=cmd_web)
 
-    p = sub.add_parser("tournament", help="play many games unattended; results to SQLite")
-    p.add_argument("--roster", required=True, metavar="TOML", help="who may play: agents/*.toml")
-    p.add_argument("--games", type=int, default=20)
-    p.add_argument("--players", type=int, default=6)
-    p.add_argument("--out", default="results.db", help="the SQLite results database")
-    p.add_argument("--seed", type=int, default=1, help="decides seats, roles and every game")
+    p = _sub(sub, "tournament", "play many games unattended; results to SQLite")
+    p.add_argument("--roster", required=True, metavar="TOML",
+                   help="who may play: agents/*.toml, or local, ollama, hybrid, rule")
+    p.add_argument("--games", type=int, default=20, help="how many games to play")
+    p.add_argument("--players", type=int, default=6, help="players in each game")
+    p.add_argument("--out", default="results.db", metavar="DB",
+                   help="the SQLite results database")
+    p.add_argument("--seed", type=int, default=None,
+                   help="decides the seats, the roles and every game; the same seed plays "
+                        "the same tournament (default: a fresh random seed, printed; "
+                        "--resume takes the database's)")
     p.add_argument("--parallel", type=int, default=1, metavar="K", help="games at a time")
     p.add_argument("--resume", action="store_true",
                    help="go on with the games --out does not hold yet")
     p.add_argument("--xmpp", default="embedded",
-                   help="embedded (default: one server in this process) or HOST:PORT")
-    p.add_argument("--day-seconds", type=float, default=30.0)
-    p.add_argument("--night-seconds", type=float, default=15.0)
-    p.add_argument("--log-dir", default="logs/tournament", help="each game's JSONL log")
-    p.add_argument("--timeout", type=float, default=3600.0, help="per game")
+                   help="embedded (one server in this process) or HOST:PORT")
+    p.add_argument("--day-seconds", type=float, default=RULE_DAY, metavar="SECONDS",
+                   help="length of a day")
+    p.add_argument("--night-seconds", type=float, default=RULE_NIGHT, metavar="SECONDS",
+                   help="length of a night")
+    p.add_argument("--log-dir", default="logs/tournament", metavar="DIR",
+                   help="where each game's JSONL log goes")
+    p.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                   help="give up on a game that has not ended after this many seconds")
     p.add_argument("--early-end", action="store_true", help=EARLY_END)
     p.add_argument("--substitute", default=None, metavar="DECIDER", help=SUBSTITUTE)
     p.add_argument("--web", default=None, metavar="[HOST:]PORT",
@@ -572,47 +659,59 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ruleset(p)
     p.set_defaults(func=cmd_tournament)
 
-    p = sub.add_parser("report", help="leaderboard and statistics of a tournament")
-    p.add_argument("db", help="the results database of maw tournament")
-    p.add_argument("--csv", default=None, metavar="DIR", help="write the tables as CSV")
+    p = _sub(sub, "report", "leaderboard and statistics of a tournament")
+    p.add_argument("db", metavar="DB", help="the results database of maw tournament (--out)")
+    p.add_argument("--csv", default=None, metavar="DIR", help="write the tables as CSV files")
     p.add_argument("--plots", default=None, metavar="DIR", help="write PNG charts")
+    p.add_argument("--html", default=None, metavar="FILE",
+                   help="write one HTML page with the tables and the charts")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("player", help="one AI player in this process: join a lobby and play")
-    p.add_argument("--name", required=True)
-    p.add_argument("--decider", default="rule", help="rule (default) or random")
+    p = _sub(sub, "player", "one AI player in this process: join a lobby and play")
+    p.add_argument("--name", required=True, help="the player's name in the game")
+    p.add_argument("--decider", default="rule", help="rule or random")
     p.add_argument("--roster", default=None, metavar="TOML",
                    help="play the seat of --name in this roster (an LLM, its persona...)")
     p.add_argument("--model", default=None,
                    help="with --roster: another model than the roster's, for an LLM seat")
-    p.add_argument("--lobby", default="main")
-    p.add_argument("--xmpp", default="localhost:5222", help="HOST:PORT of the server")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--join-seconds", type=float, default=60.0,
+    p.add_argument("--lobby", default="main", metavar="NAME", help="the lobby to join")
+    p.add_argument("--xmpp", default="localhost:5222", help=XMPP_HOST)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seeds the player's own random choices")
+    p.add_argument("--join-seconds", type=float, default=60.0, metavar="SECONDS",
                    help="keep knocking this long at a lobby that is not up yet")
-    p.add_argument("--timeout", type=float, default=3600.0)
-    p.add_argument("--log-dir", default=None, help="write this player's JSONL log here")
-    p.add_argument("--reconnect-seconds", type=float, default=30.0, help=RECONNECT)
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",
+                   help="leave a game that has not ended after this many seconds")
+    p.add_argument("--log-dir", default=None, metavar="DIR",
+                   help="write this player's own JSONL log here (default: no log)")
+    p.add_argument("--reconnect-seconds", type=float, default=30.0, metavar="SECONDS",
+                   help=RECONNECT)
+    p.add_argument("--quiet", action="store_true", help="print only the results")
     p.set_defaults(func=cmd_player)
 
-    p = sub.add_parser("play", help="a person joins a lobby and plays from this terminal")
+    p = _sub(sub, "play", "a person joins a lobby and plays from this terminal")
     p.add_argument("--name", default=None, help="your name in the game (asked if not given)")
-    p.add_argument("--lobby", default="main")
-    p.add_argument("--xmpp", default="localhost:5222", help="HOST:PORT of the server")
-    p.add_argument("--join-seconds", type=float, default=60.0,
+    p.add_argument("--lobby", default="main", metavar="NAME", help="the lobby to join")
+    p.add_argument("--xmpp", default="localhost:5222", help=XMPP_HOST)
+    p.add_argument("--join-seconds", type=float, default=60.0, metavar="SECONDS",
                    help="keep knocking this long at a lobby that is not up yet")
-    p.add_argument("--timeout", type=float, default=6 * 3600.0)
-    p.add_argument("--log-dir", default=None, help="write your own JSONL log here")
-    p.add_argument("--reconnect-seconds", type=float, default=30.0, help=RECONNECT)
+    p.add_argument("--timeout", type=float, default=6 * 3600.0, metavar="SECONDS",
+                   help="leave a game that has not ended after this many seconds")
+    p.add_argument("--log-dir", default=None, metavar="DIR",
+                   help="write your own JSONL log here (default: no log)")
+    p.add_argument("--reconnect-seconds", type=float, default=30.0, metavar="SECONDS",
+                   help=RECONNECT)
     p.set_defaults(func=cmd_play)
 
-    p = sub.add_parser("replay", help="print a game log as a readable transcript")
-    p.add_argument("log")
+    p = _sub(sub, "replay", "print a game log as a readable transcript")
+    p.add_argument("log", metavar="LOG", help="a host's JSONL game log (maw game's logs/)")
+    p.add_argument("--show-roles", action="store_true",
+                   help="print the secret events too (roles, the Hideout, attacks, "
+                        "divinations); without it, what every player saw")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("server", help="run the embedded XMPP server on its own")
-    p.add_argument("--port", type=int, default=5222)
+    p = _sub(sub, "server", "run the embedded XMPP server on its own")
+    p.add_argument("--port", type=int, default=5222, help="the client port on localhost")
     p.set_defaults(func=cmd_server)
     return parser
 

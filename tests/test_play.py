@@ -4,6 +4,7 @@ screen model on its own."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -11,6 +12,7 @@ import sys
 import time
 
 import pexpect
+import pyte
 import pytest
 
 from maw.hosting.xmpp import free_port
@@ -44,11 +46,11 @@ def host(port: int, tmp_path, *extra: str) -> tuple[subprocess.Popen, str]:
     raise AssertionError(f"no join command printed: {proc.stderr.read()}")
 
 
-def person(xmpp: str, name: str) -> pexpect.spawn:
+def person(xmpp: str, name: str, rows: int = 50, columns: int = 220) -> pexpect.spawn:
     env = dict(os.environ, TERM="xterm-256color", PYTHONUNBUFFERED="1")
     return pexpect.spawn(sys.executable, ["-m", "maw", "play", "--name", name,
                                           *xmpp.split()],
-                         env=env, encoding="utf-8", timeout=60, dimensions=(50, 220))
+                         env=env, encoding="utf-8", timeout=60, dimensions=(rows, columns))
 
 
 def finish(proc: subprocess.Popen) -> str:
@@ -58,7 +60,8 @@ def finish(proc: subprocess.Popen) -> str:
 
 
 def test_a_person_plays_a_whole_game_from_the_terminal(tmp_path):
-    game, xmpp = host(free_port(), tmp_path)
+    # (phases long enough for the AI players' pace: they act seconds after a person)
+    game, xmpp = host(free_port(), tmp_path, "--day-seconds", "30", "--night-seconds", "10")
     assert xmpp.startswith("--xmpp localhost:")
     # "Ann" is an AI player's: the person is asked for another name
     child = person(xmpp, "Ann")
@@ -78,12 +81,13 @@ def test_a_person_plays_a_whole_game_from_the_terminal(tmp_path):
         child.sendline("hello, I am new here")
         child.expect("Alice: hello, I am new here")
         child.sendline("/vote Zed")
-        child.expect("Refused: 'Zed' is not a player")
+        # (the votes may not be open yet: the talk comes first)
+        child.expect(["Refused: 'Zed' is not a player", "Refused: the votes open once"])
         child.sendline("/dance")
         child.expect("unknown command /dance")
         child.expect("/vote NAME")  # the help follows
         child.sendline(f"/vote {others[0]}")
-        child.expect([f"Alice votes for {others[0]}", "Refused"])
+        child.expect([f"Alice votes for {others[0]}", "Refused", "you are dead"])
         child.sendline("/who")
         child.expect("alive: ")
         child.expect("The game is over: (village|werewolves) won", timeout=150)
@@ -109,10 +113,38 @@ def test_ctrl_c_leaves_and_the_game_goes_on(tmp_path):
         child.expect(pexpect.EOF, timeout=30)
     finally:
         child.close()
-    assert child.exitstatus == 0
+    assert child.exitstatus == 1  # (it left before the end: not a game played out)
     out = finish(game)
     assert "won on day" in out
     assert re.search(r"absent \(never acted, or left\): .*Alice", out)
+
+
+def test_an_ai_player_whose_name_is_taken_leaves_at_once_with_one_line(tmp_path):
+    port = free_port()
+    game = subprocess.Popen(
+        maw("game", "--players", "6", "--remote", "1", "--policy", "rule", "--xmpp",
+            f"embedded:{port}", "--lobby-seconds", "60", "--log-dir", str(tmp_path)),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert game.stdout is not None
+        while "an AI player joins with" not in game.stdout.readline():
+            pass
+        t0 = time.monotonic()
+        proc = subprocess.run(maw("player", "--name", "Ann", "--xmpp", f"localhost:{port}"),
+                              capture_output=True, text=True, timeout=60)
+        took = time.monotonic() - t0
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.strip() == ("maw player: error: could not join: the name 'Ann' is "
+                                       "taken"), proc.stderr
+        assert took < 20
+        # the GameMaster said it once, and no more
+        time.sleep(1)
+        refusals = [r for r in records(tmp_path) if r["kind"] == "msg"
+                    and r["type"] == "refuse" and "taken" in r["body"]["reason"]]
+        assert len(refusals) == 1
+    finally:
+        game.kill()
+        game.wait(timeout=30)
 
 
 def test_no_server_at_the_address_is_said_at_once():
@@ -132,6 +164,133 @@ def test_a_bad_name_is_refused_before_joining():
 # ---------------------------------------------------------------- the screen model
 
 
+# ---------------------------------------------------------------- a slow typist
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-B]|\x1b[=>]|\r")
+
+
+class Terminal:
+    """A person's terminal: what `maw play` wrote, as text (escape codes left out) and as
+    the screen it draws (pyte), read as it comes."""
+
+    def __init__(self, child: pexpect.spawn, rows: int, columns: int) -> None:
+        self.child = child
+        self.screen = pyte.Screen(columns, rows)
+        self.stream = pyte.Stream(self.screen)
+        self.text = ""  # everything written, as plain text
+        self.ended = False
+
+    def pump(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while not self.ended and time.monotonic() < end:
+            try:
+                chunk = self.child.read_nonblocking(65536, timeout=0.1)
+            except pexpect.TIMEOUT:
+                continue
+            except pexpect.EOF:
+                self.ended = True
+                break
+            self.stream.feed(chunk)
+            self.text += ANSI.sub("", chunk)
+
+    def type(self, line: str) -> None:
+        self.child.sendline(line)
+
+    def bar(self) -> list[str]:
+        """The status bar's lines: those under the input line ("> ...")."""
+        lines = [x.rstrip() for x in self.screen.display]
+        prompt = max(i for i, x in enumerate(lines) if x.startswith("> "))
+        return [x for x in lines[prompt + 1:] if x.strip()]
+
+
+def records(folder) -> list[dict]:
+    path = next(folder.glob("game-*.jsonl"))
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+@pytest.mark.parametrize("columns", [80, 160])
+def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path, columns):
+    """A person who takes 5 s before each line: every day it lives, its first line comes
+    before the day's votes open (so before anyone can be executed), AI players act at a
+    person's pace, the screen tells things in order, and the status bar shows all of
+    itself at 80 and at 160 columns."""
+    game, xmpp = host(free_port(), tmp_path, "--day-seconds", "40", "--night-seconds",
+                      "15", "--seed", "11")
+    rows = 30
+    child = person(xmpp, "Alice", rows, columns)
+    term = Terminal(child, rows, columns)
+    said_on: dict[int, float] = {}
+    checked_bar = False
+    try:
+        term.pump(15)
+        assert "Round 1 of 1 starts" in term.text
+        dealt = re.search(r"You are an? (\w+)(?: \(the pack: ([\w, ]+)\))?", term.text)
+        role, pack = dealt.group(1), (dealt.group(2) or "").split(", ")
+        day, living = 0, []
+        while not term.ended:
+            days = [int(d) for d in re.findall(r"\[GM\] Day (\d+), day", term.text)]
+            if days and days[-1] != day and "You were" not in term.text:
+                day = days[-1]
+                term.pump(5)  # a slow typist
+                term.type(f"I am thinking hard about day {day}.")
+                said_on[day] = time.monotonic()
+                term.pump(5)
+                term.type("/who")
+                term.pump(5)
+                if "The game is over" in term.text:
+                    continue
+                who = term.text[term.text.rindex("alive: "):].splitlines()[0]
+                living = who.removeprefix("alive: ").split(", ")
+                bar = " ".join(x.strip() for x in term.bar())
+                assert all(len(x) <= columns for x in term.bar())
+                if f"Day {day}, night" not in term.text:  # (the bar is still today's)
+                    assert f"alive: {', '.join(living)}" in bar, (bar, living)
+                    checked_bar = True
+                target = next(n for n in living if n != "Alice")
+                term.type(f"/vote {target}")
+            nights = re.findall(r"\[GM\] Day (\d+), night", term.text)
+            if role == "Werewolf" and nights and int(nights[-1]) == day and \
+                    f"attack night {day}" not in term.text and "You were" not in term.text:
+                term.pump(5)
+                victim = next((n for n in living if n not in pack), None)
+                term.type(f"/attack {victim}")
+                term.text += f"\n(attack night {day})"
+            term.pump(1)
+    finally:
+        child.close()
+    out = finish(game)
+    assert checked_bar and said_on, term.text[-2000:]
+    # the screen told things in order: the round, then the first day; an execution
+    # before the end of the game it ended
+    assert term.text.index("Round 1 of 1 starts") < term.text.index("[GM] Day 1, day")
+    end = term.text.index("The game is over")
+    if "won (no werewolf lives)" in out or "executed" in term.text[end - 200:end]:
+        last = [m.start() for m in re.finditer(r"was executed\.", term.text)]
+        assert not last or last[-1] < end
+    # the host's log: every day Alice lived, her first line came before the votes opened
+    log = records(tmp_path)
+    alive = True
+    for r in log:
+        if r["kind"] != "event":
+            continue
+        e, d = r["event"], r["data"]
+        if e == "PhaseStarted" and d["phase"] == "day":
+            today, spoke = d["day"], False
+            alive = "Alice" in d["living"]
+        elif e == "Chatted" and d["speaker"] == "Alice" and d["room"] == "Village":
+            spoke = True
+        elif e in ("VotesOpened", "Executed") and alive:
+            assert spoke, f"day {today}: {e} before Alice's first line"
+    # the AI players kept a person's pace: none acted within a second of a phase's start
+    starts = [r["t"] for r in log if r["kind"] == "event" and r["event"] == "PhaseStarted"]
+    acts = [r["t"] for r in log if r["kind"] == "action" and r["action"] in ("Chat", "Vote")
+            and r["data"]["actor"] != "Alice"]
+    assert acts and all(min(a - s for s in starts if s <= a) >= 0.4 for a in acts)
+    print(f"\n--- the screen of `maw play` at {columns} columns, at the end ---")
+    print("\n".join(x.rstrip() for x in term.screen.display))
+
+
 VIEW = {"player": "Alice", "role": "Werewolf", "alive": True, "day": 2, "phase": "vote",
         "vote_round": 0, "room": "Village", "living": ["Alice", "Bob", "Cid"],
         "pack": ["Alice", "Bob"], "votes": {"Bob": "Cid", "Alice": "Cid"}}
@@ -142,8 +301,8 @@ def test_the_status_bar_shows_phase_time_role_pack_living_and_votes():
     assert s.toolbar() == "Alice"
     s.update(view=VIEW, seconds=30)
     bar = s.toolbar(now=s.deadline - 12.4)
-    assert bar == ("Alice (Werewolf) | pack: Bob | Day 2 vote in the Village | 12 s left | "
-                   "alive: Alice, Bob, Cid | votes: Bob>Cid, Alice>Cid")
+    assert bar == ("Alice (Werewolf) | pack: Alice, Bob | Day 2 vote in the Village | 12 s "
+                   "left | alive: Alice, Bob, Cid | votes: Cid 2 (Bob, Alice)")
     assert s.seconds_left(now=s.deadline + 5) == 0.0
 
 
@@ -173,3 +332,18 @@ def test_lines_are_styled_by_who_speaks():
     assert s.style("[Hideout] open for Alice, Bob.").style == "cyan"
     s.update(view={**VIEW, "room": "Hideout"})
     assert s.style("Bob: take Cid").style == "magenta"
+
+
+def test_the_status_bar_fits_any_width_and_cuts_nothing():
+    s = Screen(name="Alice")
+    names = ["Alice", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim"]
+    votes = {n: names[(i + 3) % len(names)] for i, n in enumerate(names)}
+    s.update(view={**VIEW, "living": names, "votes": votes}, seconds=30)
+    one = s.toolbar()
+    for width in (40, 80, 160):
+        lines = s.toolbar(width=width).splitlines()
+        assert all(len(x) <= width for x in lines), (width, lines)
+        # nothing is lost: the lines hold every word of the one-line bar
+        assert " ".join(" ".join(lines).replace(" | ", " ").split()) == \
+            " ".join(one.replace(" | ", " ").split())
+    assert len(s.toolbar(width=160).splitlines()) < len(s.toolbar(width=80).splitlines())

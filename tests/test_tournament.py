@@ -31,7 +31,7 @@ def maw(*args: str) -> list[str]:
 def tournament(db: Path, logs: Path, games: int, *extra: str) -> list[str]:
     return maw("tournament", "--roster", str(ROSTER), "--games", str(games), "--players", "6",
                "--out", str(db), "--log-dir", str(logs), "--early-end", "--day-seconds", "10",
-               "--night-seconds", "5", *extra)
+               "--night-seconds", "5", "--seed", "1", *extra)
 
 
 def rows(db: Path, sql: str) -> list[tuple]:

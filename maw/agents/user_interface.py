@@ -112,7 +112,7 @@ class UserInterfaceAgent(MawAgent):
     def role(self) -> str:
         v = self.view or {}
         me = v.get("player") or self.seat_name or "?"
-        pack = [p for p in (v.get("pack") or self.pack) if p != me]
+        pack = list(v.get("pack") or self.pack)  # (all of it, as the role's news says)
         mates = f" (the pack: {', '.join(pack)})" if pack else ""
         return f"you are {me}, a {v.get('role') or self.role_name or '?'}{mates}"
 

@@ -62,13 +62,20 @@ class Screen:
             return None
         return max(0.0, self.deadline - (time.monotonic() if now is None else now))
 
-    def toolbar(self, now: float | None = None) -> str:
-        """The status bar: who I am, the phase and its time, the living, the votes."""
+    def toolbar(self, now: float | None = None, width: int | None = None) -> str:
+        """The status bar: who I am, the phase and its time, the living, the votes; at
+        most ``width`` characters a line (as many lines as it takes: nothing is cut)."""
+        parts = self.parts(now)
+        if width is None:
+            return " | ".join(parts)
+        return "\n".join(fit(parts, width))
+
+    def parts(self, now: float | None = None) -> list[str]:
         v = self.view
         me = v.get("player") or self.name or "joining"
         role = v.get("role") or self.role
         parts = [f"{me}" + (f" ({role})" if role else "")]
-        pack = [p for p in (v.get("pack") or self.pack) if p != me]
+        pack = list(v.get("pack") or self.pack)  # (all of it, as the news of the role says)
         if pack:
             parts.append(f"pack: {', '.join(pack)}")
         if v.get("alive") is False:
@@ -85,8 +92,13 @@ class Screen:
             parts.append(f"alive: {', '.join(v['living'])}")
         votes = v.get("votes") or {}
         if votes:
-            parts.append("votes: " + ", ".join(f"{a}>{b}" for a, b in votes.items()))
-        return " | ".join(parts)
+            by: dict[str, list[str]] = {}
+            for voter, target in votes.items():
+                by.setdefault(target, []).append(voter)
+            parts.append("votes: " + "; ".join(
+                f"{t} {len(vs)} ({', '.join(vs)})"
+                for t, vs in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))))
+        return parts
 
     def style(self, line: str) -> Text:
         """A line as the person sees it: the GameMaster's in bold, deaths and refusals in
@@ -106,6 +118,33 @@ class Screen:
         if sep and self.view.get("room") == "Hideout":
             return Text(line, style="magenta")
         return Text(line)
+
+
+def fit(parts: list[str], width: int) -> list[str]:
+    """``parts`` joined by " | " into lines of at most ``width`` characters; a part too
+    long for a line is broken after its commas and semicolons, its next lines indented."""
+    width = max(20, width)
+    pieces: list[str] = []
+    for part in parts:
+        if len(part) <= width:
+            pieces.append(part)
+            continue
+        line = ""
+        for word in part.replace("; ", ";\0").replace(", ", ",\0").split("\0"):
+            if line and len(line) + 1 + len(word) > width:
+                pieces.append(line)
+                line = "  " + word
+            else:
+                line = f"{line} {word}" if line else word
+        pieces.append(line)
+    lines: list[str] = []
+    for piece in pieces:
+        joined = f"{lines[-1]} | {piece}" if lines and not piece.startswith("  ") else None
+        if joined is not None and len(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(piece[:width])
+    return lines
 
 
 class TerminalConsole:
@@ -131,12 +170,16 @@ class TerminalConsole:
     def update(self, **status: Any) -> None:
         self.screen.update(**status)
 
+    def _bar(self) -> str:
+        columns = self.session.app.output.get_size().columns
+        return "\n".join(" " + line for line in self.screen.toolbar(
+            width=columns - 2).splitlines())
+
     async def read(self) -> str | None:
         """What the person typed; Ctrl-C is /quit, Ctrl-D (end of input) is ``None``."""
         try:
             return await self.session.prompt_async(
-                "> ", bottom_toolbar=lambda: " " + self.screen.toolbar(),
-                refresh_interval=1.0)
+                "> ", bottom_toolbar=self._bar, refresh_interval=1.0)
         except KeyboardInterrupt:
             return "/quit"
         except EOFError:

@@ -23,11 +23,14 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
                   spectator: bool = False, title: str = "",
                   say: Callable[[str], None] = print,
                   archive: Path | None = None, seats: int = 0,
-                  address: Address | None = None, lobby: str | None = None) -> T:
+                  address: Address | None = None, lobby: str | None = None,
+                  after: Callable[[T], None] | None = None) -> T:
     """Run ``game`` (given the observer's record listener) with the page served on
-    ``where``; when it ends, every watcher is shown the rest of the game, then the
-    server stops. ``seats`` people may take a seat of ``lobby`` on the XMPP server at
-    ``address`` from the browser, each by its own secret link."""
+    ``where``; when it ends, every watcher is shown the rest of the game. ``seats`` people
+    may take a seat of ``lobby`` on the XMPP server at ``address`` from the browser, each
+    by its own secret link. With ``after``, it is given the game's result, and the page
+    stays up (the finished game, to replay) until the task is cancelled (Ctrl-C); else
+    the server stops with the game."""
     host, port = parse_address(where)
     observer = Observer(spectator, title)
     folder = Archive(archive) if archive is not None and archive.is_dir() else None
@@ -46,12 +49,20 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
         for secret in desk.seats:
             say(f"    {server.url}seat/{secret}")
     try:
-        return await game(observer.feed)
+        try:
+            result = await game(observer.feed)
+        finally:
+            observer.end()
+            if desk is not None:
+                await asyncio.sleep(0.5)  # (the seats' players take the final scores)
+                await desk.stop()
+        if after is not None:
+            after(result)
+            say(f"the game is over; its page stays up at {server.url} to replay it "
+                "(Ctrl-C stops)")
+            await asyncio.Event().wait()
+        return result
     finally:
-        observer.end()
-        if desk is not None:
-            await asyncio.sleep(0.5)  # (the seats' players take the final scores)
-            await desk.stop()
         await server.stop()
 
 
