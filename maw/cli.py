@@ -67,7 +67,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                        village=args.village, werewolves=args.werewolves)
     if progress is not None:
         print(file=sys.stderr)
-    result = summary.as_dict()
+    result = {**summary.as_dict(), "seed": args.seed}
     if args.json:
         print(json.dumps(result))
         return 0
