@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -100,7 +101,7 @@ def browser():
 
     options = webdriver.ChromeOptions()
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,900"):
+                "--window-size=1400,900", "--hide-scrollbars"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -144,6 +145,16 @@ def texts(driver, css: str) -> list[str]:
         "return [...document.querySelectorAll(arguments[0])].map(e => e.innerText)", css)
 
 
+def content(driver, element_id: str) -> str:
+    """An element's text, shown or folded away (a closed <details>)."""
+    return driver.execute_script("return document.getElementById(arguments[0]).textContent",
+                                 element_id)
+
+
+def shown(driver, element_id: str) -> bool:
+    return driver.find_element("id", element_id).is_displayed()
+
+
 def press(driver, command: str) -> bool:
     """Click the seat page's button that types ``command``, if it is there now."""
     return driver.execute_script(
@@ -158,88 +169,171 @@ def commands(driver) -> list[str]:
         ".map(b => b.dataset.command)")
 
 
-def live_game(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    proc = maw("game", "--policy", "rule", "--players", "6", "--seed", "2", "--day-seconds",
-               "5", "--night-seconds", "2", "--xmpp", f"embedded:{free_port()}",
-               "--log-dir", str(tmp_path), "--web", str(port), *extra)
-    url = f"http://127.0.0.1:{port}/"
-    up(url, proc)
-    return proc, url
+def said_line(proc: subprocess.Popen, pattern: str, out: list[str], timeout: float = 120):
+    """Read the process's output until a line matches ``pattern``; the match."""
+    import re
+
+    def one():
+        line = proc.stdout.readline()
+        if not line and proc.poll() is not None:
+            raise AssertionError("the process ended: " + "".join(out))
+        out.append(line)
+        return re.search(pattern, line)
+    return wait(one, timeout, f"a line like {pattern!r}")
 
 
-def test_the_observer_shows_a_game_live_from_the_lobby_to_the_winner(browser, tmp_path):
+# What a page must not do, at any size: be wider than the window (a sideways scroll), put
+# an element past the window's edge (unless a scrolling box holds it), or show a heading
+# with nothing under it.
+LAYOUT = """
+const W = window.innerWidth, bad = [];
+const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+  (e.className && typeof e.className === 'string' ? '.' + e.className.split(' ')[0] : '');
+const visible = (e) => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+  return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'; };
+const clipped = (e) => { for (let a = e.parentElement; a; a = a.parentElement) {
+  const o = getComputedStyle(a).overflowX; if (o !== 'visible') return true; } return false; };
+if (document.documentElement.scrollWidth > W + 1)
+  bad.push('the page is ' + document.documentElement.scrollWidth + ' px wide in ' + W);
+for (const e of document.body.querySelectorAll('*')) {
+  if (!visible(e) || clipped(e)) continue;
+  const r = e.getBoundingClientRect();
+  if (r.right > W + 1 || r.left < -1) bad.push(name(e) + ' goes past the edge: ' +
+                                               Math.round(r.left) + '..' + Math.round(r.right));
+}
+for (const h of document.querySelectorAll('h2, h3')) {
+  if (!visible(h)) continue;
+  let n = h.nextElementSibling, said = false;
+  for (; n && !/^H[23]$/.test(n.tagName); n = n.nextElementSibling)
+    if (visible(n) && n.innerText.trim()) said = true;
+  if (!said) bad.push('the heading "' + h.innerText + '" has nothing under it');
+}
+for (const p of document.querySelectorAll('.panel'))
+  if (visible(p) && !p.innerText.trim()) bad.push(name(p) + ' is empty');
+return bad;
+"""
+SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+# MAW_DOCS_IMAGES=1: the screenshots also go to docs/images for the README
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "images"
+
+
+def look(driver, name: str) -> None:
+    """At a desktop's size and a phone's: the page's layout holds, and a screenshot."""
+    for size, (w, h) in SIZES.items():
+        driver.set_window_size(w, h)
+        time.sleep(0.8)  # (the page redraws for its new size)
+        problems = driver.execute_script(LAYOUT)
+        driver.save_screenshot(str(ARTIFACTS / f"{name}-{size}.png"))
+        if os.environ.get("MAW_DOCS_IMAGES"):
+            driver.save_screenshot(str(DOCS / f"web-{name}-{size}.png"))
+        assert not problems, f"{name} at {w}x{h}: {problems[:5]}"
+    driver.set_window_size(1400, 900)
+
+
+def game_clock(log: list[dict]) -> float:
+    """time.time() at the log's t = 0 (its 'started' record says when it was)."""
+    started = next(r for r in log if r["kind"] == "started")
+    return started["wall"] - started["t"]
+
+
+def read_log(folder: Path) -> list[dict]:
+    path = next(folder.glob("*.jsonl"))
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def test_a_rule_game_ends_in_a_second_and_its_page_stays_up_to_replay(browser, tmp_path):
+    """Rule players end a game in well under a second: the page stays up after it (until
+    Ctrl-C), says who won, reveals the roles and the Hideout, and replays it."""
     from selenium.webdriver.common.by import By
 
-    proc, url = live_game(tmp_path)
+    port = free_port()
+    proc = maw("game", "--policy", "rule", "--players", "6", "--seed", "2", "--early-end",
+               "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path),
+               "--web", str(port))
+    url = f"http://127.0.0.1:{port}/"
+    out: list[str] = []
     try:
-        # no spectator switch: asking for one is refused
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(url + "events?spectator=1", timeout=5)
-        assert refused.value.code == 403
+        said_line(proc, r"page stays up", out, 60)
+        assert any(x.startswith("Summary:") for x in out)  # the summary came first
         browser.get(url)
-        wait(lambda: browser.find_element(By.ID, "status").text == "live", what="live")
-        wait(lambda: len(texts(browser, "#players .player")) == 6, what="six players")
-        wait(lambda: browser.find_element(By.ID, "phase").text.startswith("Day "),
-             what="a phase")
-        wait(lambda: "s left" in browser.find_element(By.ID, "timer").text, what="a timer")
-        wait(lambda: len(texts(browser, "#village .line")) > 3, what="the Village talking")
-        # while the game is on, nobody's role shows, and there is no Hideout
-        assert texts(browser, "#players .player .role") == [""] * 6
-        assert not browser.find_element(By.ID, "hideout-box").is_displayed()
-        assert not browser.find_element(By.ID, "spectator-box").is_displayed()
-        browser.save_screenshot(str(ARTIFACTS / "live.png"))
-        wait(lambda: browser.find_element(By.ID, "winner").is_displayed(), 90, "a winner")
+        wait(lambda: browser.find_element(By.ID, "status").text == "GAME OVER", what="the end")
+        log = read_log(tmp_path)
+        over = next(r for r in log if r["kind"] == "outcome")
+        banner = wait(lambda: browser.find_element(By.ID, "winner").text, what="the winner")
+        assert banner.lower().startswith(f"{over['winner']} won on day {over['day']}")
+        roles = texts(browser, "#players .seat .role")
+        assert sorted(roles) == sorted(["Werewolf"] * 2 + ["Villager"] * 4)
+        assert shown(browser, "tab-hideout") and shown(browser, "replay")
+        # the timeline: from the start, a phase on, an event on
+        browser.find_element(By.ID, "replay-start").click()
+        position = lambda: browser.find_element(By.ID, "position")  # noqa: E731
+        assert position().text.startswith("Day 1 · event ")
+        upto = int(position().get_attribute("data-upto"))
+        browser.find_element(By.ID, "step").click()
+        assert int(position().get_attribute("data-upto")) > upto
+        browser.find_element(By.ID, "next-phase").click()
+        assert position().text.startswith("Night 1 · ")
+        assert not shown(browser, "banner")  # the winner is not known yet on night 1
+        assert proc.poll() is None  # still serving
+        proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
     finally:
         proc.kill()
-    # the game is over: roles, the Hideout and minds are revealed
-    wait(lambda: browser.find_element(By.ID, "status").text == "game over", what="the end")
-    roles = texts(browser, "#players .player .role")
-    assert sorted(roles) == sorted(["Werewolf"] * 2 + ["Villager"] * 4)
-    assert browser.find_element(By.ID, "hideout-box").is_displayed()
-    winner = browser.find_element(By.ID, "winner").text
-    log = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
-    over = next(r for r in log if r["kind"] == "outcome")
-    assert winner.startswith(f"{over['winner']} won on day {over['day']}")
-    villager = next(n for n, r in over["roles"].items() if r == "Villager")
-    browser.find_element(By.CSS_SELECTOR, f'#players .player[data-name="{villager}"]').click()
-    wait(lambda: browser.find_element(By.ID, "mind").is_displayed(), what="the mind panel")
-    beliefs = texts(browser, "#beliefs tbody tr")
-    assert len(beliefs) == 5 and all(row.endswith("%") for row in beliefs)
-    last = [r for r in log if r["kind"] == "beliefs" and r["player"] == villager][-1]
-    top = max(sorted(last["beliefs"]), key=last["beliefs"].get)
-    assert beliefs[0].startswith(top)  # its likeliest wolf first, as the log says
-    assert "rule player" in browser.find_element(By.ID, "mind-prompt").text
-    browser.save_screenshot(str(ARTIFACTS / "over.png"))
 
 
 def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path):
     from selenium.webdriver.common.by import By
 
-    proc, url = live_game(tmp_path, "--web-spectator")
+    port = free_port()
+    # (no --early-end: each phase runs to its timer, the game lasts to be watched)
+    proc = maw("game", "--policy", "rule", "--players", "6", "--seed", "2", "--day-seconds",
+               "5", "--night-seconds", "2", "--xmpp", f"embedded:{free_port()}",
+               "--log-dir", str(tmp_path), "--web", str(port), "--web-spectator")
+    url = f"http://127.0.0.1:{port}/"
     try:
+        up(url, proc)
         browser.get(url)
-        wait(lambda: len(texts(browser, "#players .player")) == 6, what="six players")
+        wait(lambda: len(texts(browser, "#players .seat")) == 6, what="six players")
         box = wait(lambda: browser.find_element(By.ID, "spectator-box"), what="the switch")
         wait(box.is_displayed, what="the switch shown")
-        assert texts(browser, "#players .player .role") == [""] * 6
+        assert texts(browser, "#players .seat .role") == [""] * 6
         browser.find_element(By.ID, "spectator").click()
-        wait(lambda: "" not in texts(browser, "#players .player .role"), what="roles")
+        wait(lambda: "" not in texts(browser, "#players .seat .role"), what="roles")
         # still live: the roles came from the switch, not from the end
-        assert browser.find_element(By.ID, "status").text == "live"
-        wait(lambda: browser.find_element(By.ID, "hideout-box").is_displayed(), 30,
-             "the Hideout at night")
+        assert browser.find_element(By.ID, "status").text == "LIVE"
+        wait(lambda: shown(browser, "tab-hideout"), 30, "the Hideout at night")
         browser.save_screenshot(str(ARTIFACTS / "spectator.png"))
-        assert proc.wait(timeout=90) == 0
+        said_line(proc, r"page stays up", [], 90)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+
+
+def test_a_lobby_that_never_fills_says_why_on_the_page(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    port = free_port()
+    proc = maw("game", "--policy", "rule", "--players", "6", "--humans", "1",
+               "--lobby-seconds", "6", "--xmpp", f"embedded:{free_port()}",
+               "--log-dir", str(tmp_path), "--web", str(port))
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        up(url, proc)
+        browser.get(url)
+        wait(lambda: len(texts(browser, "#players .seat")) == 5, what="the AI players seated")
+        assert browser.find_element(By.ID, "phase").text == "the lobby"
+        why = wait(lambda: browser.find_element(By.ID, "winner").text, 30, "the reason")
+        assert why == "No game: only 5 of 6 players joined within 6 s"
+        assert proc.wait(timeout=30) == 2
     finally:
         proc.kill()
 
 
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
-async def test_a_replay_steps_to_the_end_and_shows_each_models_prompt(server, tmp_path,
-                                                                     browser):
+async def test_a_replay_opens_at_the_start_steps_by_event_and_phase_and_shows_prompts(
+        server, tmp_path, browser):
     import asyncio
 
     from selenium.webdriver.common.by import By
@@ -261,106 +355,158 @@ async def test_a_replay_steps_to_the_end_and_shows_each_models_prompt(server, tm
     result = await run_game(config, seats_from_roster(load_roster(roster), 6), server,
                             timeout=300)
     log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    # a second game in the archive: the search tells them apart
+    (logs / "older").mkdir()
+    (logs / "older" / "game-x-aiwolf-5-seed9.jsonl").write_text("".join(
+        json.dumps(r) + "\n" for r in [{"t": 0, "kind": "started", "agents": 5, "seconds": 1,
+                                        "ruleset": "aiwolf-5", "seed": 9, "players": 5,
+                                        "remote": 0, "lobby": "x", "wall": 1.0}]))
     port = free_port()
     proc = maw("web", str(logs), "--web", str(port))
     url = f"http://127.0.0.1:{port}/"
 
-    def look() -> None:
+    def check() -> None:
         up(url, proc)
         browser.get(url)
-        rows = wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#games tbody tr[data-id]"),
-                    what="the list of games")
-        assert len(rows) == 1 and "maw" in rows[0].text
+        rows = lambda: [r for r in browser.find_elements(  # noqa: E731
+            By.CSS_SELECTOR, "#games tbody tr[data-id]") if r.is_displayed()]
+        wait(lambda: len(rows()) == 2, what="the list of games")
+        mine = next(r for r in rows() if "maw" in r.text.split())
+        cells = mine.find_elements(By.TAG_NAME, "td")
+        assert cells[1].text == "4"  # the seed replays it
         over = next(r for r in log if r["kind"] == "outcome")
-        assert (over["winner"] or "draw") in rows[0].text
-        browser.save_screenshot(str(ARTIFACTS / "archive.png"))
-        rows[0].find_element(By.CSS_SELECTOR, "a.replay-link").click()
-        wait(lambda: browser.find_element(By.ID, "replay").is_displayed(), what="controls")
-        assert browser.find_element(By.ID, "position").text.startswith(f"0 / {len(log)} ")
-        for _ in range(3):
-            browser.find_element(By.ID, "step").click()
-        assert browser.find_element(By.ID, "position").text.startswith(f"3 / {len(log)} ")
-        assert not browser.find_element(By.ID, "winner").is_displayed()
-        # the slider to the end: the whole game, minds included
-        browser.execute_script(
-            "const s = document.getElementById('slider'); s.value = s.max;"
-            "s.dispatchEvent(new Event('input'));")
-        wait(lambda: browser.find_element(By.ID, "winner").is_displayed(), what="the winner")
+        assert (over["winner"] or "draw") in mine.text
+        search = browser.find_element(By.ID, "search")
+        search.send_keys("aiwolf")
+        wait(lambda: len(rows()) == 1 and "aiwolf-5" in rows()[0].text, what="a search")
+        search.clear()
+        search.send_keys("Bob 4")  # a player and a seed
+        wait(lambda: len(rows()) == 1 and "maw" in rows()[0].text.split(), what="another")
+        search.clear()
+        search.send_keys(" ")
+        wait(lambda: len(rows()) == 2, what="all again")
+        look(browser, "archive")
+        mine = next(r for r in rows() if "maw" in r.text.split())
+        mine.find_element(By.CSS_SELECTOR, "a.replay-link").click()
+        # it opens at the start: the players seated, day 1, not a blank page
+        wait(lambda: shown(browser, "replay"), what="the timeline")
+        position = lambda: browser.find_element(By.ID, "position")  # noqa: E731
+        wait(lambda: position().text.startswith("Day 1 · event "), what="day 1")
+        assert len(texts(browser, "#players .seat")) == 6
+        at = lambda: int(position().get_attribute("data-upto"))  # noqa: E731
+        start = at()
+        browser.find_element(By.ID, "step").click()
+        one = at()
+        assert one > start and log[one - 1]["kind"] in ("event", "outcome")
+        browser.find_element(By.ID, "back").click()
+        assert at() == start
+        browser.find_element(By.ID, "next-phase").click()
+        assert position().text.startswith("Night 1 · ")
+        # the phase strip: one button a phase, the last the end
+        labels = texts(browser, "#phases button")
+        assert labels[0] == "D1" and labels[1] == "N1" and labels[-1] == "end"
+        assert not shown(browser, "banner")
+        # to the end: the whole game, minds included
+        browser.find_elements(By.CSS_SELECTOR, "#phases button")[-1].click()
+        wait(lambda: shown(browser, "banner"), what="the winner")
         last = [r for r in log if r["kind"] == "llm" and r["player"] == "Bob"][-1]
-        browser.find_element(By.CSS_SELECTOR, '#players .player[data-name="Bob"]').click()
-        prompt = wait(lambda: browser.find_element(By.ID, "mind-prompt").text,
-                      what="Bob's prompt")
-        # the whole prompt of Bob's last decision, as the model got it
+        browser.find_element(By.CSS_SELECTOR, '#players .seat[data-name="Bob"]').click()
+        wait(lambda: shown(browser, "mind"), what="Bob's mind")
+        prompt = content(browser, "mind-prompt")
+        # the whole prompt of Bob's last decision, as the model got it (folded away)
         assert prompt.startswith("[system]") and "You may now:" in prompt
         assert last["prompts"][-1][-1]["content"].splitlines()[0] in prompt
-        assert browser.find_element(By.ID, "mind-answer").text == last["answers"][-1]
-        browser.save_screenshot(str(ARTIFACTS / "replay.png"))
+        assert content(browser, "mind-answer") == last["answers"][-1]
+        assert not shown(browser, "mind-prompt")  # folded until asked for
+        browser.find_element(By.CSS_SELECTOR, "#prompt-box summary").click()
+        assert shown(browser, "mind-prompt")
+        look(browser, "replay")
 
     try:
-        await asyncio.to_thread(look)
+        await asyncio.to_thread(check)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
 
 
-def test_a_person_plays_a_whole_game_from_a_seat_page(browser, tmp_path):
+def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browser, tmp_path):
     """``--humans 1 --web``: the seat link's page is the person's interface: the name,
-    a chat, a vote by button, a refusal with its reason, to the end of the game; and it is
-    sent nothing its player may not see."""
+    a chat, a vote by button, a refusal with its reason, to the end of the game; it is
+    sent nothing its player may not see. Meanwhile the observer's page shows the game live
+    (its countdown counted from the phase's start, for a page opened mid-phase), at a
+    desktop's size and a phone's."""
     import re
 
     from selenium.webdriver.common.by import By
 
     port = free_port()
     proc = maw("game", "--policy", "rule", "--players", "6", "--humans", "1", "--seed", "3",
-               "--day-seconds", "8", "--night-seconds", "4", "--lobby-seconds", "60",
+               "--day-seconds", "20", "--night-seconds", "8", "--lobby-seconds", "60",
                "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path),
                "--web", str(port))
     out: list[str] = []
-
-    def link() -> str | None:
-        line = proc.stdout.readline()
-        out.append(line)
-        found = re.search(r"(http://\S+/seat/\S+)", line)
-        return found.group(1) if found else None
-
+    url = f"http://127.0.0.1:{port}/"
     try:
-        seat = wait(link, 30, "a seat link")
+        seat = said_line(proc, r"(http://\S+/seat/\S+)", out, 30).group(1)
         # a wrong secret is no seat
         with pytest.raises(urllib.error.HTTPError) as missing:
             urllib.request.urlopen(seat[: seat.rindex("/") + 1] + "nope", timeout=5)
         assert missing.value.code == 404
         browser.get(seat)
-        lines = lambda: texts(browser, "#lines li")  # noqa: E731
+        seat_tab = browser.current_window_handle
+        lines = lambda: browser.execute_script(  # noqa: E731 - each line as heard
+            "return [...document.querySelectorAll('#lines li')].map(e => e.dataset.text)")
         wait(lambda: "Your name?" in lines(), what="the name question")
         browser.find_element(By.ID, "text").send_keys("Quinn\n")
         me = wait(lambda: (t := browser.find_element(By.ID, "me").text).startswith("Quinn, ")
                   and t, what="a role")
-        offered = wait(lambda: commands(browser), what="the day's choices")
-        assert offered[-1] == "/pass"
+        wait(lambda: "open once everyone has spoken" in " ".join(lines()), what="day 1")
         browser.find_element(By.ID, "text").send_keys("hello from the browser\n")
         wait(lambda: "Quinn: hello from the browser" in lines(), what="the chat said")
+        offered = wait(lambda: [c for c in commands(browser) if c.startswith("/vote ")],
+                       what="the votes open")
+        assert commands(browser)[-1] == "/pass"
         browser.find_element(By.ID, "text").send_keys("/vote Nobody\n")
         refusal = wait(lambda: [x for x in lines() if "Refused" in x], what="a refusal")
         assert "'Nobody' is not a player" in refusal[0]
-        vote = next(c for c in commands(browser) if c.startswith("/vote "))
-        assert press(browser, vote)
-        target = vote.removeprefix("/vote ")
+        assert press(browser, offered[0])
+        target = offered[0].removeprefix("/vote ")
         wait(lambda: f"[GM] Quinn votes for {target}." in lines(), what="the vote")
-        browser.save_screenshot(str(ARTIFACTS / "seat.png"))
-        # then whenever choices come, it takes the first (to the end of the game)
+        look(browser, "seat")
+
+        # the observer's page, opened mid-phase, beside the seat
+        browser.switch_to.new_window("tab")
+        browser.get(url)
+        wait(lambda: len(texts(browser, "#players .seat")) == 6, what="six seats")
+        assert browser.find_element(By.ID, "status").text == "LIVE"
+        assert texts(browser, "#players .seat .role") == [""] * 6  # no role while live
+        left = wait(lambda: re.match(r"(\d+) s left", browser.find_element(
+            By.ID, "timer").text), what="a countdown")
+        log = read_log(tmp_path)
+        timer = [r for r in log if r["kind"] == "timer"][-1]
+        expected = game_clock(log) + timer["t"] + timer["seconds"] - time.time()
+        assert abs(int(left.group(1)) - expected) <= 2.5, (left.group(0), expected)
+        look(browser, "live")
+        browser.switch_to.window(seat_tab)
+
+        # then whenever choices come, the person takes the first (to the end of the game)
         while not any(x.startswith("-- ") for x in lines()):
             choice = next((c for c in commands(browser) if c not in ("/pass", "/unvote")),
                           None)
             if choice:
                 press(browser, choice)
-            time.sleep(1)
-            assert proc.poll() is None or proc.returncode == 0
+            if browser.find_element(By.ID, "text").is_enabled() and "day" in \
+                    browser.find_element(By.ID, "phase").text:
+                browser.find_element(By.ID, "text").send_keys("still here\n")
+            time.sleep(1.5)
+            assert proc.poll() is None
         assert "-- the game is over" in lines()
-        assert proc.wait(timeout=60) == 0, "".join(out) + proc.stdout.read()
+        said_line(proc, r"page stays up", out, 60)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0, "".join(out) + proc.stdout.read()
     finally:
         proc.kill()
-    log = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
+    log = read_log(tmp_path)
     assert {"Chat", "Vote"} <= {r["action"] for r in log if r["kind"] == "action"
                                 and r["data"].get("actor") == "Quinn"}
     over = next(r for r in log if r["kind"] == "outcome")
@@ -383,8 +529,20 @@ def test_a_person_plays_a_whole_game_from_a_seat_page(browser, tmp_path):
     if role != "Werewolf":
         hideout = {r["data"]["text"] for r in log if r["kind"] == "event"
                    and r["event"] == "Chatted" and r["data"]["room"] == "Hideout"}
-        assert hideout and not any(any(h in x for h in hideout) for x in said)
-        assert not any(f"{w} is a Werewolf" in x for x in said[:end] for w in wolves)
+        assert not any(any(h in x for h in hideout) for x in said)
+        assert not any(f"{w} was a Werewolf" in x for x in said[:end] for w in wolves)
+    # every day Quinn lived, nobody was executed before Quinn had spoken
+    alive, spoke = True, False
+    for r in log:
+        if r["kind"] != "event":
+            continue
+        e, d = r["event"], r["data"]
+        if e == "PhaseStarted" and d["phase"] == "day":
+            alive, spoke = "Quinn" in d["living"], False
+        elif e == "Chatted" and d["speaker"] == "Quinn":
+            spoke = True
+        elif e == "Executed" and alive:
+            assert spoke or d["player"] != "Quinn", f"Quinn executed unheard on day {d['day']}"
 
 
 def test_a_tournament_page_follows_each_game_and_keeps_the_standings(browser, tmp_path):

@@ -171,6 +171,8 @@ class GameMasterAgent(MawAgent):
         self.gone_away(bare(jid).split("/")[0], "offline")
 
     def gone_away(self, jid: str, why: str) -> None:
+        if self.done.is_set():  # (the last round is over: leaving now is no news)
+            return
         for seat in self.seats.values():
             if seat.jid == jid and not seat.gone:
                 seat.gone = True

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from spade.behaviour import CyclicBehaviour
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.engine.actions import ACTIONS
 from maw.protocol import messages as m
 from maw.protocol import render
 
@@ -94,8 +95,18 @@ class UserInterfaceAgent(MawAgent):
         return None
 
     def offered(self) -> list[dict[str, Any]]:
-        """The actions the player may take now (a web page's buttons)."""
-        return [o.model_dump() for o in self.options]
+        """The actions the player may take now (a web page's buttons), each with the
+        command a person types for it (from the engine's table: the page keeps no list
+        of its own)."""
+        out = []
+        for o in self.options:
+            spec = ACTIONS.get(o.action)
+            command = None
+            if spec is not None and o.action != "chat":
+                command = spec.usage.replace("NAME", o.target) if spec.target and o.target \
+                    else spec.usage
+            out.append({**o.model_dump(), "command": command})
+        return out
 
     def status(self, **status: Any) -> None:
         update = getattr(self.console, "update", None)

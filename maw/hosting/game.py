@@ -225,6 +225,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             raise MawError(f"the game did not finish in {timeout:.0f} s")
         if not gm.done.is_set():
             code = gm.fsm.exit_code
+            if isinstance(code, MawError):  # (a lobby that never filled: say just that)
+                raise MawError(str(code)) from code
             raise MawError(f"the GameMaster stopped: {code}") from (
                 code if isinstance(code, BaseException) else None)
         result.seconds = time.monotonic() - t1

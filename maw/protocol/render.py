@@ -114,7 +114,8 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
                 return f"   {d['voter']} withdraws the vote"
             return f"   {d['voter']} {verb} {d['target']}{tag}"
         case "Executed":
-            return f"** {d['player']} is executed ({d['votes']} votes)"
+            votes = d["votes"]
+            return f"** {d['player']} is executed ({votes} vote{'' if votes == 1 else 's'})"
         case "NoExecution":
             if d.get("tied"):
                 return f"** Nobody is executed: a tie between {_and(d['tied'])}"

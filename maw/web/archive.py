@@ -20,6 +20,7 @@ class Game:
     winner: str  # "village", "werewolves", "draw", or "unfinished"
     days: int
     seconds: float
+    seed: int | None = None  # what replays it: maw game --seed
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -79,7 +80,8 @@ class Archive:
             ruleset=(deal or started or {}).get("ruleset", "?"), players=players,
             winner=("unfinished" if over is None else over.get("winner") or "draw"),
             days=(over or {}).get("day", 0),
-            seconds=round(((over or {}).get("t", last_t)) - begin, 1))
+            seconds=round(((over or {}).get("t", last_t)) - begin, 1),
+            seed=(started or {}).get("seed"))
 
     def records(self, game_id: str) -> list[dict]:
         path = (self.folder / game_id).resolve()

@@ -33,7 +33,10 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
     the server stops with the game."""
     host, port = parse_address(where)
     observer = Observer(spectator, title)
-    folder = Archive(archive) if archive is not None and archive.is_dir() else None
+    folder = None
+    if archive is not None:  # (the game's log goes there: its replay is in the archive)
+        archive.mkdir(parents=True, exist_ok=True)
+        folder = Archive(archive)
     desk = None
     if seats:
         if address is None or lobby is None:
@@ -48,11 +51,16 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
         say(f"  {seats} seat(s) for people in the browser, one link each (keep it secret):")
         for secret in desk.seats:
             say(f"    {server.url}seat/{secret}")
+    result = None
     try:
         try:
             result = await game(observer.feed)
+        except Exception as exc:  # the page says why there is no game
+            observer.end(why=str(exc))
+            raise
         finally:
-            observer.end()
+            if not observer.over:  # (the game ended, or was interrupted)
+                observer.end(replay=_replay_id(folder, result))
             if desk is not None:
                 await asyncio.sleep(0.5)  # (the seats' players take the final scores)
                 await desk.stop()
@@ -64,6 +72,17 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
         return result
     finally:
         await server.stop()
+
+
+def _replay_id(folder: Archive | None, result: object) -> str | None:
+    """The game's id in the archive the page serves (its log's path under the folder)."""
+    path = getattr(result, "log_path", None)
+    if folder is None or path is None:
+        return None
+    try:
+        return Path(path).resolve().relative_to(folder.folder).as_posix()
+    except ValueError:
+        return None
 
 
 async def serve_archive(folder: Path, where: str, say: Callable[[str], None] = print) -> None:

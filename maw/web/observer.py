@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 # how many frames a watcher may fall behind before it is dropped (a stuck browser must
 # not make the host hold the whole game once more for it)
 BACKLOG_LIMIT = 50_000
-PUBLIC_KINDS = frozenset({"started", "join", "timer", "outcome"})
+# (a player who leaves, its stand-in and its return are seen at the table: no secret)
+PUBLIC_KINDS = frozenset({"started", "join", "timer", "outcome", "gone", "substituted",
+                          "returned"})
 
 
 def public(record: dict) -> bool:
@@ -62,6 +64,7 @@ class Observer:
         self.watchers: set[Watcher] = set()
         self.over = False
         self.fed_at: list[float] = []  # time.time() each record came (update delays)
+        self.ending: dict = {}  # what the end frame says: why, the replay's id
 
     def feed(self, record: dict) -> None:
         i = len(self.records)
@@ -87,12 +90,13 @@ class Observer:
             raise PermissionError("the host did not enable the spectator switch")
         w = Watcher(spectator or self.over)
         w.put(frame("hello", {"title": self.title, "spectator": w.spectator,
-                              "spectator_allowed": self.may_spectate(), "over": self.over}))
+                              "spectator_allowed": self.may_spectate(), "over": self.over,
+                              "now": self.now()}))
         for i, r in enumerate(self.records):
             if w.spectator or public(r):
                 self._send(w, i)
         if self.over:
-            w.put(frame("end", {}))
+            w.put(frame("end", self.ending))
             w.put(None)
         else:
             self.watchers.add(w)
@@ -101,12 +105,21 @@ class Observer:
     def leave(self, w: Watcher) -> None:
         self.watchers.discard(w)
 
-    def end(self) -> None:
-        """The game is over: every watcher gets what it was not sent, then the end."""
+    def now(self) -> float:
+        """The game log's clock now (seconds since it began), for a watcher's countdown:
+        a phase's time left is its timer's start plus its length, less this."""
+        if not self.records:
+            return 0.0
+        return round(self.records[-1].get("t", 0.0) + time.time() - self.fed_at[-1], 3)
+
+    def end(self, why: str = "", replay: str | None = None) -> None:
+        """The game is over (or never began: ``why``): every watcher gets what it was not
+        sent, then the end, with the game's id in the archive (``replay``) if it has one."""
         self.over = True
+        self.ending = {"why": why, "replay": replay}
         for w in list(self.watchers):
             hidden = [{"i": i, "r": r} for i, r in enumerate(self.records) if i not in w.sent]
             w.put(frame("reveal", {"records": hidden}))
-            w.put(frame("end", {}))
+            w.put(frame("end", self.ending))
             w.put(None)
         self.watchers.clear()

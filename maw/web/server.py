@@ -51,9 +51,15 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
         return web.FileResponse(STATIC / "index.html",
                                 headers={"Cache-Control": "no-cache"})
 
+    from maw.engine.roles import ROLES
+
+    # each role's side, for the page's colours (it keeps no list of roles of its own)
+    sides = {role.name: role.team.value for role in ROLES.values()}
+
     async def info(_request: web.Request) -> web.Response:
         live = current()
         return web.json_response({
+            "roles": sides,
             "live": live is not None or callable(observer), "archive": archive is not None,
             "title": live.title if live else "",
             "spectator_allowed": live.may_spectate() if live else False,

@@ -1,6 +1,7 @@
 // MAW's web observer: the game log's records, folded into what a watcher sees.
 // The same code follows a live game (server-sent events from /events) and replays a
-// finished one (/api/games/ID): a live game and its replay look the same.
+// finished one (/api/games/ID): a live game and its replay look the same. The page
+// learns the roles' sides from the server (/api/info), never from a list of its own.
 "use strict";
 
 const params = new URLSearchParams(location.search);
@@ -8,72 +9,110 @@ const params = new URLSearchParams(location.search);
 // ------------------------------------------------------------ the fold
 
 function fresh() {
-  return {players: {}, order: [], jids: {}, phase: "", day: 0, round: 0, timer: null,
-          village: [], hideout: [], votes: {}, votesKind: "", winner: null, board: {},
-          gmState: "", t: 0, records: 0};
+  return {players: {}, order: [], jids: {}, phase: "", day: 0, round: 0, voteRound: 0,
+          timer: null, village: [], hideout: [], votes: {}, votesKind: "", winner: null,
+          board: {}, gmState: "", t: 0, records: 0, seed: null, votesOpen: true,
+          candidates: []};
 }
 
 function seat(s, name) {
   if (!s.players[name]) {
     s.players[name] = {name, alive: true, role: null, state: "", llm: null, beliefs: null,
                        input: null, calls: 0, tokens: 0, seconds: 0, decisions: 0,
-                       refused: null, vote: null};
+                       refused: null, vote: null, death: null, gone: false, standIn: null};
     s.order.push(name);
   }
   return s.players[name];
 }
 
-function say(s, line, room = "village") {
-  s[room].push({t: s.t, system: true, text: line});
+function line(s, room, entry) { s[room].push({t: s.t, ...entry}); }
+function note(s, text, kind = "system", room = "village") { line(s, room, {kind, text}); }
+
+function and(names) {
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+function phaseName(phase, day) {
+  return {day: `Day ${day}`, vote: `Day ${day} · the vote`, whisper: `Night ${day} · the wolves whisper`,
+          night: `Night ${day}`, over: "The end"}[phase] || `Day ${day}, ${phase}`;
+}
+
+function tallyText(pairs) {
+  const by = {};
+  for (const [voter, target] of pairs) (by[target] ||= []).push(voter);
+  return Object.entries(by).sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
+    .map(([t, vs]) => `${t} ${vs.length} (${vs.join(", ")})`).join(" · ");
 }
 
 const EVENTS = {
   GameStarted(s, d) {
-    for (const n of d.players) { const p = seat(s, n); p.alive = true; p.vote = null; }
+    for (const n of d.players) { const p = seat(s, n); p.alive = true; p.vote = null; p.death = null; }
     s.order = [...d.players, ...s.order.filter((n) => !d.players.includes(n))];  // seat order
-    say(s, `Round ${s.round || 1} begins: ${d.players.join(", ")}`);
+    note(s, `Round ${s.round || 1}: ${d.players.length} players take their seats`);
   },
   RoleAssigned(s, d) { seat(s, d.player).role = d.role; },
   PhaseStarted(s, d) {
-    s.phase = d.phase; s.day = d.day; s.votes = {}; s.votesKind = "";
-    for (const n of s.order) s.players[n].vote = null;
-    for (const n of s.order) s.players[n].alive = d.living.includes(n);
-    const what = d.phase === "vote" ? `revote between ${d.candidates.join(", ")}` : d.phase;
-    say(s, `Day ${d.day}: ${what}`);
-    if (d.phase === "night" || d.phase === "whisper") say(s, `Night ${d.day}`, "hideout");
+    s.phase = d.phase; s.day = d.day; s.voteRound = d.vote_round; s.votes = {}; s.votesKind = "";
+    s.candidates = d.candidates || []; s.votesOpen = true;
+    for (const n of s.order) { s.players[n].vote = null; s.players[n].alive = d.living.includes(n); }
+    const name = phaseName(d.phase, d.day) + (d.vote_round ? ` · revote between ${and(d.candidates)}` : "");
+    note(s, name, "phase", d.audience ? "hideout" : "village");
+    if (!d.audience && (d.phase === "night" || d.phase === "whisper")) note(s, name, "phase", "hideout");
   },
   Chatted(s, d) {
-    s[d.room === "Hideout" ? "hideout" : "village"].push({t: s.t, speaker: d.speaker, text: d.text});
+    line(s, d.room === "Hideout" ? "hideout" : "village", {kind: "said", speaker: d.speaker, text: d.text});
   },
-  VotesOpened(s, d) { say(s, d.by === "talk" ? "Everyone has spoken: the votes are open"
-                                             : "The votes are open"); },
+  VotesOpened(s, d) {
+    s.votesOpen = true;
+    note(s, d.by === "talk" ? "Everyone has spoken: the votes are open" : "The talk's time is up: the votes are open");
+  },
   VoteCast(s, d) {
+    if (d.kind === "divine") return note(s, `${d.voter} divines ${d.target}`, "secret");
     s.votes[d.voter] = d.target; s.votesKind = d.kind;
     seat(s, d.voter).vote = d.target;
-    if (d.kind !== "execute") say(s, `${d.voter} attacks ${d.target ?? "nobody"}`, "hideout");
+    if (d.kind === "attack") note(s, `${d.voter} wants to attack ${d.target ?? "nobody"}`, "system", "hideout");
   },
-  Executed(s, d) { seat(s, d.player).alive = false; say(s, `${d.player} is executed (${d.votes} votes)`); },
-  NoExecution(s, d) { say(s, `Nobody is executed (${d.reason})`); },
-  Revote(s, d) { say(s, `A tie between ${d.tied.join(", ")}: vote again`); },
-  Murdered(s, d) { seat(s, d.player).alive = false; say(s, `${d.player} was murdered in the night`); },
-  NoMurder(s) { say(s, "Nobody was murdered in the night"); },
-  RoleRevealed(s, d) { seat(s, d.player).role = d.role; },
-  AttackBlocked(s, d) { say(s, `The bodyguard saved ${d.target}`, "hideout"); },
-  Divined(s, d) { say(s, `${d.seer} divined ${d.target}: ${d.species}`, "hideout"); },
-  MediumResult(s, d) { say(s, `${d.medium} read ${d.target}: ${d.species}`, "hideout"); },
-  GameOver(s, d) { say(s, `The game is over: ${d.winner ?? "nobody"} won (${d.reason})`); },
+  VotesRevealed(s, d) {
+    if (!d.votes.length) return;
+    note(s, `${d.kind === "attack" ? "The attack votes" : "The votes"}: ${tallyText(d.votes)}`, "votes",
+         d.kind === "attack" ? "hideout" : "village");
+  },
+  Executed(s, d) {
+    const p = seat(s, d.player); p.alive = false; p.death = {day: d.day, cause: "executed"};
+    note(s, `${d.player} is executed (${d.votes} vote${d.votes === 1 ? "" : "s"})`, "death");
+  },
+  NoExecution(s, d) {
+    note(s, d.tied && d.tied.length ? `Nobody is executed: a tie between ${and(d.tied)}` : `Nobody is executed (${d.reason})`);
+  },
+  Revote(s, d) { note(s, `A tie between ${and(d.tied)}: vote again`, "system", d.audience ? "hideout" : "village"); },
+  Murdered(s, d) {
+    const p = seat(s, d.player); p.alive = false; p.death = {day: d.day, cause: "murdered"};
+    note(s, `${d.player} was murdered in the night`, "death");
+  },
+  NoMurder(s) { note(s, "Nobody was murdered in the night"); },
+  RoleRevealed(s, d) { seat(s, d.player).role = d.role; note(s, `${d.player} was a ${d.role}`, "system", "hideout"); },
+  AttackBlocked(s, d) { note(s, `The attack on ${d.target} was blocked`, "system", "hideout"); },
+  Divined(s, d) { note(s, `${d.seer} divined ${d.target}: ${d.species}`, "secret"); },
+  Guarded(s, d) { note(s, `${d.bodyguard} guards ${d.target}`, "secret"); },
+  MediumResult(s, d) { note(s, `${d.medium} read ${d.target}: ${d.species}`, "secret"); },
+  Passed() {},
+  Overed() {},
+  GameOver(s, d) {
+    for (const [n, role] of d.roles) seat(s, n).role = role;
+    note(s, `The game is over: ${d.winner ? d.winner + " win" : "a draw"} (${d.reason})`, "phase");
+  },
 };
 
 function apply(s, r) {
   s.t = r.t; s.records += 1;
   switch (r.kind) {
-    case "started": break;
+    case "started": s.seed = r.seed; break;
     case "join": seat(s, r.player); s.jids[r.jid] = r.player; break;
     case "round":
       s.round = r.round; s.winner = null;
       for (const [n, role] of Object.entries(r.roles)) seat(s, n).role = role;
       break;
-    case "timer": s.timer = {t: r.t, seconds: r.seconds, at: r.arrived}; break;
+    case "timer": s.timer = {t: r.t, seconds: r.seconds}; break;
     case "event": (EVENTS[r.event] || (() => {}))(s, r.data); break;
     case "outcome":
       s.winner = {winner: r.winner, reason: r.reason, day: r.day}; s.timer = null;
@@ -94,80 +133,176 @@ function apply(s, r) {
     case "msg":
       if (r.type === "refuse" && s.jids[r.to]) seat(s, s.jids[r.to]).refused = r.body.reason;
       break;
+    case "gone": seat(s, r.player).gone = true; note(s, `${r.player} left the game`); break;
+    case "substituted":
+      seat(s, r.player).standIn = r.decider;
+      note(s, `A ${r.decider} player plays ${r.player}'s seat from the next phase on`);
+      break;
+    case "returned": { const p = seat(s, r.player); p.gone = false; p.standIn = null; break; }
   }
 }
 
 // ------------------------------------------------------------ drawing
 
-let view = {records: [], upto: 0, live: false, over: false, selected: null, spectator: false};
+let view = {records: [], upto: 0, live: false, over: false, selected: null, spectator: false,
+            tab: "village", hello: null, helloAt: 0, ending: null, info: null, phases: []};
 window.mawArrivals = {};
 
+function teamOf(role) {
+  const teams = (view.info && view.info.roles) || {};
+  return teams[role] || "village";
+}
+
+function serverNow() {
+  if (!view.hello) return 0;
+  return view.hello.now + (performance.now() - view.helloAt) / 1000;
+}
+
 function secondsLeft(s) {
-  if (!s.timer) return null;
-  if (view.live && s.timer.at !== undefined)
-    return s.timer.seconds - (performance.now() - s.timer.at) / 1000;
-  return s.timer.t + s.timer.seconds - s.t;
+  if (!s.timer || s.winner) return null;
+  const now = view.live && !view.over ? Math.max(serverNow(), s.t) : s.t;
+  return s.timer.t + s.timer.seconds - now;
+}
+
+function fold(upto) {
+  const s = fresh();
+  for (let i = 0; i < upto; i++) if (view.records[i]) apply(s, view.records[i]);
+  return s;
 }
 
 function draw() {
-  const s = fresh();
+  if (view.archive) return;  // (the list of past games draws itself)
   const upto = view.live ? view.records.length : view.upto;
-  for (let i = 0; i < upto; i++) if (view.records[i]) apply(s, view.records[i]);
+  const s = fold(upto);
   view.state = s;
-  $("phase").textContent = s.day ? `Day ${s.day}, ${s.phase}` + (s.round > 1 ? ` (round ${s.round})` : "")
-                                 : (s.order.length ? "lobby" : "waiting for the game");
+  $("phase").textContent = s.day ? phaseName(s.phase, s.day) + (s.voteRound ? " · revote" : "")
+                                   + (s.round > 1 ? ` (round ${s.round})` : "")
+                                 : (s.order.length ? "the lobby" : (view.over ? "" : "waiting for the game"));
+  $("status").textContent = view.live ? (view.over ? "game over" : "live") : (view.records.length ? "replay" : "");
+  $("status").className = "pill" + (view.live && !view.over ? " live" : "");
   drawTimer();
-  $("status").textContent = view.live ? (view.over ? "game over" : "live") : "replay";
-  $("status").className = view.live && !view.over ? "live" : "";
-
-  const list = $("players");
-  list.replaceChildren(...s.order.map((n) => {
-    const p = s.players[n];
-    const li = el("li", {class: "player" + (p.alive ? "" : " dead") + (view.selected === n ? " selected" : ""),
-                         "data-name": n},
-                  el("span", {class: "name"}, n),
-                  el("span", {class: "role"}, p.role || ""),
-                  el("span", {class: "vote"}, p.vote ? `→ ${p.vote}` : ""));
-    li.onclick = () => { view.selected = n; draw(); };
-    return li;
-  }));
-  const w = $("winner");
-  w.hidden = !s.winner;
-  if (s.winner) w.textContent = `${s.winner.winner ? s.winner.winner + " won" : "a draw"} on day ${s.winner.day} (${s.winner.reason})`;
-  // a tournament's standings over its games, else this game's points over its rounds
-  const board = view.info && view.info.standings ? view.info.standings
-                                                 : Object.entries(s.board).sort((a, b) => b[1] - a[1]);
-  $("board-title").textContent = view.info && view.info.standings ? "Tournament standings" : "Leaderboard";
-  $("board").tBodies[0].replaceChildren(...board
-    .map(([n, pts]) => el("tr", {}, el("td", {}, n), el("td", {class: "num"}, pts))));
-
-  for (const room of ["village", "hideout"]) {
-    const ol = $(room);
-    const follow = ol.scrollTop + ol.clientHeight >= ol.scrollHeight - 20;
-    ol.replaceChildren(...s[room].map((line) => line.system
-      ? el("li", {class: "line system"}, line.text)
-      : el("li", {class: "line"}, el("b", {}, line.speaker + ": "), line.text)));
-    if (follow) ol.scrollTop = ol.scrollHeight;
-  }
-  $("hideout-box").hidden = !s.hideout.some((line) => !line.system || line.text.includes(" attacks "));
-
-  const tally = {};
-  for (const [voter, target] of Object.entries(s.votes)) (tally[target ?? "nobody"] ||= []).push(voter);
-  $("votes-kind").textContent = s.votesKind;
-  $("tally").tBodies[0].replaceChildren(...Object.entries(tally).sort((a, b) => b[1].length - a[1].length)
-    .map(([target, voters]) => el("tr", {}, el("td", {}, target), el("td", {class: "num"}, voters.length),
-                                     el("td", {class: "voters"}, voters.join(", ")))));
+  drawBanner(s);
+  drawTable(s);
+  drawTalk(s);
+  drawVotes(s);
   drawMind(s);
-  if (!view.live) {
-    $("slider").max = view.records.length; $("slider").value = view.upto;
-    $("position").textContent = `${view.upto} / ${view.records.length} records, t = ${s.t.toFixed(1)} s`;
-  }
+  drawBoard(s);
+  drawTimeline(s);
+}
+
+function drawBanner(s) {
+  const end = view.ending;
+  const banner = $("banner");
+  let text = "";
+  if (s.winner) text = `${s.winner.winner ? s.winner.winner[0].toUpperCase() + s.winner.winner.slice(1) + " won" : "A draw"} on day ${s.winner.day} (${s.winner.reason})`;
+  else if (view.over && end && end.why) text = `No game: ${end.why}`;
+  else if (view.over && view.live) text = "The game is over";
+  banner.hidden = !text;
+  banner.className = "banner" + (end && end.why && !s.winner ? " failed" : "");
+  $("winner").textContent = text;
+  $("replay-start").hidden = !(view.live && view.over && view.records.length);
+  const link = $("replay-link");
+  link.hidden = !(end && end.replay);
+  if (end && end.replay) link.href = `/?game=${encodeURIComponent(end.replay)}`;
 }
 
 function drawTimer() {
   const s = view.state;
   const left = s ? secondsLeft(s) : null;
-  $("timer").textContent = left === null || s.winner ? "" : `${Math.max(0, left).toFixed(0)} s left`;
+  const text = left === null ? "" : `${Math.max(0, left).toFixed(0)} s left`;
+  $("timer").textContent = text;
+  $("center-timer").textContent = left === null ? "" : `${Math.max(0, left).toFixed(0)}`;
+}
+
+function drawTable(s) {
+  const table = $("table");
+  const n = s.order.length;
+  table.classList.toggle("night", s.phase === "night" || s.phase === "whisper");
+  const width = table.clientWidth || 400;
+  const size = Math.round(Math.max(30, Math.min(68, width * 2.3 / Math.max(n, 1) / 1.9)));
+  table.style.setProperty("--seat", `${size}px`);
+  const at = {};
+  s.order.forEach((name, i) => {
+    const a = -Math.PI / 2 + (2 * Math.PI * i) / n;
+    at[name] = [50 + 39 * Math.cos(a), 50 + 38 * Math.sin(a)];
+  });
+  const lastSpeaker = [...s.village].reverse().find((x) => x.kind === "said");
+  $("players").replaceChildren(...s.order.map((name) => {
+    const p = s.players[name];
+    const tags = [];
+    if (p.death) tags.push(el("span", {class: "tag death"}, `${p.death.cause} · ${p.death.cause === "murdered" ? "night" : "day"} ${p.death.day}`));
+    if (p.gone) tags.push(el("span", {class: "tag left"}, "left"));
+    if (p.standIn) tags.push(el("span", {class: "tag stand-in"}, `stand-in: ${p.standIn}`));
+    if (s.candidates.includes(name) && p.alive) tags.push(el("span", {class: "tag tied"}, "tied"));
+    const b = el("button", {class: "seat" + (p.alive ? "" : " dead") + (view.selected === name ? " selected" : "")
+                                  + (lastSpeaker && lastSpeaker.speaker === name && lastSpeaker.t > s.t - 4 ? " speaking" : ""),
+                            type: "button", "data-name": name, title: `${name}: click for its mind`},
+      el("span", {class: "avatar", style: `background:${colour(name)}`}, name.slice(0, 2)),
+      el("span", {class: "name"}, name),
+      el("span", {class: "role " + (p.role ? teamOf(p.role) : "")}, p.role || ""),
+      el("span", {class: "tags"}, ...tags),
+      el("span", {class: "vote"}, p.vote ? `→ ${p.vote}` : ""));
+    b.style.left = `${at[name][0]}%`; b.style.top = `${at[name][1]}%`;
+    b.onclick = () => { view.selected = name; draw(); };
+    return b;
+  }));
+  // each vote, an arrow from the voter to its target
+  const r = (size / width) * 50 + 2;
+  const lines = [];
+  for (const [voter, target] of Object.entries(s.votes)) {
+    if (!target || !at[voter] || !at[target]) continue;
+    const [x1, y1] = at[voter], [x2, y2] = at[target];
+    const d = Math.hypot(x2 - x1, y2 - y1) || 1;
+    const k = s.votesKind === "attack" ? "attack" : "execute";
+    const ln = document.createElementNS("http://www.w3.org/2000/svg", "line");
+    ln.setAttribute("x1", x1 + ((x2 - x1) * r) / d); ln.setAttribute("y1", y1 + ((y2 - y1) * r) / d);
+    ln.setAttribute("x2", x2 - ((x2 - x1) * r) / d); ln.setAttribute("y2", y2 - ((y2 - y1) * r) / d);
+    ln.setAttribute("class", k); ln.setAttribute("marker-end", `url(#head-${k})`);
+    ln.dataset.voter = voter; ln.dataset.target = target;
+    lines.push(ln);
+  }
+  $("arrow-lines").replaceChildren(...lines);
+  $("center-phase").textContent = s.winner ? "Game over" : (s.day ? phaseName(s.phase, s.day) : (n ? "Taking seats" : "Waiting"));
+  const counts = {};
+  for (const t of Object.values(s.votes)) if (t) counts[t] = (counts[t] || 0) + 1;
+  const top = Object.entries(counts).sort((a, b) => b[1] - a[1])[0];
+  $("center-note").textContent = s.winner ? `${s.winner.winner ? s.winner.winner + " won" : "a draw"} on day ${s.winner.day}`
+    : top ? `${top[0]}: ${top[1]} vote${top[1] > 1 ? "s" : ""}` : (s.day ? `${s.order.filter((x) => s.players[x].alive).length} alive` : "");
+}
+
+function chatLine(x) {
+  if (x.kind === "said") {
+    return el("li", {class: "line"}, el("span", {class: "dot", style: `background:${colour(x.speaker)}`}, x.speaker.slice(0, 2)),
+              el("span", {class: "body"}, el("span", {class: "who"}, x.speaker), x.text));
+  }
+  return el("li", {class: `line system ${x.kind}`}, x.kind === "secret" ? `🔒 ${x.text}` : x.text);
+}
+
+function drawTalk(s) {
+  const hideout = s.hideout.some((x) => x.kind !== "phase");
+  $("tab-hideout").hidden = !hideout;
+  if (!hideout && view.tab === "hideout") view.tab = "village";
+  for (const room of ["village", "hideout"]) {
+    const ol = $(room);
+    ol.hidden = view.tab !== room;
+    $(`tab-${room}`).classList.toggle("active", view.tab === room);
+    const follow = ol.scrollTop + ol.clientHeight >= ol.scrollHeight - 30;
+    ol.replaceChildren(...s[room].map(chatLine));
+    if (follow || !view.live) ol.scrollTop = ol.scrollHeight;
+  }
+}
+
+function drawVotes(s) {
+  const tally = {};
+  for (const [voter, target] of Object.entries(s.votes)) if (target) (tally[target] ||= []).push(voter);
+  const rows = Object.entries(tally).sort((a, b) => b[1].length - a[1].length);
+  const most = rows.length ? rows[0][1].length : 1;
+  $("votes-kind").textContent = s.votesKind === "attack" ? "the wolves' attack" : (rows.length ? `day ${s.day}` : "");
+  $("no-votes").hidden = rows.length > 0;
+  $("no-votes").textContent = s.day && !s.votesOpen ? "The votes open after the talk." : "No votes yet.";
+  $("tally").tBodies[0].replaceChildren(...rows.map(([target, voters]) => el("tr", {},
+    el("td", {}, target), el("td", {class: "bar"}, el("span", {style: `width:${(100 * voters.length / most).toFixed(0)}%`})),
+    el("td", {class: "num"}, voters.length), el("td", {class: "voters"}, voters.join(", ")))));
 }
 
 function promptText(messages) {
@@ -177,11 +312,11 @@ function promptText(messages) {
 function drawMind(s) {
   const p = view.selected && s.players[view.selected];
   $("mind").hidden = !p;
-  $("mind-hint").hidden = !!p;
+  $("mind-hint").hidden = !!p || !s.order.length;
   if (!p) return;
   $("mind-name").textContent = p.name;
-  const facts = [["alive", p.alive ? "yes" : "no"], ["role", p.role || "hidden"],
-                 ["FSM state", p.state || "?"]];
+  const facts = [["alive", p.alive ? "yes" : `no (${p.death ? p.death.cause + " on day " + p.death.day : "dead"})`],
+                 ["role", p.role || "hidden"], ["thinking", p.state || "?"]];
   const r = p.llm;
   if (r) {
     facts.push(["last decision", `${r.outcome}` + (r.decider ? ` (${r.decider})` : "")]);
@@ -192,15 +327,15 @@ function drawMind(s) {
     if (r.beliefs_error) facts.push(["beliefs error", r.beliefs_error]);
   }
   if (p.refused) facts.push(["last refusal", p.refused]);
-  facts.push(["model", `${p.calls} calls, ${p.tokens} tokens, ${p.seconds.toFixed(1)} s`]);
+  if (p.calls) facts.push(["model", `${p.calls} calls, ${p.tokens} tokens, ${p.seconds.toFixed(1)} s`]);
   if (s.board[p.name] !== undefined) facts.push(["points", s.board[p.name]]);
   $("mind-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
   const b = p.beliefs ? p.beliefs.beliefs : {};
-  $("beliefs").tBodies[0].replaceChildren(...Object.entries(b).sort((x, y) => y[1] - x[1]).map(([n, v]) =>
+  const rows = Object.entries(b).sort((x, y) => y[1] - x[1]);
+  $("no-beliefs").hidden = rows.length > 0;
+  $("beliefs").tBodies[0].replaceChildren(...rows.map(([n, v]) =>
     el("tr", {}, el("td", {}, n), el("td", {class: "bar"}, el("span", {style: `width:${(100 * v).toFixed(0)}%`})),
        el("td", {class: "num"}, `${(100 * v).toFixed(0)}%`))));
-  if (p.beliefs) $("beliefs").caption || $("beliefs").createCaption();
-  if ($("beliefs").caption) $("beliefs").caption.textContent = p.beliefs ? `day ${p.beliefs.day}, ${p.beliefs.phase}` : "";
   const opts = p.input ? p.input.options.map((o) => o.action + (o.target ? ` ${o.target}` : "")) : [];
   $("mind-options").textContent = opts.length ? opts.join(", ") : "(none yet)";
   const prompts = r && r.prompts ? r.prompts : [];
@@ -208,7 +343,105 @@ function drawMind(s) {
   $("mind-prompt").textContent = last ? promptText(last) : (r ? "(not in this log)" : "(no model: a rule player)");
   $("mind-prompt-size").textContent = last ? `${last.length} messages, ${promptText(last).length} characters` : "";
   const answers = r && r.answers ? r.answers : (r && r.answer ? [r.answer] : []);
-  $("mind-answer").textContent = answers.length ? answers[answers.length - 1] : "";
+  $("mind-answer").textContent = answers.length ? answers[answers.length - 1] : "(none)";
+}
+
+function drawBoard(s) {
+  // a tournament's standings over its games, else this game's points over its rounds
+  const standings = view.info && view.info.standings;
+  const board = standings || Object.entries(s.board).sort((a, b) => b[1] - a[1]);
+  $("board-box").hidden = !board.length;
+  $("board-title").textContent = standings ? "Tournament standings" : "Leaderboard";
+  $("board").tBodies[0].replaceChildren(...board
+    .map(([n, pts]) => el("tr", {}, el("td", {}, n), el("td", {class: "num"}, pts))));
+}
+
+// ------------------------------------------------------------ the timeline
+
+// the phases of the game: where each starts in the records, for the timeline
+function phasesOf(records) {
+  const out = [];
+  records.forEach((r, i) => {
+    if (r.kind === "event" && r.event === "PhaseStarted" && !r.data.vote_round && !r.data.audience)
+      out.push({i, t: r.t, day: r.data.day, phase: r.data.phase});
+    if (r.kind === "outcome") out.push({i, t: r.t, day: r.day, phase: "over"});
+  });
+  return out;
+}
+
+// where a replay opens: the first phase, the players seated
+function opening() {
+  const first = view.phases[0];
+  return first ? first.i + 1 : Math.min(view.records.length, 1);
+}
+
+function drawTimeline(s) {
+  const show = !view.live || view.over;
+  $("replay").hidden = !show || !view.records.length;
+  if ($("replay").hidden) return;
+  view.phases = phasesOf(view.records);
+  const upto = view.live ? view.records.length : view.upto;
+  const end = view.records.length ? view.records[view.records.length - 1].t : 0;
+  const strip = $("phases");
+  if (strip.dataset.count !== String(view.phases.length)) {
+    strip.dataset.count = String(view.phases.length);
+    strip.replaceChildren(...view.phases.map((ph, k) => {
+      const next = view.phases[k + 1];
+      const b = el("button", {type: "button", class: ph.phase === "night" || ph.phase === "whisper" ? "night" : "",
+                              title: phaseName(ph.phase, ph.day), "data-i": ph.i},
+                   {day: `D${ph.day}`, vote: `V${ph.day}`, whisper: `W${ph.day}`, night: `N${ph.day}`, over: "end"}[ph.phase] || ph.phase);
+      b.style.flexGrow = String(Math.max(1, Math.round(((next ? next.t : end) - ph.t) * 10)));
+      b.onclick = () => goTo(ph.i + 1);
+      return b;
+    }));
+  }
+  const current = view.phases.filter((ph) => ph.i < upto).length - 1;
+  [...strip.children].forEach((b, k) => {
+    b.classList.toggle("done", k < current); b.classList.toggle("now", k === current);
+  });
+  $("slider").max = view.records.length; $("slider").value = upto;
+  const events = view.records.slice(0, upto).filter((r) => r.kind === "event").length;
+  const total = view.records.filter((r) => r.kind === "event").length;
+  $("position").textContent = `${s.day ? phaseName(s.phase, s.day) : "before the game"} · event ${events} of ${total} · ${s.t.toFixed(1)} s`;
+  $("position").dataset.upto = String(upto);
+}
+
+function goTo(upto) {
+  if (view.live) { view.live = false; if (view.source) view.source.close(); }
+  view.upto = Math.max(0, Math.min(view.records.length, upto));
+  draw();
+}
+
+// the next (or, with step -1, the last) record that changes what the page shows
+function nextEvent(step) {
+  let i = view.upto;
+  const shown = (r) => r && (r.kind === "event" || r.kind === "outcome");
+  if (step > 0) { while (i < view.records.length && !shown(view.records[i])) i++; return i + 1; }
+  i -= 1;
+  while (i > 0 && !shown(view.records[i - 1])) i--;
+  return Math.max(opening(), i);
+}
+
+function phaseJump(step) {
+  const starts = view.phases.map((ph) => ph.i + 1);
+  if (step > 0) return starts.find((x) => x > view.upto) ?? view.records.length;
+  const before = starts.filter((x) => x < view.upto);
+  return before.length ? before[before.length - 1] : opening();
+}
+
+let playing = null;
+function play() {
+  if (playing) { clearInterval(playing); playing = null; $("play").textContent = "▶ play"; return; }
+  if (view.live) goTo(opening());
+  if (view.upto >= view.records.length) view.upto = opening();
+  $("play").textContent = "⏸ pause";
+  let clock = view.upto ? view.records[view.upto - 1].t : 0;
+  playing = setInterval(() => {
+    clock += 0.1 * Number($("speed").value);
+    while (view.upto < view.records.length && view.records[view.upto].t <= clock) view.upto++;
+    draw();
+    if (view.upto >= view.records.length) play();
+  }, 100);
 }
 
 let pending = false;
@@ -222,7 +455,7 @@ function redraw() {
 
 // a tournament: when its game is over, the page follows the next one
 async function nextGame() {
-  view.info = await (await fetch("/api/info")).json();
+  view.info = {...view.info, ...(await (await fetch("/api/info")).json())};
   redraw();
   if (view.info.title && view.info.live_id !== view.liveId) follow(view.spectator);
   else setTimeout(nextGame, 1000);
@@ -231,20 +464,21 @@ async function nextGame() {
 function follow(spectator) {
   if (view.info) view.liveId = view.info.live_id;
   if (view.source) view.source.close();
-  view.records = []; view.live = true; view.over = false;
+  view.records = []; view.live = true; view.over = false; view.ending = null;
   view.spectator = spectator;
+  $("phases").dataset.count = "";
   const source = new EventSource("/events" + (spectator ? "?spectator=1" : ""));
   view.source = source;
   source.addEventListener("hello", (e) => {
     const h = JSON.parse(e.data);
+    view.hello = h; view.helloAt = performance.now();
     $("title").textContent = h.title;
-    $("spectator-box").hidden = !h.spectator_allowed;
+    $("spectator-box").hidden = !h.spectator_allowed || h.over;
     $("spectator").checked = h.spectator;
   });
   source.addEventListener("record", (e) => {
     const {i, r} = JSON.parse(e.data);
     window.mawArrivals[i] = Date.now();  // (benchmarks/web_observer.py: update delays)
-    if (r.kind === "timer") r.arrived = performance.now();
     view.records[i] = r;
     redraw();
   });
@@ -252,8 +486,8 @@ function follow(spectator) {
     for (const {i, r} of JSON.parse(e.data).records) view.records[i] = r;
     redraw();
   });
-  source.addEventListener("end", () => {
-    view.over = true; source.close(); redraw();
+  source.addEventListener("end", (e) => {
+    view.over = true; view.ending = JSON.parse(e.data || "{}"); source.close(); redraw();
     if (view.info && view.info.tournament) setTimeout(nextGame, 1000);
     $("spectator-box").hidden = true;  // (the game is over: everything was revealed)
     $("live-link").hidden = true;
@@ -263,52 +497,67 @@ function follow(spectator) {
 
 async function replay(id) {
   const res = await fetch(`/api/games/${encodeURI(id)}`);
-  if (!res.ok) { $("status").textContent = `no game ${id}`; return; }
+  if (!res.ok) { $("title").textContent = `no game ${id}`; return; }
   view.records = (await res.json()).records;
-  view.live = false; view.upto = 0;
+  view.live = false; view.over = true;
+  view.phases = phasesOf(view.records);
+  view.upto = opening();
   $("title").textContent = id;
-  $("replay").hidden = false;
   draw();
 }
 
-let playing = null;
-function play() {
-  if (playing) { clearInterval(playing); playing = null; $("play").textContent = "▶ play"; return; }
-  $("play").textContent = "⏸ pause";
-  let clock = view.upto ? view.records[view.upto - 1].t : 0;
-  playing = setInterval(() => {
-    clock += 0.1 * Number($("speed").value);
-    while (view.upto < view.records.length && view.records[view.upto].t <= clock) view.upto++;
-    draw();
-    if (view.upto >= view.records.length) play();
-  }, 100);
-}
-
 async function archive() {
+  view.archive = true;
+  $("archive-link").hidden = true;
   $("archive").hidden = false;
-  $("phase").textContent = "";
   $("game").hidden = true;
+  $("phase").textContent = "";
+  $("title").textContent = "past games";
   const games = (await (await fetch("/api/games")).json()).games;
-  $("games").tBodies[0].replaceChildren(...games.map((g) => el("tr", {"data-id": g.id},
-    el("td", {}, g.date), el("td", {}, g.ruleset), el("td", {}, g.players.join(", ")),
-    el("td", {}, g.winner), el("td", {class: "num"}, g.days), el("td", {class: "num"}, `${g.seconds.toFixed(1)} s`),
-    el("td", {}, el("a", {href: `/?game=${encodeURIComponent(g.id)}`, class: "replay-link"}, "replay")))));
-  if (!games.length) $("games").tBodies[0].append(el("tr", {}, el("td", {colSpan: 7}, "no game logs here")));
+  // (each cell says what it is: on a phone a row is a card, its cells labelled)
+  const cell = (label, attrs, ...children) => el("td", {...attrs, "data-label": label}, ...children);
+  const rows = games.map((g) => el("tr", {"data-id": g.id},
+    cell("date", {}, g.date), cell("seed", {class: "num"}, g.seed ?? ""), cell("ruleset", {}, g.ruleset),
+    cell("players", {class: "players", title: g.players.join(", ")}, `${g.players.length}: ${g.players.join(", ")}`),
+    cell("winner", {class: `winner-${g.winner}`}, g.winner), cell("days", {class: "num"}, g.days),
+    cell("length", {class: "num"}, `${g.seconds.toFixed(1)} s`),
+    cell("", {}, el("a", {href: `/?game=${encodeURIComponent(g.id)}`, class: "replay-link"}, "replay"))));
+  const body = $("games").tBodies[0];
+  const filter = () => {
+    const words = $("search").value.toLowerCase().split(/\s+/).filter(Boolean);
+    let shown = 0;
+    for (const row of rows) {
+      const text = row.textContent.toLowerCase();
+      row.hidden = !words.every((w) => text.includes(w));
+      shown += !row.hidden;
+    }
+    $("count").textContent = `${shown} of ${rows.length} game${rows.length === 1 ? "" : "s"}`;
+  };
+  body.replaceChildren(...(rows.length ? rows : [el("tr", {}, el("td", {colSpan: 8}, "No game logs here yet: play one with maw game."))]));
+  $("search").oninput = filter;
+  filter();
 }
 
 async function start() {
   $("mind-close").onclick = () => { view.selected = null; draw(); };
   $("spectator").onchange = (e) => follow(e.target.checked);
   $("play").onclick = play;
-  $("step").onclick = () => { if (view.upto < view.records.length) view.upto++; draw(); };
-  $("slider").oninput = (e) => { view.upto = Number(e.target.value); draw(); };
+  $("step").onclick = () => goTo(nextEvent(1));
+  $("back").onclick = () => goTo(nextEvent(-1));
+  $("next-phase").onclick = () => goTo(phaseJump(1));
+  $("prev-phase").onclick = () => goTo(phaseJump(-1));
+  $("replay-start").onclick = () => goTo(opening());
+  $("slider").oninput = (e) => goTo(Number(e.target.value));
+  $("tab-village").onclick = () => { view.tab = "village"; draw(); };
+  $("tab-hideout").onclick = () => { view.tab = "hideout"; draw(); };
+  window.addEventListener("resize", redraw);
   setInterval(() => { if (view.state && view.live && !view.over) drawTimer(); }, 500);
   const info = await (await fetch("/api/info")).json();
   view.info = info;
-  if (params.get("game")) { view.info = null; $("game").hidden = false; await replay(params.get("game")); }
+  $("archive-link").hidden = !info.archive;
+  if (params.get("game")) { $("game").hidden = false; await replay(params.get("game")); }
   else if (info.live && !params.get("archive")) {
     $("game").hidden = false;
-    $("archive-link").hidden = !info.archive;
     if (info.tournament) {
       view.liveId = null; nextGame();
       setInterval(async () => {  // the standings as the games are recorded

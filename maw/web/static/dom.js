@@ -15,3 +15,10 @@ function el(tag, attrs = {}, ...children) {
   for (const c of children) node.append(c instanceof Node ? c : String(c));
   return node;
 }
+
+// a colour per name, the same in every game and on every page
+function colour(name) {
+  let h = 0;
+  for (const c of name) h = (h * 31 + c.charCodeAt(0)) % 360;
+  return `hsl(${h}, 45%, 42%)`;
+}

@@ -1,5 +1,6 @@
 // A person's seat in the browser: the console of its UserInterfaceAgent (the lines its
-// player hears, its status, what it may do). Buttons type the terminal's commands.
+// player hears, its status, what it may do). Buttons type the terminal's commands, as
+// the server names them for each choice.
 "use strict";
 
 const base = location.pathname.replace(/\/$/, "");
@@ -14,36 +15,41 @@ async function send(text) {
 function line(text) {
   const ol = $("lines");
   const refused = text.startsWith("!") || text.startsWith("[GM] Refused");
-  const li = el("li", {class: "line" + (refused ? " refused" : "")}, text);
+  const gm = text.startsWith("[GM]") || text.startsWith("[") || text.startsWith("-- ");
+  const said = !gm && !refused && /^([^\s:]{1,20}): (.*)$/s.exec(text);
+  const li = said
+    ? el("li", {class: "line"}, el("span", {class: "dot", style: `background:${colour(said[1])}`}, said[1].slice(0, 2)),
+         el("span", {class: "body"}, el("span", {class: "who"}, said[1]), said[2]))
+    : el("li", {class: "line" + (refused ? " refused" : gm ? " system" : "")}, text);
+  li.dataset.text = text;  // (the line as the player heard it)
   ol.append(li);
   ol.scrollTop = ol.scrollHeight;
 }
-
-const COMMAND = {vote: "/vote", attack: "/attack", divine: "/divine", guard: "/guard",
-                 unvote: "/unvote", over: "/over"};
 
 function draw() {
   const v = status.view || {};
   const me = v.player || status.name;
   const role = v.role || status.role;
-  const pack = (v.pack && v.pack.length ? v.pack : status.pack).filter((p) => p !== me);
-  $("me").textContent = me ? `${me}` + (role ? `, ${role}` : "") + (pack.length ? ` (pack: ${pack.join(", ")})` : "")
+  const pack = v.pack && v.pack.length ? v.pack : status.pack;
+  $("me").textContent = me ? `${me}` + (role ? `, ${role}` : "") + (pack.length ? ` (the pack: ${pack.join(", ")})` : "")
                             + (v.alive === false ? " (dead: watching)" : "") : "joining…";
   $("phase").textContent = v.day ? `Day ${v.day}, ${v.phase}` : "";
   const buttons = [];
   for (const o of status.options || []) {
-    if (o.action === "chat") continue;
-    const cmd = COMMAND[o.action] ? COMMAND[o.action] + (o.target ? ` ${o.target}` : "") : null;
-    if (!cmd) continue;
-    buttons.push(el("button", {class: "act", "data-command": cmd, onclick: () => send(cmd)},
-                    o.action + (o.target ? ` ${o.target}` : "")));
+    if (!o.command) continue;  // (a chat is typed)
+    buttons.push(el("button", {class: `act ${o.action}`, type: "button", "data-command": o.command,
+                               onclick: () => send(o.command)}, o.action + (o.target ? ` ${o.target}` : "")));
   }
-  if ((status.options || []).length) buttons.push(el("button", {class: "act", "data-command": "/pass", onclick: () => send("/pass")}, "pass"));
-  $("actions").replaceChildren(...(buttons.length ? buttons : [el("p", {class: "muted"}, "nothing now")]));
+  if ((status.options || []).length)
+    buttons.push(el("button", {class: "act pass", type: "button", "data-command": "/pass", onclick: () => send("/pass")}, "pass"));
+  $("actions").replaceChildren(...(buttons.length ? buttons : [el("p", {class: "muted"}, "Nothing to do now: listen.")]));
   const chat = (status.options || []).find((o) => o.action === "chat");
   $("text").placeholder = chat ? `say something in the ${chat.room}, or a command (/help)` : "a command (/help)";
-  $("living").replaceChildren(...(v.living || []).map((n) => el("li", {}, n)));
-  $("votes").replaceChildren(...Object.entries(v.votes || {}).map(([a, b]) => el("li", {}, `${a} → ${b}`)));
+  const votes = Object.entries(v.votes || {});
+  $("living").replaceChildren(...(v.living || []).map((n) => el("li", {}, n + (n === me ? " (you)" : ""))));
+  $("votes").replaceChildren(...votes.map(([a, b]) => el("li", {}, `${a} → ${b}`)));
+  $("no-votes").hidden = votes.length > 0;
+  $("nobody").hidden = (v.living || []).length > 0;
 }
 
 function tick() {
