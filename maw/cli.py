@@ -363,6 +363,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.plots:
         for path in report.plot(Path(args.plots)):
             print(f"wrote {path}")
+    if args.html:
+        print(f"wrote {report.html(Path(args.html))}")
     return 0
 
 

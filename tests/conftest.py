@@ -83,3 +83,30 @@ def ejabberd():
     finally:
         subprocess.run(["bash", script, "stop"], env=env, capture_output=True, timeout=120)
         shutil.rmtree(state, ignore_errors=True)
+
+
+# ---------------------------------------------------------------- a real browser
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium through chromium-driver (Selenium). Where it is missing
+    the tests skip, except in CI, where .ci/run installs it."""
+    import shutil
+
+    driver_path = shutil.which("chromedriver")
+    if driver_path is None:
+        message = "no chromedriver: apt-get install chromium chromium-driver"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,900", "--hide-scrollbars"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(driver_path), options=options)
+    yield driver
+    driver.quit()

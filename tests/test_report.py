@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -22,7 +23,7 @@ def tournament(path, games: list[tuple[str | None, dict[str, str]]]):
                  "now", 0, None))
             for name, team in teams.items():
                 row = dict.fromkeys(PLAYER_COLUMNS, 0)
-                row.update(name=name, agent="rule", role="Villager", team=team,
+                row.update(name=name, agent="rule", role="Villager", team=team, cost=None,
                            won=int(team == winner))
                 results.db.execute(
                     f"INSERT INTO players (game, {', '.join(PLAYER_COLUMNS)}) VALUES "
@@ -55,3 +56,67 @@ def test_draws_move_nobody_apart_and_the_order_is_by_mu_minus_three_sigma(tmp_pa
     assert mus["Ann"] == pytest.approx(mus["Bob"])
     ordinals = [r["ordinal"] for r in ratings]
     assert ordinals == sorted(ordinals, reverse=True)
+
+
+def test_ratings_by_side_tell_a_good_wolf_from_a_poor_villager(tmp_path):
+    games = []
+    for i in range(16):  # Ann wins every game as a wolf and loses every one as a villager
+        wolf = i % 2 == 0
+        teams = {"Ann": "werewolves" if wolf else "village", "Bob": "village",
+                 "Cid": "village" if wolf else "werewolves", "Dee": "werewolves"}
+        games.append(("werewolves", teams))
+    by_side = tournament(tmp_path / "s.db", games).ratings(by_side=True)
+    ann = {r["side"]: r for r in by_side if r["player"] == "Ann"}
+    assert ann["werewolves"]["games"] == ann["village"]["games"] == 8
+    assert ann["werewolves"]["mu"] > 25 > ann["village"]["mu"]
+    # one rating a side: every player's games add up to its games
+    assert sum(r["games"] for r in by_side if r["player"] == "Bob") == 16
+
+
+def test_a_priced_roster_gives_the_cost_of_a_game(tmp_path):
+    teams = {"Ann": "village", "Bob": "werewolves"}
+    report = tournament(tmp_path / "c.db", [("village", teams)] * 4)
+    assert report.llm_cost()["priced"] is False
+    results = Results(tmp_path / "c.db")
+    with results.db:
+        results.db.execute("UPDATE players SET tokens = 20000, llm_calls = 10, cost = 0.012 "
+                           "WHERE name = 'Ann'")
+    results.close()
+    cost = Report(tmp_path / "c.db").llm_cost()
+    assert cost["priced"] and cost["cost"] == pytest.approx(0.012)
+    assert "cost 0.0120 a game" in " ".join(Report(tmp_path / "c.db").notes())
+
+
+def test_prices_come_from_the_roster_for_its_model_seats(tmp_path):
+    from maw.hosting.roster import load_roster
+    from maw.tournament.runner import prices_of
+
+    path = tmp_path / "r.toml"
+    path.write_text('[llm]\nbackend = "scripted"\nprice_per_million = 0.5\n'
+                    '[[player]]\nname = "Ann"\ndecider = "llm"\n'
+                    '[[player]]\nname = "Bob"\ndecider = "hybrid"\nprice_per_million = 2.0\n'
+                    '[[player]]\nname = "Cid"\ndecider = "rule"\n')
+    assert prices_of(load_roster(path), ("Ann", "Bob", "Cid")) == {"Ann": 0.5, "Bob": 2.0}
+
+
+def test_the_html_report_holds_every_table_and_lays_out_in_a_browser(tmp_path, browser):
+    import html as html_lib
+
+    from test_web import LAYOUT
+
+    games = [("village" if i % 3 else "werewolves",
+              {"Ann": "village", "Bob": "village", "Cid": "werewolves"}) for i in range(9)]
+    report = tournament(tmp_path / "h.db", games)
+    page = report.html(tmp_path / "report.html")
+    text = page.read_text()
+    for sec in report.sections():
+        assert f"<h2>{html_lib.escape(sec.title)}</h2>" in text
+    for width, height in ((1280, 800), (390, 844)):
+        browser.set_window_size(width, height)
+        browser.get(page.as_uri())
+        time.sleep(0.5)
+        assert browser.execute_script(LAYOUT) == []
+        images = browser.execute_script(
+            "return [...document.images].map(i => i.complete && i.naturalWidth)")
+        assert images and all(images)  # the charts are in the page, and they load
+    browser.set_window_size(1400, 900)

@@ -66,10 +66,13 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
                     "FROM players") == [(0, 0)]
 
     report = subprocess.run(maw("report", str(db), "--csv", str(tmp_path / "csv"),
-                                "--plots", str(tmp_path / "plots")),
+                                "--plots", str(tmp_path / "plots"),
+                                "--html", str(tmp_path / "report.html")),
                             capture_output=True, text=True, timeout=120)
     assert report.returncode == 0, report.stderr
-    assert "by agent" in report.stdout and "votes on dead targets: 0" in report.stdout
+    assert "By agent" in report.stdout and "votes on dead targets: 0" in report.stdout
+    page = (tmp_path / "report.html").read_text()
+    assert "<h2>By agent</h2>" in page and page.count("data:image/png;base64,") == 4
     for png in ("win_rate_by_agent.png", "win_rate_by_role.png", "game_length.png"):
         data = (tmp_path / "plots" / png).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 5000
@@ -124,8 +127,9 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     assert judged["brier_uniform"] == pytest.approx(uniform / scored)
     assert judged["brier"] < judged["brier_uniform"]  # over 20 games: the votes tell
     assert judged["precision"] == (hits, tops)
-    assert "beliefs and judgement" in report.stdout
-    assert "leaderboard: OpenSkill ratings" in report.stdout
+    assert "Beliefs and judgement" in report.stdout
+    assert "Leaderboard: OpenSkill ratings" in report.stdout
+    assert "Ratings by side" in report.stdout
     assert (tmp_path / "csv" / "ratings.csv").read_text().startswith("player,agent,games")
     png = (tmp_path / "plots" / "calibration.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from maw.hosting.xmpp import free_port
 from maw.web.observer import Observer, public
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "web"
+ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
 
 def frames(watcher) -> list[tuple[str, dict]]:
@@ -86,27 +86,6 @@ async def test_a_watcher_sees_only_what_every_player_sees_until_the_game_is_over
 
 
 # ---------------------------------------------------------------- in a real browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    driver_path = shutil.which("chromedriver")
-    if driver_path is None:
-        message = "no chromedriver: apt-get install chromium chromium-driver"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,900", "--hide-scrollbars"):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    yield driver
-    driver.quit()
 
 
 def wait(condition, timeout: float = 30.0, what: str = "the page"):

@@ -8,6 +8,7 @@
     options = {}               # backend options, e.g. {schema_mode = "json_object"}
     max_wait = 1.0             # Algorithm 1: wait up to this long before answering
     window = 2048              # context tokens
+    price_per_million = 0.6    # optional: what a million tokens cost (maw report's cost)
 
     [[player]]
     name = "Ann"
@@ -41,6 +42,8 @@ class LLMSpec(BaseModel):
     max_chars: int = Field(200, ge=20, le=500)
     temperature: float = Field(0.7, ge=0, le=2)
     steer: bool = False  # llm seats: the old steering for small models (maw.llm.decider)
+    # what a million tokens (prompt and answer) cost, for maw report's cost per game
+    price_per_million: float | None = Field(None, ge=0)
 
     def backend_config(self) -> dict[str, Any]:
         config: dict[str, Any] = dict(self.options)
@@ -72,6 +75,7 @@ class PlayerSpec(BaseModel):
     base_url: str | None = None
     api_key_env: str | None = None
     options: dict[str, Any] | None = None
+    price_per_million: float | None = Field(None, ge=0)
 
 
 class Roster(BaseModel):
@@ -82,7 +86,8 @@ class Roster(BaseModel):
     prompts: str | None = None  # a prompts/ folder of this roster's own
 
     def llm_for(self, p: PlayerSpec) -> LLMSpec:
-        overrides = {k: v for k in ("backend", "model", "base_url", "api_key_env", "options")
+        overrides = {k: v for k in ("backend", "model", "base_url", "api_key_env", "options",
+                                    "price_per_million")
                      if (v := getattr(p, k)) is not None}
         if p.max_wait is not None:
             overrides["max_wait"] = p.max_wait

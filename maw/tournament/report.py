@@ -67,6 +67,48 @@ class Row:
 HEADER = ["", "games", "wins", "win rate", "95% CI", "points (95% CI)"]
 
 
+@dataclass
+class Section:
+    """One table of the report: its title, header, rows (text), how many columns are
+    text (left-aligned; the rest are numbers), and a note under it."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    note: str = ""
+    left: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.left:  # (the leading columns that are names, not numbers)
+            self.left = next((i for i, h in enumerate(self.header)
+                              if h in ("games", "beliefs", "mu")), 1)
+
+
+HTML_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>MAW tournament report</title>
+<style>
+body { font: 14px/1.45 system-ui, sans-serif; background: #f4f1ea; color: #22201c;
+       margin: 0 auto; padding: 1em 1.2em 3em; max-width: 1100px; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1rem; margin: 1.6em 0 .5em; }
+section { background: #fffdf8; border: 1px solid #e3ddd0; border-radius: 10px;
+          padding: .4em 1em 1em; margin: 1em 0; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; width: 100%; }
+td, th { padding: .3em .5em; border-bottom: 1px solid #e3ddd0; white-space: nowrap; }
+th { font-size: .75rem; text-transform: uppercase; color: #7a746a; }
+.l { text-align: left; } .r { text-align: right; font-variant-numeric: tabular-nums; }
+.note { color: #5b5346; }
+.charts { display: flex; flex-wrap: wrap; gap: 1em; }
+figure { margin: 0; max-width: 100%; } img { max-width: 100%; height: auto; }
+figcaption { text-align: center; color: #7a746a; }
+</style></head><body>
+{body}
+</body></html>
+"""
+
+
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
@@ -122,23 +164,31 @@ class Report:
         return rows
 
     def length(self) -> dict[str, float]:
+        """Mean days, phases and seconds of a game: ``seconds`` of play (from the deal to
+        the outcome), ``wall`` with the game's start-up and stop (its process's time)."""
         days = [d for (d,) in self.db.execute("SELECT days FROM games")]
         phases = [p for (p,) in self.db.execute("SELECT phases FROM games")]
         secs = [s for (s,) in self.db.execute("SELECT seconds FROM games")]
+        walls = [w for (w,) in self.db.execute("SELECT wall_seconds FROM games")
+                 if w is not None]
         draws = self.db.execute("SELECT COUNT(*) FROM games WHERE winner IS NULL").fetchone()[0]
         d, dci = mean_ci(days)
         s, sci = mean_ci(secs)
         return {"games": self.games, "days": d, "days_ci": dci, "phases": mean_ci(phases)[0],
-                "seconds": s, "seconds_ci": sci, "draws": draws}
+                "seconds": s, "seconds_ci": sci, "wall": mean_ci(walls)[0], "draws": draws}
 
     def llm_cost(self) -> dict[str, float]:
-        calls, tokens, secs, repaired, fallbacks = self.db.execute(
+        """Per game: model calls, tokens, seconds of calls, repairs, fallbacks, and the
+        money the tokens cost (``cost``, in the currency of the roster's
+        ``price_per_million``; ``priced``: whether any seat had a price)."""
+        calls, tokens, secs, repaired, fallbacks, cost, priced = self.db.execute(
             "SELECT SUM(llm_calls), SUM(tokens), SUM(llm_seconds), SUM(repaired), "
-            "SUM(fallbacks) FROM players").fetchone()
+            "SUM(fallbacks), SUM(cost), COUNT(cost) FROM players").fetchone()
         g = self.games
         return {"calls": (calls or 0) / g, "tokens": (tokens or 0) / g,
                 "seconds": (secs or 0) / g, "repaired": (repaired or 0) / g,
-                "fallbacks": (fallbacks or 0) / g}
+                "fallbacks": (fallbacks or 0) / g, "cost": (cost or 0) / g,
+                "priced": bool(priced)}
 
     def judgement(self) -> list[dict]:
         """Per agent, on the village's side (a wolf knows its pack), over all its roles
@@ -171,11 +221,13 @@ class Report:
                 "log_loss": ll / n if n else None,
                 "precision": (hits, tops), "voting": (wolf_votes, votes)}
 
-    def ratings(self) -> list[dict]:
+    def ratings(self, by_side: bool = False) -> list[dict]:
         """Each player's OpenSkill rating (Plackett-Luce: one team game per game, the
         winners ranked first, a draw a tie), in the order the games were played: ``mu``,
         its uncertainty ``sigma``, and ``ordinal`` (mu - 3 sigma, what the leaderboard is
-        ordered by: a player is not ranked high on a few lucky games)."""
+        ordered by: a player is not ranked high on a few lucky games). ``by_side``: a
+        rating of each player as a villager and another as a werewolf (its ``side``), as
+        the LLM Werewolf leaderboards show them: playing a wolf is another skill."""
         from openskill.models import PlackettLuce
 
         model = PlackettLuce()
@@ -187,9 +239,10 @@ class Report:
             for name, agent, team in self.db.execute(
                     "SELECT name, agent, team FROM players WHERE game = ? ORDER BY name",
                     (idx,)):
-                sides.setdefault(team, []).append(name)
-                agents[name] = agent
-                played[name] = played.get(name, 0) + 1
+                key = f"{name}\t{team}" if by_side else name
+                sides.setdefault(team, []).append(key)
+                agents[key] = agent
+                played[key] = played.get(key, 0) + 1
             if len(sides) < 2:
                 continue
             order = sorted(sides)
@@ -199,9 +252,16 @@ class Report:
             for members in model.rate(teams, ranks=ranks):
                 for r in members:
                     rated[r.name] = r
-        rows = [{"player": n, "agent": agents[n], "games": played[n], "mu": r.mu,
-                 "sigma": r.sigma, "ordinal": r.ordinal()} for n, r in rated.items()]
-        return sorted(rows, key=lambda row: (-row["ordinal"], row["player"]))
+        rows = []
+        for key, r in rated.items():
+            name, _, side = key.partition("\t")
+            row = {"player": name, "agent": agents[key], "games": played[key], "mu": r.mu,
+                   "sigma": r.sigma, "ordinal": r.ordinal()}
+            if by_side:
+                row["side"] = side
+            rows.append(row)
+        return sorted(rows, key=lambda row: (row.get("side", ""), -row["ordinal"],
+                                             row["player"]))
 
     def calibration(self, bins: int = 10) -> dict[str, list[tuple[float, float, int]]]:
         """Per agent, its village players' beliefs binned by the probability stated:
@@ -266,60 +326,127 @@ class Report:
 
     # ------------------------------------------------------------ output
 
-    def print(self) -> None:
-        from rich.console import Console
-        from rich.table import Table
-
-        console = Console()
+    def sections(self) -> list[Section]:
+        """The report, as the terminal, the HTML page and nothing else show it: titled
+        tables, then notes."""
+        out = []
         ratings = self.ratings()
         if ratings:
-            table = Table(title="leaderboard: OpenSkill ratings (ordered by mu - 3 sigma)",
-                          title_justify="left")
-            for h in ("player", "agent", "games", "mu", "sigma", "mu - 3 sigma"):
-                table.add_column(h, justify="left" if h in ("player", "agent") else "right")
-            for r in ratings:
-                table.add_row(r["player"], r["agent"], str(r["games"]), f"{r['mu']:.2f}",
-                              f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}")
-            console.print(table)
+            out.append(Section(
+                "Leaderboard: OpenSkill ratings (ordered by mu - 3 sigma)",
+                ["player", "agent", "games", "mu", "sigma", "mu - 3 sigma"],
+                [[r["player"], r["agent"], str(r["games"]), f"{r['mu']:.2f}",
+                  f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}"] for r in ratings]))
+            out.append(Section(
+                "Ratings by side: as a villager and as a werewolf",
+                ["side", "player", "agent", "games", "mu", "sigma", "mu - 3 sigma"],
+                [[r["side"], r["player"], r["agent"], str(r["games"]), f"{r['mu']:.2f}",
+                  f"{r['sigma']:.2f}", f"{r['ordinal']:.2f}"]
+                 for r in self.ratings(by_side=True)]))
         for title, rows in self.tables().items():
-            table = Table(title=f"by {title[:-1]}", title_justify="left")
-            for h in HEADER:
-                table.add_column(h, justify="left" if not h else "right")
-            for r in rows:
-                table.add_row(*r.cells())
-            console.print(table)
-        n = self.length()
-        console.print(f"games: {n['games']}, mean length {n['days']:.2f} ± {n['days_ci']:.2f} "
-                      f"days ({n['phases']:.1f} phases), {n['seconds']:.1f} ± "
-                      f"{n['seconds_ci']:.1f} s; draws {n['draws']}")
+            out.append(Section(f"By {title[:-1]}", [title[:-1], *HEADER[1:]],
+                               [r.cells() for r in rows]))
         judged = [j for j in self.judgement() if j["beliefs"] or j["voting"][1]]
         if judged:
-            table = Table(title="beliefs and judgement (the village's side)",
-                          title_justify="left")
-            for h in ("agent", "role", "beliefs", "Brier", "uniform", "log-loss",
-                      "top suspect a wolf", "votes on wolves"):
-                table.add_column(h, justify="left" if h in ("agent", "role") else "right")
-            for j in judged:
-                table.add_row(j["agent"], j["role"], str(j["beliefs"]), _num(j["brier"]),
-                              _num(j["brier_uniform"]), _num(j["log_loss"]),
-                              _rate(*j["precision"]), _rate(*j["voting"]))
-            console.print(table)
+            out.append(Section(
+                "Beliefs and judgement (the village's side)",
+                ["agent", "role", "beliefs", "Brier", "uniform", "log-loss",
+                 "top suspect a wolf", "votes on wolves"],
+                [[j["agent"], j["role"], str(j["beliefs"]), _num(j["brier"]),
+                  _num(j["brier_uniform"]), _num(j["log_loss"]), _rate(*j["precision"]),
+                  _rate(*j["voting"])] for j in judged],
+                "Brier and log-loss: lower is better; 'uniform' is the Brier score of an "
+                "even guess with the same certainties."))
+        return out
+
+    def notes(self) -> list[str]:
+        """The one-line figures under the tables."""
+        n = self.length()
+        lines = [f"games: {n['games']}, mean length {n['days']:.2f} ± {n['days_ci']:.2f} days "
+                 f"({n['phases']:.1f} phases); {n['seconds']:.1f} ± {n['seconds_ci']:.1f} s "
+                 f"of play a game, {n['wall']:.1f} s with its start-up and stop; draws "
+                 f"{n['draws']}"]
         key = self.key_roles()
         if key:
-            console.print("key roles alive at the end: " + "; ".join(
+            lines.append("key roles alive at the end: " + "; ".join(
                 f"{r.group} {r.wins}/{r.games} ({_rate(r.wins, r.games)})" for r in key))
         c = self.llm_cost()
         if c["calls"]:
-            console.print(f"LLM per game: {c['calls']:.1f} calls, {c['tokens']:.0f} tokens, "
-                          f"{c['seconds']:.1f} s of calls, {c['repaired']:.1f} repaired, "
-                          f"{c['fallbacks']:.1f} fallbacks")
+            cost = f"; cost {c['cost']:.4f} a game" if c["priced"] else \
+                " (no price: give price_per_million in the roster's [llm] for the cost)"
+            lines.append(f"LLM per game: {c['calls']:.1f} calls, {c['tokens']:.0f} tokens, "
+                         f"{c['seconds']:.1f} s of calls, {c['repaired']:.1f} repaired, "
+                         f"{c['fallbacks']:.1f} fallbacks{cost}")
         k = self.checks()
-        console.print(f"maw audit: {k['audited']} of {self.games} games checked against "
-                      f"the rules, {k['violations']} violations (must be 0)")
-        console.print(f"votes on dead targets: {k['dead_target_votes']} (must be 0); "
-                      f"refused actions: {k['refused']}; late: {k['late']}; "
-                      f"attacks on a packmate: {k['teammates_attacked']}; unanswered "
-                      f"questions: {k['unanswered']}")
+        lines.append(f"maw audit: {k['audited']} of {self.games} games checked against "
+                     f"the rules, {k['violations']} violations (must be 0)")
+        lines.append(f"votes on dead targets: {k['dead_target_votes']} (must be 0); "
+                     f"refused actions: {k['refused']}; late (actions sent after their "
+                     f"phase was over, refused as too late): {k['late']}; attacks on a "
+                     f"packmate: {k['teammates_attacked']}; unanswered questions: "
+                     f"{k['unanswered']}")
+        return lines
+
+    def print(self) -> None:
+        import sys
+
+        from rich.console import Console
+        from rich.table import Table
+
+        # (piped, rich would cut the tables at 80 columns: a file gets them whole)
+        console = Console(width=None if sys.stdout.isatty() else 200)
+        for sec in self.sections():
+            table = Table(title=sec.title, title_justify="left")
+            for i, h in enumerate(sec.header):
+                table.add_column(h, justify="left" if i < sec.left else "right",
+                                 overflow="fold")
+            for row in sec.rows:
+                table.add_row(*row)
+            console.print(table)
+            if sec.note:
+                console.print(sec.note)
+        for line in self.notes():
+            console.print(line)
+
+    def html(self, path: Path) -> Path:
+        """One HTML page: the tables, the notes and the charts (inlined), for a browser."""
+        import base64
+        import html
+        import tempfile
+
+        charts = []
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                for png in self.plot(Path(tmp)):
+                    charts.append((png.stem.replace("_", " "),
+                                   base64.b64encode(png.read_bytes()).decode()))
+        except MawError:  # no matplotlib: the page has the tables only, and says so
+            charts = []
+        e = html.escape
+        parts = [f"<h1>MAW tournament: {self.games} games</h1>"]
+        parts += [f"<p class=note>{e(line)}</p>" for line in self.notes()]
+        for sec in self.sections():
+            head = "".join(f"<th class={'l' if i < sec.left else 'r'}>{e(h)}</th>"
+                           for i, h in enumerate(sec.header))
+            body = "".join("<tr>" + "".join(f"<td class={'l' if i < sec.left else 'r'}>"
+                                            f"{e(c)}</td>" for i, c in enumerate(row))
+                           + "</tr>" for row in sec.rows)
+            parts.append(f"<section><h2>{e(sec.title)}</h2><div class=scroll><table>"
+                         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+                         + (f"<p class=note>{e(sec.note)}</p>" if sec.note else "")
+                         + "</section>")
+        if charts:
+            parts.append("<section><h2>Charts</h2><div class=charts>" + "".join(
+                f"<figure><img alt='{e(t)}' src='data:image/png;base64,{b}'>"
+                f"<figcaption>{e(t)}</figcaption></figure>" for t, b in charts)
+                + "</div></section>")
+        else:
+            parts.append("<p class=note>No charts: pip install 'maw[report]' for "
+                         "matplotlib.</p>")
+        page = HTML_PAGE.replace("{body}", "\n".join(parts))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
+        return path
 
     def write_csv(self, folder: Path) -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
@@ -373,6 +500,7 @@ class Report:
 
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
+            from matplotlib.ticker import MaxNLocator
         except ImportError:
             raise MawError("--plots needs matplotlib: pip install 'maw[report]'") from None
         folder.mkdir(parents=True, exist_ok=True)
@@ -393,17 +521,28 @@ class Report:
             written.append(path)
         curves = self.calibration()
         if curves:
-            fig, ax = plt.subplots(figsize=(5, 5))
+            # the curve above, and under it how many beliefs each bin holds (a point of a
+            # few beliefs says little)
+            fig, (ax, counts) = plt.subplots(2, 1, figsize=(5.5, 6.5), sharex=True,
+                                             gridspec_kw={"height_ratios": [3, 1]})
             ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect")
-            for agent, points in sorted(curves.items()):
-                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
-                        label=f"{agent} ({sum(p[2] for p in points)} beliefs)")
+            width = 0.8 / (10 * len(curves))
+            for k, (agent, points) in enumerate(sorted(curves.items())):
+                line, = ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
+                                label=f"{agent} ({sum(p[2] for p in points)} beliefs)")
+                for x, y, n in points:
+                    ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(0, 6),
+                                ha="center", fontsize=7, color=line.get_color())
+                counts.bar([p[0] + (k - (len(curves) - 1) / 2) * width for p in points],
+                           [p[2] for p in points], width=width, color=line.get_color())
             ax.set_xlim(0, 1)
-            ax.set_ylim(0, 1)
-            ax.set_xlabel("stated P(werewolf)")
+            ax.set_ylim(0, 1.05)
             ax.set_ylabel("share that were werewolves")
             ax.set_title(f"Calibration of the village's beliefs ({self.games} games)")
             ax.legend(loc="upper left", fontsize="small")
+            counts.set_xlabel("stated P(werewolf)")
+            counts.set_ylabel("beliefs")
+            counts.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
             fig.tight_layout()
             path = folder / "calibration.png"
             fig.savefig(path, dpi=100)
@@ -415,6 +554,8 @@ class Report:
                 color="#55a868")
         ax.set_xlabel("days")
         ax.set_ylabel("games")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # (no day 2.5)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_title(f"Game length ({self.games} games)")
         fig.tight_layout()
         path = folder / "game_length.png"

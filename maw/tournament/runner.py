@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS players (
 # columns added since the first schema (a database made before them gains them, NULL)
 ADDED = {"wolf_votes": "INTEGER", "beliefs": "INTEGER", "brier": "REAL",
          "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER",
-         "substitute": "TEXT"}
+         "substitute": "TEXT", "cost": "REAL"}
 # ... and to the games (maw audit's violations: must be 0)
 ADDED_GAMES = {"violations": "INTEGER", "first_violation": "TEXT"}
 GAME_COLUMNS = ("idx", "seed", "seats", "ruleset", "winner", "reason", "days", "phases",
@@ -133,8 +133,9 @@ class Results:
         return {i for (i,) in self.db.execute("SELECT idx FROM games")}
 
     def record(self, spec: GameSpec, ruleset: str, metrics, log: Path, wall: float,
-               config: dict, audit=None) -> None:
-        """One game (with its ``maw audit``) and its players, in one transaction."""
+               config: dict, audit=None, prices: dict[str, float] | None = None) -> None:
+        """One game (with its ``maw audit``) and its players, in one transaction;
+        ``prices``: what a million tokens cost, for the seats whose roster says."""
         violations = None if audit is None else len(audit.violations)
         first = str(audit.violations[0]) if audit is not None and audit.violations else None
         with self.db:
@@ -148,6 +149,8 @@ class Results:
                  time.strftime("%Y-%m-%dT%H:%M:%S"), violations, first))
             for p in metrics.players:
                 row = asdict(p)
+                price = (prices or {}).get(p.name)
+                row["cost"] = None if price is None else round(p.tokens * price / 1e6, 8)
                 self.db.execute(
                     f"INSERT INTO players (game, {', '.join(PLAYER_COLUMNS)}) VALUES "
                     f"(?, {', '.join('?' * len(PLAYER_COLUMNS))})",
@@ -230,7 +233,7 @@ async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
     results.record(spec, plan.ruleset, metrics, logs[-1], wall,
                    {"players": plan.players, "rules": list(plan.rules),
                     "day_seconds": plan.day_seconds, "night_seconds": plan.night_seconds},
-                   audit)
+                   audit, prices_of(roster, spec.seats))
     return Finished(spec, True, wall)
 
 
@@ -268,6 +271,17 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
         if server is not None:
             await server.stop()
     return finished
+
+
+def prices_of(roster: Roster, seats) -> dict[str, float]:
+    """What a million tokens cost each model seat of ``seats``, where the roster says."""
+    out = {}
+    for p in roster.player:
+        if p.name in seats and p.decider in ("llm", "hybrid"):
+            price = roster.llm_for(p).price_per_million
+            if price is not None:
+                out[p.name] = price
+    return out
 
 
 def roster_sha(path: Path) -> str:
