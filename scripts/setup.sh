@@ -7,9 +7,20 @@
 # a user's own CMAKE_ARGS win. The wheel is kept in a cache of MAW's own, one folder per
 # set of flags (pip's cache hands back a wheel built with other flags), and the venv
 # remembers which flags its build has, so a venv built another way is rebuilt once.
+#
+# --no-model: MAW alone, without the embedded model (no build: seconds, not minutes);
+# games then play with rule players, or a model on an Ollama or OpenAI-compatible server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
+NO_MODEL=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-model) NO_MODEL=1 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup: unknown option $arg (--no-model, or nothing)" >&2; exit 2 ;;
+  esac
+done
 LLAMA=llama-cpp-python==0.3.36
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/maw/llama-wheels"
 STAMP=.venv/.maw-llama-build
@@ -19,6 +30,17 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip > .venv/pip.log 2>&1 || {
   cat .venv/pip.log >&2; echo "setup: pip could not upgrade itself (above)" >&2; exit 1; }
+
+if [ "$NO_MODEL" = 1 ]; then
+  if ! .venv/bin/python -m pip install --quiet -e . > .venv/pip.log 2>&1; then
+    cat .venv/pip.log >&2
+    echo "setup: pip could not install MAW (above)" >&2
+    exit 1
+  fi
+  echo "setup: MAW is installed in .venv, without the embedded model (bash scripts/setup.sh" \
+       "adds it)" >&2
+  exit 0
+fi
 
 # install_llama FLAGS: build (once per set of flags) and install llama-cpp-python
 install_llama() {
