@@ -20,11 +20,12 @@ from maw.records.audit import audit_records
 pytestmark = [pytest.mark.xmpp, pytest.mark.asyncio(loop_scope="session")]
 
 
-async def play(server, folder, **options) -> list[dict]:
+async def play(server, folder, decider: str = "rule", **options) -> list[dict]:
     rules = engine.ruleset(options.pop("ruleset", "maw"), **options.pop("rules", {}))
     config = GameConfig(early_end=True, rules=rules, day_seconds=5, night_seconds=3,
                         log_dir=folder, **options)
-    result = await run_game(config, default_seats(config.players), server, timeout=120)
+    result = await run_game(config, default_seats(config.players, decider), server,
+                            timeout=120)
     return [json.loads(x) for x in result.log_path.read_text().splitlines()]
 
 
@@ -33,10 +34,14 @@ async def logs(server, tmp_path_factory):
     """Two real games' logs: MAW with talk before the votes, and two rounds of AIWolf-9
     (a seer, a medium, a bodyguard)."""
     folder = tmp_path_factory.mktemp("audit")
+    # random wolves tie their attack votes, and the 2021 rules revote: the pack's alone
+    revote = await play(server, folder, "random", players=9, seed=6, ruleset="aiwolf-9",
+                        rules={"variant": "2021"})
     return {"maw": await play(server, folder, players=6, seed=3,
                               rules={"votes_open": "talk"}),
             "aiwolf": await play(server, folder, players=9, seed=4, ruleset="aiwolf-9",
-                                 rounds=2)}
+                                 rounds=2),
+            "revote": revote}
 
 
 def test_real_games_pass_the_audit(logs):
@@ -142,3 +147,35 @@ def test_a_game_cut_short_or_never_played_fails_the_audit(logs):
     # an abandoned lobby: started, joins, no round
     lobby = [r for r in records if r["kind"] in ("started", "join")]
     assert "no round was dealt" in first(lobby)
+
+
+def test_only_the_pack_learns_of_its_attack_revote(logs):
+    """Found by listening to everything a villager's seat received: a night's attack
+    revote sent every living player a phase_change with vote_round 1. Its arrival tells
+    the village the wolves disagreed, which the rules hide."""
+    records = logs["revote"]
+    revotes = [r for r in records if r["kind"] == "event" and r["event"] == "Revote"
+               and r["data"]["kind"] == "attack"]
+    assert revotes, "the seed gave no tied attack: choose another"
+    pack = set(revotes[0]["data"]["audience"])
+    jid = {r["jid"]: r["player"] for r in records if r["kind"] == "join"}
+    told = {jid[r["to"]] for r in records if r["kind"] == "msg" and r["type"] ==
+            "phase_change" and r["to"] in jid and r["body"].get("vote_round")
+            and r["body"].get("new_phase") == "night"}
+    assert told and told <= pack
+    result = audit_records(records)
+    assert result.ok, result.violations[:3]
+    # and the audit finds the leak: the revote's phase_change sent to a villager
+    leak = copy.deepcopy(records)
+    i, msg = next((i, r) for i, r in enumerate(leak) if r["kind"] == "msg"
+                  and r["type"] == "phase_change" and r["body"].get("vote_round")
+                  and r["body"]["new_phase"] == "night")
+    villager = next(j for j, n in jid.items() if n not in pack)
+    leak.insert(i + 1, {**msg, "to": villager})
+    assert f"{jid[villager]} was sent a phase_change of a revote it may not know of" in \
+        first(leak)
+    # ... and a public timer record logged in that revote (a web page would show it)
+    timer = copy.deepcopy(records)
+    timer.insert(i + 1, {"t": msg["t"], "kind": "timer", "round": 1, "day": msg["body"]["day"],
+                         "phase": "night", "seconds": 3.0})
+    assert "a timer was logged in a revote only the pack may know of" in first(timer)

@@ -126,6 +126,8 @@ class GameMasterAgent(MawAgent):
         self.history: list[engine.Event] = []  # this round's events (for a stand-in)
         self.stand_ins: dict[str, StandIn] = {}  # seats a substitute decider plays
         self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
+        # a private revote going on: (the stamp before it, who may know of it)
+        self.hidden: tuple[str, frozenset[str]] | None = None
 
     async def setup(self) -> None:
         from maw.agents.gamemaster_fsm import (
@@ -332,7 +334,12 @@ class GameMasterAgent(MawAgent):
                     await self.announce(behaviour, body)
         now = self.marker()
         if now[:4] != before[:4]:
-            await self.open_phase(behaviour)
+            audience = self._private_revote(events, before)
+            if audience is not None:
+                await self.open_revote(behaviour, audience, before)
+            else:
+                self.hidden = None
+                await self.open_phase(behaviour)
         elif now != before:  # the day's votes opened: new options for everyone
             for name in self.seats:
                 await self.send_options(behaviour, name)
@@ -365,6 +372,40 @@ class GameMasterAgent(MawAgent):
         for name in self.seats:
             await self.send_options(behaviour, name)
 
+    @staticmethod
+    def _private_revote(events, before: tuple) -> frozenset[str] | None:
+        """The audience of a revote that only some may know of (the pack's attack revote),
+        if ``events`` opened one in the same phase; else ``None``."""
+        started = [e for e in events if type(e) is ev.PhaseStarted]
+        if not started:
+            return None
+        last = started[-1]
+        if last.vote_round and last.audience is not None and \
+                (last.day, last.phase) == (before[1], before[2].value):
+            return last.audience
+        return None
+
+    async def open_revote(self, behaviour: CyclicBehaviour, audience: frozenset[str],
+                          before: tuple) -> None:
+        """A revote only ``audience`` may know of: its players get their new options;
+        for everyone else the phase goes on as it was (no new timer, nothing sent, their
+        stamp still good), so nobody else learns of it by a message's arrival."""
+        old = ":".join(str(x) for x in before[:4])
+        if self.hidden is None:
+            self.hidden = (old, audience)
+        self.idle -= audience
+        for name in self.seats:
+            if name in audience:
+                await self.send_options(behaviour, name)
+
+    def current(self, stamp: str | None, player: str) -> bool:
+        """Is ``stamp`` the phase ``player`` knows of now (a player outside a private
+        revote still knows the phase as it was before it)?"""
+        if stamp == self.stamp():
+            return True
+        return self.hidden is not None and stamp == self.hidden[0] and \
+            player not in self.hidden[1]
+
     async def refresh(self, behaviour: CyclicBehaviour) -> None:
         """Every player's options again (after a reconnection: what was sent while the
         server was away is lost)."""
@@ -376,8 +417,11 @@ class GameMasterAgent(MawAgent):
         s = self.state
         assert s is not None
         view = engine.view(s, name)
-        body = m.PhaseChange(stamp=self.stamp(), round=self.round, day=s.day,
-                             new_phase=s.phase.value, vote_round=s.vote_round, room=view.room,
+        stamp = self.stamp()
+        if self.hidden is not None and name not in self.hidden[1]:
+            stamp = self.hidden[0]  # (a rejoin mid-revote: the phase as this player knows it)
+        body = m.PhaseChange(stamp=stamp, round=self.round, day=s.day,
+                             new_phase=s.phase.value, vote_round=view.vote_round, room=view.room,
                              seconds=round(self.seconds_left(), 2),
                              view=View.of(view),
                              options=convert.options(engine.legal_actions(s, name)))
@@ -419,11 +463,11 @@ class GameMasterAgent(MawAgent):
     def not_now(self) -> str | None:
         return "no game is in progress" if self.state is None or self.state.is_over else None
 
-    def too_late(self, stamp: str | None) -> str | None:
-        """Why an action stamped ``stamp`` (the phase it answers) comes too late, if it
-        does: a vote sent as a day ended must not count in the next phase or round."""
-        if stamp and stamp != self.stamp():
-            return f"too late: that phase is over ({stamp}; now {self.stamp()})"
+    def too_late(self, stamp: str | None, player: str) -> str | None:
+        """Why ``player``'s action stamped ``stamp`` (the phase it answers) comes too late,
+        if it does: a vote sent as a day ended must not count in the next phase or round."""
+        if stamp and not self.current(stamp, player):
+            return "too late: that phase is over"
         return None
 
     # ------------------------------------------------------------ summary

@@ -52,7 +52,7 @@ class Referee(Guarded):
             await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
             return
         if isinstance(body, m.Listen):
-            if body.stamp != gm.stamp():  # a listen from an earlier phase means nothing now
+            if not gm.current(body.stamp, seat.name):  # a listen from an earlier phase
                 return
             before = gm.marker()
             events: tuple = ()
@@ -63,7 +63,7 @@ class Referee(Guarded):
                 gm.idle.add(seat.name)
             await gm.publish(self, events, before)
             return
-        reason = gm.too_late(body.stamp)
+        reason = gm.too_late(body.stamp, seat.name)
         if reason is not None:
             await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
             return
@@ -146,7 +146,7 @@ class Referee(Guarded):
         if room.value != body.room:
             reason = f"the {room} asked about the {body.room}"
         elif seat is not None:
-            reason = gm.not_now() or gm.too_late(body.stamp) or ""
+            reason = gm.not_now() or gm.too_late(body.stamp, seat.name) or ""
             if not reason:
                 before = gm.marker()
                 try:

@@ -51,7 +51,8 @@ def flow_of(state: GameState) -> DayFlow:
 
 
 def where(state: GameState) -> str:
-    extra = ", revote" if state.vote_round else ""
+    # (not at night: an attack revote is the pack's, and a refusal reaches anyone)
+    extra = ", revote" if state.vote_round and state.phase is not Phase.NIGHT else ""
     return f"day {state.day}, {state.phase}{extra}"
 
 

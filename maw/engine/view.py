@@ -110,7 +110,9 @@ def view(state: GameState, player: str) -> PlayerView:
     return PlayerView(
         player=player, role=me.name, team=me.team.value, alive=alive[s],
         ruleset=state.rules.name, day=state.day, phase=phase.value,
-        vote_round=state.vote_round, players=names, living=state.living(),
+        # (an attack revote is the pack's: nobody else may know that it exists)
+        vote_round=state.vote_round if phase is not Phase.NIGHT or me.pack else 0,
+        players=names, living=state.living(),
         deaths=tuple((d.day, names[d.seat], d.cause) for d in state.deaths),
         known_roles=MappingProxyType(known), pack=pack,
         room=room.value if may_speak else None,  # type: ignore[union-attr]

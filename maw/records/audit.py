@@ -8,6 +8,10 @@ the GameMaster accepted (``action`` records), in order. The audit finds:
 * an event the engine does not produce, or produces otherwise (the log's ``event``
   records must be exactly the replay's, in order), and a logged outcome it does not reach;
 * a game cut short (a round without its outcome) or never played (no round dealt);
+* a message whose mere arrival or metadata tells a player what it may not know: a
+  ``phase_change`` of a revote the player is not in (the pack's attack revote), or one
+  whose phase, revote or options are not the rules' for it at that moment, and a public
+  ``timer`` record during such a revote;
 * a message to a player that its player may not see: a ``vote_cast``, ``vote_result``,
   ``kill``, ``reveal`` or ``end_game`` that no event of the moment sends to that player
   (each event's messages go to its audience only, ``maw.protocol.convert``); an
@@ -110,6 +114,8 @@ def audit_records(records: list[dict]) -> Audit:
     deliveries: set[tuple[str, str]] = set()  # (player, body JSON) the events send now
     carry: dict = {}
     ended = False  # the last round dealt has its outcome
+    # who may know of the revote going on (None: everyone; a private one, the pack's)
+    revote_audience: frozenset[str] | None = None
     for line, r in enumerate(records, 1):
         kind = r.get("kind")
         ended = ended or kind == "outcome"
@@ -151,6 +157,9 @@ def audit_records(records: list[dict]) -> Audit:
             expected = list(events)
             deliveries = set()
             for e in events:
+                if isinstance(e, engine.events.PhaseStarted):
+                    revote_audience = e.audience if e.vote_round else None
+            for e in events:
                 for name, body in convert.event_messages(e, state.day, round_, carry):
                     to = [name] if name is not None else (
                         list(state.names) if e.audience is None else sorted(e.audience))
@@ -177,6 +186,9 @@ def audit_records(records: list[dict]) -> Audit:
                 bad(line, f"the log's outcome ({r['winner']}, {r['reason']}, day {r['day']}) "
                           f"is not the engine's ({winner}, {got.termination.value}, day "
                           f"{got.day})")
+        elif kind == "timer" and revote_audience is not None:
+            # (a timer record is public: a new one in a private revote tells it exists)
+            bad(line, "a timer was logged in a revote only the pack may know of")
         elif kind == "msg" and r["to"] in seat_of:
             player, body = seat_of[r["to"]], r.get("body") or {}
             out.messages += 1
@@ -198,6 +210,25 @@ def audit_records(records: list[dict]) -> Audit:
                         body.get("pack") or []) != pack:
                     bad(line, f"{player} was told role {body.get('role')} and pack "
                               f"{body.get('pack')}; it is a {role.name if role else '?'}")
+            elif kind_ == "phase_change":
+                # its arrival and its metadata say what the phase is: a revote only to
+                # those who may know of it, the options the rules give this player now
+                private = revote_audience is not None and player not in revote_audience
+                told = body.get("vote_round", 0)
+                if private and told:
+                    bad(line, f"{player} was sent a phase_change of a revote it may not "
+                              f"know of (vote_round {told}, {body.get('new_phase')})")
+                elif not private and (told, body.get("new_phase"), body.get("day")) != (
+                        state.vote_round, state.phase.value, state.day):
+                    bad(line, f"{player} was sent a phase_change for day {body.get('day')}, "
+                              f"{body.get('new_phase')}, round {told}: the game is at "
+                              f"{state.day}, {state.phase.value}, round {state.vote_round}")
+                else:
+                    legal = [o.model_dump() for o in convert.options(
+                        engine.legal_actions(state, player))]
+                    if not private and body.get("options") != legal:
+                        bad(line, f"{player} was sent options {body.get('options')}; the "
+                                  f"rules give it {legal}")
             elif kind_ in ("new_messages", "announce_open") and \
                     body.get("room_name") == "Hideout" and player not in state.pack:
                 bad(line, f"{player} is not in the pack and was sent the Hideout's "
