@@ -76,6 +76,7 @@ class HybridStrategy(RuleDecider):
         suspect = self._suspect(view)
         if suspect is None:
             return None
+        self.said = (view.day, suspect)  # its vote follows what it said (rule.py)
         return Intent(claims.say_suspect(suspect), self.reason(view, suspect))
 
     def _come_out(self, view: PlayerView, found: list[tuple[str, str]]) -> bool:
