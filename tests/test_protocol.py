@@ -81,10 +81,10 @@ def test_the_view_survives_the_wire():
 
 
 def test_the_wire_and_every_layer_take_their_actions_from_the_engines_table():
-    from maw.agents.gamemaster import ACTIONS as REFEREE
-    from maw.agents.player import FSM_TYPES
-    from maw.llm.decider import ORDER
-    from maw.terminal.commands import HELP
+    from maw.agents.gamemaster import referee_types
+    from maw.agents.player import fsm_types
+    from maw.llm.decider import order
+    from maw.terminal.commands import TEXT
 
     assert set(m.ACTION_TYPES) == {*engine.ACTIONS, "listen"}
     for name, spec in engine.ACTIONS.items():
@@ -93,10 +93,11 @@ def test_the_wire_and_every_layer_take_their_actions_from_the_engines_table():
         assert ("target" in model.model_fields) == spec.target
         assert m.Option(action=name).action == name
         if name != "chat":
-            assert spec.usage in HELP
-    assert set(REFEREE) == set(m.ACTION_TYPES) - {"chat"}  # chat goes to the rooms
-    assert set(m.ACTION_TYPES) <= set(FSM_TYPES)
-    assert sorted(ORDER) == sorted(engine.ACTIONS)
+            assert spec.usage in TEXT.help
+    assert set(referee_types()) - {"join_lobby", "chat_check"} == set(m.ACTION_TYPES) - {
+        "chat"}  # chat goes to the rooms
+    assert set(m.ACTION_TYPES) <= set(fsm_types())
+    assert sorted(order()) == sorted(engine.ACTIONS)
     with pytest.raises(ValueError, match="is not an action"):
         m.Option(action="fly")
 

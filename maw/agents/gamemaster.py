@@ -33,9 +33,13 @@ from maw.protocol import messages as m
 from maw.protocol.heard import View
 from maw.protocol.proof import new_key
 
-# every action but chat (the rooms take chats) comes to the GameMaster, and "listen"
-ACTIONS = tuple(name for name in m.ACTION_TYPES if name != "chat")
-REFEREE_TYPES = ("join_lobby", "chat_check", *ACTIONS)
+
+def referee_types() -> tuple[str, ...]:
+    """What the Referee takes: joins, the rooms' chat checks, and every action but chat
+    (the rooms take chats) and "listen" (read when an agent starts: the table may grow)."""
+    return ("join_lobby", "chat_check", *(n for n in m.ACTION_TYPES if n != "chat"))
+
+
 UNKNOWN = "unknown player or wrong token"
 ROOM_REPLIES = ("agree", "refuse")
 
@@ -160,9 +164,10 @@ class GameMasterAgent(MawAgent):
         self.fsm = fsm
         self.presence.on_unavailable = self._unavailable
         self.add_behaviour(fsm)  # it receives nothing: it only sequences and times
-        self.add_behaviour(Referee(), of_types(*REFEREE_TYPES))
+        refereed = referee_types()
+        self.add_behaviour(Referee(), of_types(*refereed))
         self.add_behaviour(RoomReplies(), of_types(*ROOM_REPLIES))
-        self.add_catch_all(REFEREE_TYPES + ROOM_REPLIES)
+        self.add_catch_all(refereed + ROOM_REPLIES)
 
     def bounced(self, jid: str) -> None:
         self.gone_away(jid, "bounced")

@@ -28,8 +28,14 @@ from maw.protocol import messages as m
 from maw.protocol import render
 from maw.protocol.heard import Heard, View
 
-FSM_TYPES = ("joined", "refuse", "agree", "start_game", "name", *m.ACTION_TYPES,
-             "not_understood")
+
+def fsm_types() -> tuple[str, ...]:
+    """What the FSM takes: the lobby's answers, the interface's choices (every action: read
+    when the agent starts, the table may grow), the answers to its actions."""
+    return ("joined", "refuse", "agree", "start_game", "name", *m.ACTION_TYPES,
+            "not_understood")
+
+
 OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal")
 NEWS_TYPES = ("assign_role", "kill", "phase_change", "end_game", "scores", *OBSERVED)
 
@@ -185,14 +191,15 @@ class PlayerAgent(MawAgent):
         # the GameMaster may follow this client's presence (and so learn at once that
         # it went offline, even on a server that bounces nothing); nobody else may
         self.presence.on_subscribe = self._asked_to_share_presence
-        self.add_behaviour(fsm, of_types(*FSM_TYPES))
+        taken = fsm_types()
+        self.add_behaviour(fsm, of_types(*taken))
         # one behaviour takes all the news, so that the player learns it in the order the
         # GameMaster sent it (a behaviour each once let "the game is over" overtake the
         # execution that ended it); start_game goes to the FSM as well
         self.add_behaviour(News(), of_types("start_game", *NEWS_TYPES))
         if self.push_news:
             self.add_behaviour(Relay())
-        self.add_catch_all(FSM_TYPES + NEWS_TYPES)
+        self.add_catch_all(taken + NEWS_TYPES)
 
     def seconds_left(self) -> float:
         return self.deadline.left()

@@ -16,6 +16,7 @@ from maw.engine.actions import (
     Divine,
     EndPhase,
     Guard,
+    Night,
     OpenVotes,
     Over,
     Pass,
@@ -24,9 +25,12 @@ from maw.engine.actions import (
     Unvote,
     Vote,
     action_name,
+    night_action,
+    register_action,
 )
+from maw.engine.dayflow import DayFlow, register_flow
 from maw.engine.events import Event, visible_to
-from maw.engine.flows import AiwolfFlow, DayFlow, MawFlow, register_flow
+from maw.engine.flows import AiwolfFlow, MawFlow
 from maw.engine.roles import (
     BODYGUARD,
     MEDIUM,
@@ -38,6 +42,7 @@ from maw.engine.roles import (
     Role,
     Species,
     Team,
+    register_role,
     role_named,
 )
 from maw.engine.rules import (
@@ -78,5 +83,5 @@ __all__ = [
     "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",
     "PlayerView", "view", "ACTIONS", "ActionSpec", "action_name", "DayFlow", "MawFlow",
     "AiwolfFlow", "register_flow", "open_room", "messages_left", "OpenVotes", "Pass",
-    "may_pass", "VotesOpen",
+    "may_pass", "VotesOpen", "Night", "night_action", "register_action", "register_role",
 ]

@@ -1,6 +1,7 @@
 """Actions: everything a player (or the phase timer, or chance) can do to a game, and
 :data:`ACTIONS`, the one table of the players' actions that every layer (the rules, the
-wire, the agents, the prompts, the screen) derives its lists from.
+wire, the agents, the prompts, the screen) derives its lists from. The day's actions are
+registered here; the night's, each with how it resolves, in ``maw.engine.abilities``.
 
 Chat actions returned by :func:`maw.engine.legal_actions` carry an empty ``text``: they
 stand for any text of 1 to ``ruleset.max_chat_length`` characters.
@@ -8,13 +9,11 @@ stand for any text of 1 to ``ruleset.max_chat_length`` characters.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
-from typing import Union
-
-from maw.engine.roles import Ability
+from typing import Any, Union
 
 
 class Room(str, Enum):
@@ -116,11 +115,41 @@ Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Pass, OpenVotes,
 
 
 @dataclass(frozen=True, slots=True)
+class Night:
+    """How a night action works, declared once beside it in the table of actions.
+
+    Attributes:
+        order: where it resolves at dawn, lower first (a ruleset's ``night_order`` may
+            reorder the actions by name): a guard before the attack it may block.
+        resolve: what it does at dawn: ``resolve(dawn, actor, target)`` with seats
+            (``maw.engine.resolution.Dawn``: the night's protections, deaths, results);
+            a ``collective`` action is resolved once, on the pack's choice, actor -1.
+        chosen: the event that tells who may know it was chosen (``(state, actor,
+            target) -> Event``); ``None``: only the actor learns it (``Acted``).
+        may_target: whom it may name (``(state, actor, target) -> bool``); ``None``: any
+            other living player.
+        first_night: it may be used on the first night (AIWolf: only the Seer's).
+        collective: the pack's: each wolf votes, the tally's choice is resolved once.
+        aim: for deciders that do not know it: whom it is for, "suspect" (a likely
+            werewolf) or "trust" (a likely villager).
+    """
+
+    order: int
+    resolve: Callable[..., None]
+    chosen: Callable[..., Any] | None = None
+    may_target: Callable[..., bool] | None = None
+    first_night: bool = True
+    collective: bool = False
+    aim: str = "suspect"
+
+
+@dataclass(frozen=True, slots=True)
 class ActionSpec:
     """One action a player may take, for every layer at once.
 
     Attributes:
-        name: its name on the wire, in prompts and on the screen ("vote").
+        name: its name on the wire, in prompts and on the screen ("vote"); for a night
+            action, the name of the role ability it takes.
         cls: the engine's action class.
         ability: the role ability it takes (``None``: any living player, by the rules).
         target: it names a target player.
@@ -129,42 +158,98 @@ class ActionSpec:
         result: the event that tells who may know that it happened.
         usage: how a person types it ("/vote NAME").
         help: what it does, in a few words (the screen's help, the prompts).
+        night: how a night action works (``None`` for the others).
     """
 
     name: str
     cls: type
-    ability: Ability | None
+    ability: str | None
     target: bool
     room: bool
     phases: frozenset[str]
     result: str
     usage: str
     help: str
+    night: Night | None = None
 
 
-ACTIONS: Mapping[str, ActionSpec] = MappingProxyType({s.name: s for s in (
+_ACTIONS: dict[str, ActionSpec] = {}
+_SPEC_OF: dict[type, ActionSpec] = {}
+_NIGHT: dict[str, type] = {}
+# the one table of the players' actions, and what is derived from it (read-only views: an
+# action registered later shows in them at once)
+ACTIONS: Mapping[str, ActionSpec] = MappingProxyType(_ACTIONS)
+SPEC_OF: Mapping[type, ActionSpec] = MappingProxyType(_SPEC_OF)
+# the action each night ability takes
+NIGHT_ACTIONS: Mapping[str, type] = MappingProxyType(_NIGHT)
+_LISTENERS: list[Callable[[ActionSpec], None]] = []
+
+
+def night_action(name: str) -> type:
+    """A new engine action class for a night action ``name``: (actor, target)."""
+    from dataclasses import make_dataclass
+
+    cls = make_dataclass(name.capitalize(), [("actor", str), ("target", str)], frozen=True,
+                         slots=True)
+    cls.__doc__ = f"A night action: {name} ``target``."
+    cls.__module__ = __name__
+    return cls
+
+
+def register_action(spec: ActionSpec) -> ActionSpec:
+    """Add ``spec`` to the table. A night action must say how it resolves (``night``):
+    an action the night cannot resolve is an error here, never a silent no-op."""
+    from maw.errors import ConfigError
+
+    if spec.name in _ACTIONS and _ACTIONS[spec.name] != spec:
+        raise ConfigError(f"the action {spec.name!r} is already in the table")
+    if spec.ability is not None:
+        if spec.night is None:
+            raise ConfigError(f"the night action {spec.name!r} says nothing of how it "
+                              "resolves (its ActionSpec needs night=Night(...))")
+        if spec.ability != spec.name or not spec.target or "night" not in spec.phases:
+            raise ConfigError(f"the night action {spec.name!r} must be named for its "
+                              "ability, name a target and be of the night")
+    elif spec.night is not None:
+        raise ConfigError(f"{spec.name!r} is not a night action but says how one resolves")
+    _ACTIONS[spec.name] = spec
+    _SPEC_OF[spec.cls] = spec
+    if spec.ability is not None:
+        _NIGHT[spec.ability] = spec.cls
+    for listener in _LISTENERS:
+        listener(spec)
+    return spec
+
+
+def when_registered(listener: Callable[[ActionSpec], None]) -> None:
+    """Call ``listener`` with every action registered from now on (the wire's models)."""
+    _LISTENERS.append(listener)
+
+
+def night_spec(ability: str) -> ActionSpec:
+    """The table's entry of the night action that takes ``ability``."""
+    return _SPEC_OF[_NIGHT[ability]]
+
+
+def targeted() -> tuple[type, ...]:
+    """The classes of the actions that name a target."""
+    return tuple(s.cls for s in _ACTIONS.values() if s.target)
+
+
+def action_name(action: Action) -> str:
+    """The table's name of a player's action ("vote")."""
+    return _SPEC_OF[type(action)].name
+
+
+for _spec in (
     ActionSpec("chat", Chat, None, False, True, frozenset({"day", "whisper", "night"}),
                "Chatted", "TEXT", "say TEXT in the open room"),
     ActionSpec("vote", Vote, None, True, False, frozenset({"day", "vote"}), "VoteCast",
                "/vote NAME", "vote to execute NAME (again to change it)"),
     ActionSpec("unvote", Unvote, None, False, False, frozenset({"day"}), "VoteCast",
                "/unvote", "withdraw your vote"),
-    ActionSpec("attack", Attack, Ability.ATTACK, True, False, frozenset({"night"}),
-               "VoteCast", "/attack NAME", "choose tonight's victim (werewolf)"),
-    ActionSpec("divine", Divine, Ability.DIVINE, True, False, frozenset({"night"}),
-               "Divined", "/divine NAME", "learn NAME's species at dawn (seer)"),
-    ActionSpec("guard", Guard, Ability.GUARD, True, False, frozenset({"night"}), "Guarded",
-               "/guard NAME", "protect NAME from tonight's attack (bodyguard)"),
     ActionSpec("over", Over, None, False, True, frozenset({"day", "whisper"}), "Overed",
                "/over", "done talking for today"),
-)})
-SPEC_OF: Mapping[type, ActionSpec] = MappingProxyType({s.cls: s for s in ACTIONS.values()})
-TARGETED = tuple(s.cls for s in ACTIONS.values() if s.target)
-# the action each night ability takes
-NIGHT_ACTIONS: Mapping[Ability, type] = MappingProxyType(
-    {s.ability: s.cls for s in ACTIONS.values() if s.ability is not None})
-
-
-def action_name(action: Action) -> str:
-    """The table's name of a player's action ("vote")."""
-    return SPEC_OF[type(action)].name
+):
+    register_action(_spec)
+# the night's actions, with how each resolves, are in maw.engine.abilities

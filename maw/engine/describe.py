@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from maw.engine.roles import role_named
 from maw.engine.rulesets import Flow, Ruleset, TiePolicy, VotesOpen, WinCondition
 
 _TIE = {
@@ -14,14 +15,6 @@ _TIE = {
     TiePolicy.REVOTE: "everyone votes once more between the tied, then one of those still "
                       "tied is picked at random",
 }
-_POWERS = {
-    "Seer": "each night the Seer learns whether one player is a werewolf or human",
-    "Medium": "the Medium learns whether the player executed the day before was a werewolf",
-    "Bodyguard": "each night the Bodyguard protects one other player from the attack",
-    "Possessed": "the Possessed is a human on the werewolves' side, unknown to them",
-}
-
-
 def _plural(role: str, k: int) -> str:
     if k == 1:
         return f"1 {role}"
@@ -34,7 +27,7 @@ def rules_text(rules: Ruleset, players: int) -> str:
     order = sorted(roles, key=lambda r: (r != "Werewolf", r == "Villager", r))
     lines = [f"{players} players: {', '.join(_plural(r, roles[r]) for r in order)}. "
              "The werewolves know each other; nobody else knows anyone's role."]
-    powers = [_POWERS[r] for r in order if r in _POWERS]
+    powers = [role_named(r).power for r in order if role_named(r).power]
     if powers:
         text = "; ".join(powers)
         lines.append(text[0].upper() + text[1:] + ".")

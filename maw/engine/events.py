@@ -176,6 +176,31 @@ class Guarded:
 
 
 @dataclass(frozen=True, slots=True)
+class Acted:
+    """A night action chosen, told only to its actor (a registered action's record, when
+    its table entry names no event of its own)."""
+
+    day: int
+    actor: str
+    action: str
+    target: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NightResult:
+    """What a night action taught its actor at dawn (a registered action's private
+    result): ``value`` is what it learnt of ``target``."""
+
+    day: int
+    actor: str
+    action: str
+    target: str
+    value: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class MediumResult:
     day: int
     medium: str
@@ -200,7 +225,7 @@ Event = Union[
     GameStarted, RoleAssigned, PhaseStarted, Chatted, Overed, Passed, VotesOpened, VoteCast,
     VotesRevealed,
     Executed, NoExecution, Revote, RoleRevealed, Murdered, NoMurder, AttackBlocked,
-    Divined, Guarded, MediumResult, GameOver,
+    Divined, Guarded, MediumResult, GameOver, Acted, NightResult,
 ]
 
 

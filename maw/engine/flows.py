@@ -1,10 +1,11 @@
 """The shapes of a game day, one class each, the way python-chess makes a variant a class.
 
-A :class:`DayFlow` says what differs between shapes: which phase follows which, which room
-each phase opens, when votes and night choices may change, when a phase is decided, which
-phases are skipped, who may still act. The shared core (``maw.engine.resolution``) asks the
-game's flow, found by its ruleset's ``flow``; a new shape of day (the 12-player game) is one
-new class here, registered with :func:`register_flow`.
+A :class:`~maw.engine.dayflow.DayFlow` says what differs between shapes: which phase follows
+which, which room each phase opens, when votes and night choices may change, when a phase
+is decided, which phases are skipped, who may still act. The shared core
+(``maw.engine.resolution``) asks the game's flow, found by its ruleset's ``flow``; a new
+shape of day (the 12-player game) is one new class here, registered with
+:func:`~maw.engine.dayflow.register_flow`.
 
 * :class:`MawFlow` — design document §1.2: Day (the Village talks, public votes that may
   change, an early majority executes) then Night (the Hideout talks, the pack must agree).
@@ -15,78 +16,16 @@ new class here, registered with :func:`register_flow`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from types import MappingProxyType
-from typing import ClassVar
 
 from maw.engine import resolution as r
-from maw.engine.actions import Room
+from maw.engine.actions import Room, night_spec
+from maw.engine.dayflow import DayFlow, register_flow
 from maw.engine.events import Event, RoleRevealed
-from maw.engine.roles import Ability
 from maw.engine.rulesets import Flow, VotesOpen
 from maw.engine.state import GameState, Phase
 
 NOBODY = r.NOBODY
-
-
-class DayFlow:
-    """What a shape of day decides. Subclasses set the class attributes and may override
-    the methods; the defaults are the rules every shipped flow shares."""
-
-    flow: ClassVar[Flow]
-    next_phase: ClassVar[Mapping[Phase, Phase]]
-    rooms: ClassVar[Mapping[Phase, Room]]  # the room each phase opens
-    vote_phase: ClassVar[Phase]  # the phase in which the execution vote is cast
-    choices_change: ClassVar[bool]  # a vote or a night choice may be changed or withdrawn
-    over: ClassVar[bool]  # players say Over when they are done talking
-    wolves_learn_executed: ClassVar[bool]  # the pack learns the roles of the executed
-    no_over: ClassVar[str] = "this game has no Over"
-
-    def room(self, phase: Phase) -> Room | None:
-        return self.rooms.get(phase)
-
-    def talk_first(self, state: GameState, phase: Phase) -> bool:
-        """Are the votes of ``phase`` closed until everyone has spoken or passed?"""
-        return False
-
-    def usable_tonight(self, state: GameState, abilities: frozenset[Ability]
-                       ) -> frozenset[Ability]:
-        return abilities
-
-    def skips(self, state: GameState, day: int, phase: Phase) -> bool:
-        """Is ``phase`` of ``day`` skipped (nobody could do anything in it)?"""
-        return False
-
-    def public_votes(self, phase: Phase) -> bool:
-        """Does everyone see the current votes in ``phase``?"""
-        return False
-
-    def vote_audience(self, voter: str) -> frozenset[str] | None:
-        return None if self.choices_change else frozenset((voter,))
-
-    def actors(self, state: GameState) -> tuple[str, ...]:
-        raise NotImplementedError
-
-    def after_vote(self, state: GameState, t: int, events: list[Event]) -> GameState:
-        raise NotImplementedError
-
-    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
-        raise NotImplementedError
-
-    def after_talk(self, state: GameState, s: int, room: Room, events: list[Event]
-                   ) -> GameState:
-        return state
-
-    def end_phase(self, state: GameState, events: list[Event]) -> GameState:
-        raise NotImplementedError
-
-    def at_night(self, state: GameState, events: list[Event]) -> GameState:
-        return state
-
-
-def register_flow(cls: type[DayFlow]) -> type[DayFlow]:
-    r.FLOWS[cls.flow] = cls()
-    return cls
 
 
 @register_flow
@@ -119,8 +58,10 @@ class MawFlow(DayFlow):
     def actors(self, state: GameState) -> tuple[str, ...]:
         if state.phase is Phase.DAY:
             return state.living()
-        return tuple(n for n, a, role in zip(state.names, state.alive, state.roles,
-                                             strict=True) if a and role.pack)
+        # the pack (in its Hideout), and whoever else acts at night (a Seer)
+        return tuple(n for i, (n, a, role) in enumerate(zip(
+            state.names, state.alive, state.roles, strict=True))
+            if a and (role.pack or r.night_abilities(state, i)))
 
     def after_vote(self, state: GameState, t: int, events: list[Event]) -> GameState:
         """A majority of the living executes at once."""
@@ -132,11 +73,17 @@ class MawFlow(DayFlow):
         return state
 
     def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
-        """The pack murders once every living wolf attacks the same player."""
-        wolves = [i for i, a in enumerate(state.alive) if a and state.roles[i].pack]
-        if all(state.votes[w] == t for w in wolves):
-            return r.finish_night(r.close_attack_vote(state, events), t, events)
-        return state
+        """The pack murders once every living wolf attacks the same player (and everyone
+        else who acts at night has chosen: a Seer's divination, say)."""
+        alive, roles, votes = state.alive, state.roles, state.votes
+        wolves = [i for i, a in enumerate(alive) if a and roles[i].pack]
+        target = votes[wolves[0]] if wolves else NOBODY
+        if target == NOBODY or any(votes[w] != target for w in wolves):
+            return state
+        if any(state.chosen[i] is None and r.night_abilities(state, i)
+               for i, a in enumerate(alive) if a and not roles[i].pack):
+            return state
+        return r.finish_night(r.close_attack_vote(state, events), target, events)
 
     def end_phase(self, state: GameState, events: list[Event]) -> GameState:
         if state.phase is Phase.DAY:
@@ -162,11 +109,12 @@ class AiwolfFlow(DayFlow):
     over = True
     wolves_learn_executed = False
 
-    def usable_tonight(self, state: GameState, abilities: frozenset[Ability]
-                       ) -> frozenset[Ability]:
+    def usable_tonight(self, state: GameState, abilities: frozenset[str]
+                       ) -> frozenset[str]:
         if state.day > state.rules.first_day:
             return abilities
-        return abilities & {Ability.DIVINE}  # no attack and no guard on the first night
+        # the first night: only what may be (the Seer's divination; no attack, no guard)
+        return frozenset(a for a in abilities if night_spec(a).night.first_night)  # type: ignore[union-attr]
 
     def skips(self, state: GameState, day: int, phase: Phase) -> bool:
         rules = state.rules

@@ -2,25 +2,25 @@
 executions, the night's resolution, the end of the game.
 
 What differs between the shapes of a day (MAW's, AIWolf's) is asked of the game's
-:class:`maw.engine.flows.DayFlow`, looked up in :data:`FLOWS` (the flows register
-themselves there when ``maw.engine.flows`` is imported). Everything here is a pure function
-of its arguments; ``events`` lists collect what happened.
+:class:`maw.engine.dayflow.DayFlow`. What each night action does is its entry in the table
+of actions (``maw.engine.abilities``): the night is resolved by going through the actions
+chosen, in the night's order, each by its own entry (:class:`Dawn`). Everything here is a
+pure function of its arguments; ``events`` lists collect what happened.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
 
-from maw.engine.actions import SPEC_OF, Action, Attack, Chat, Divine, Over, Resolve, Room
+from maw.engine.actions import SPEC_OF, Action, ActionSpec, Chat, Over, Resolve, Room, night_spec
+from maw.engine.dayflow import flow_of
 from maw.engine.events import (
-    AttackBlocked,
+    Acted,
     Chatted,
-    Divined,
     Event,
     Executed,
     GameOver,
-    Guarded,
     MediumResult,
     Murdered,
     NoExecution,
@@ -33,21 +33,13 @@ from maw.engine.events import (
     VotesOpened,
     VotesRevealed,
 )
-from maw.engine.roles import Ability, Species, Team
-from maw.engine.rulesets import Flow, TiePolicy, WinCondition
+from maw.engine.roles import Species, Team
+from maw.engine.rulesets import TiePolicy, WinCondition
 from maw.engine.scoring import points
 from maw.engine.state import Death, GameState, Phase, Result, Termination, VoteRecord
 from maw.errors import IllegalActionError
 
-if TYPE_CHECKING:
-    from maw.engine.flows import DayFlow
-
 NOBODY = -1
-FLOWS: dict[Flow, DayFlow] = {}  # the ruleset's flow -> its DayFlow (maw.engine.flows fills it)
-
-
-def flow_of(state: GameState) -> DayFlow:
-    return FLOWS[state.rules.flow]
 
 
 def where(state: GameState) -> str:
@@ -70,14 +62,15 @@ def talk_budget(state: GameState, s: int, room: Room) -> bool:
         (limit is None or state.spoken[s] < limit)
 
 
-def night_abilities(state: GameState, s: int) -> frozenset[Ability]:
+def night_abilities(state: GameState, s: int) -> frozenset[str]:
     """The abilities seat ``s`` may use tonight (one of them, once)."""
     role = state.roles[s]
     abilities = role.abilities
     if not abilities or not state.alive[s]:
         return frozenset()
-    if state.vote_round:
-        abilities = abilities & {Ability.ATTACK}  # an attack revote involves the wolves only
+    if state.vote_round:  # an attack revote involves the wolves only
+        abilities = frozenset(a for a in abilities
+                              if night_spec(a).night.collective)  # type: ignore[union-attr]
     abilities = flow_of(state).usable_tonight(state, abilities)
     for ability, limit in role.uses:
         if ability in abilities and state.uses.get((s, ability), 0) >= limit:
@@ -157,13 +150,14 @@ def choose(state: GameState, s: int, t: int, action: Action, events: list[Event]
         events.append(VoteCast(state.day, "execute", names[s], names[t],
                                flow.vote_audience(names[s])))
         return flow.after_vote(state, t, events)
-    state = state._replace(chosen=replaced(state.chosen, s, SPEC_OF[kind].ability))
-    if kind is Attack:
-        events.append(VoteCast(state.day, "attack", names[s], names[t], state.pack))
-    elif kind is Divine:
-        events.append(VoteCast(state.day, "divine", names[s], names[t], frozenset((names[s],))))
+    spec = SPEC_OF[kind]
+    state = state._replace(chosen=replaced(state.chosen, s, spec.ability))
+    night = spec.night
+    assert night is not None  # (a night action says how it works: register_action)
+    if night.chosen is not None:
+        events.append(night.chosen(state, s, t))
     else:
-        events.append(Guarded(state.day, names[s], names[t], frozenset((names[s],))))
+        events.append(Acted(state.day, names[s], spec.name, names[t], frozenset((names[s],))))
     return flow.after_night_choice(state, t, events)
 
 
@@ -275,40 +269,80 @@ def resolve_night(state: GameState, events: list[Event]) -> GameState:
     return tie(state, "attack", sorted(tied), state.rules.attack_tie, events)
 
 
+@dataclass
+class Dawn:
+    """The night being resolved, for the table's entries: each night action chosen changes
+    it in its turn (``Night.resolve``), then the dying die.
+
+    Attributes:
+        state: the game (replace it to change it: a result, a use counted).
+        events: what happened, in order.
+        target: the pack's victim (-1: none).
+        protected: seats no attack may kill tonight (a guard's).
+        dying: seats that die at dawn, in order (once each).
+    """
+
+    state: GameState
+    events: list[Event]
+    target: int
+    protected: set[int] = field(default_factory=set)
+    dying: list[int] = field(default_factory=list)
+
+    def learn(self, seat: int, kind: str, target: int, value: str) -> None:
+        """A private result of ``seat``'s (it shows in its view's results)."""
+        s = self.state
+        self.state = s._replace(results=s.results + (Result(s.day, kind, seat, target, value),))
+
+    def kill(self, seat: int) -> None:
+        if seat not in self.dying and self.state.alive[seat]:
+            self.dying.append(seat)
+
+
+def night_order(state: GameState) -> list[ActionSpec]:
+    """The night's actions in the order they resolve: the ruleset's order by name, else
+    the table's (``Night.order``)."""
+    from maw.engine.actions import ACTIONS
+
+    specs = [s for s in ACTIONS.values() if s.night is not None]
+    wanted = state.rules.night_order
+    if wanted:
+        rank = {name: i for i, name in enumerate(wanted)}
+        return sorted(specs, key=lambda s: (rank.get(s.name, len(rank)), s.night.order))  # type: ignore[union-attr]
+    return sorted(specs, key=lambda s: s.night.order)  # type: ignore[union-attr]
+
+
 def finish_night(state: GameState, target: int, events: list[Event]) -> GameState:
-    """Divinations, guards, then the attack; then dawn."""
-    names, roles, day = state.names, state.roles, state.day
-    guarded: set[int] = set()
-    results = state.results
-    for i, t in enumerate(state.votes):
-        if t == NOBODY or not state.alive[i]:
+    """Each night action chosen resolves by its table entry, in the night's order (the
+    pack's attack once, on ``target``); then the dying die, and dawn comes."""
+    dawn = Dawn(state, events, target)
+    chosen = [(i, state.chosen[i], t) for i, t in enumerate(state.votes)
+              if t != NOBODY and state.alive[i] and state.chosen[i] is not None]
+    for spec in night_order(state):
+        night = spec.night
+        assert night is not None
+        if night.collective:
+            night.resolve(dawn, NOBODY, target)
             continue
-        ability = state.chosen[i]
-        if ability is Ability.DIVINE:
-            species = roles[t].species.value
-            results += (Result(day, "divine", i, t, species),)
-            events.append(Divined(day, names[i], names[t], species, frozenset((names[i],))))
-        elif ability is Ability.GUARD:
-            guarded.add(t)
-            results += (Result(day, "guard", i, t, ""),)
-        if ability is not None and roles[i].uses:
-            state = count_use(state, i, ability)
-    state = state._replace(results=results)
-    if target == NOBODY:
+        for i, ability, t in chosen:
+            if ability == spec.ability:
+                night.resolve(dawn, i, t)
+    for i, ability, _t in chosen:
+        if ability is not None and state.roles[i].uses:
+            dawn.state = count_use(dawn.state, i, ability)
+    state = dawn.state
+    day = state.day
+    for seat in dawn.dying:
+        state = state._replace(alive=replaced(state.alive, seat, False),
+                               deaths=state.deaths + (Death(day, seat, "murdered"),))
+        events.append(Murdered(day, state.names[seat]))
+    if not dawn.dying:
         events.append(NoMurder(day))
-    elif target in guarded:
-        events.append(AttackBlocked(day, names[target], state.pack))
-        events.append(NoMurder(day))
-    else:
-        state = state._replace(alive=replaced(state.alive, target, False),
-                               deaths=state.deaths + (Death(day, target, "murdered"),))
-        events.append(Murdered(day, names[target]))
     return check_end(state, events) or advance(state, events)
 
 
-def count_use(state: GameState, s: int, ability: Ability) -> GameState:
+def count_use(state: GameState, s: int, ability: str) -> GameState:
     """One more use of a limited ability (``Role.uses``)."""
-    if all(a is not ability for a, _ in state.roles[s].uses):
+    if all(a != ability for a, _ in state.roles[s].uses):
         return state
     uses = dict(state.uses)
     uses[(s, ability)] = uses.get((s, ability), 0) + 1

@@ -15,15 +15,14 @@ import random
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from maw.engine import flows  # noqa: F401 - registers the shipped flows
+from maw.engine import abilities, flows  # noqa: F401 - register the shipped nights, flows
 from maw.engine.actions import (
     NIGHT_ACTIONS,
     SPEC_OF,
     Action,
-    Attack,
+    ActionSpec,
     Chat,
     EndPhase,
-    Guard,
     OpenVotes,
     Over,
     Pass,
@@ -32,12 +31,12 @@ from maw.engine.actions import (
     Unvote,
     Vote,
 )
+from maw.engine.dayflow import flow_of
 from maw.engine.events import Event, GameStarted, PhaseStarted, RoleAssigned, VoteCast
 from maw.engine.resolution import (
     NOBODY,
     choose,
     enter,
-    flow_of,
     night_abilities,
     open_votes,
     pass_turn,
@@ -137,22 +136,19 @@ def messages_left(state: GameState, player: str) -> int | None:
     return (limit - state.spoken[s]) if talk_budget(state, s, room) else 0
 
 
-def _may_target(state: GameState, s: int, t: int, kind: type) -> bool:
-    """May seat ``s`` target seat ``t`` with an action of type ``kind`` now?"""
-    rules = state.rules
-    if kind is Guard and rules.guard_dead:
-        return t != s
+def _may_target(state: GameState, s: int, t: int, spec: ActionSpec) -> bool:
+    """May seat ``s`` target seat ``t`` with the action of ``spec`` now?"""
+    if spec.night is not None:
+        if spec.night.may_target is not None:
+            return spec.night.may_target(state, s, t)
+        return state.alive[t] and t != s
     if not state.alive[t]:
         return False
-    if kind is Vote:
-        return t != s or rules.self_vote
-    if kind is Attack:
-        return rules.attack_wolves or not state.roles[t].pack
-    return t != s
+    return t != s or state.rules.self_vote  # (a vote)
 
 
-def _targets(state: GameState, s: int, kind: type) -> list[int]:
-    return [t for t in range(len(state.alive)) if _may_target(state, s, t, kind)]
+def _targets(state: GameState, s: int, spec: ActionSpec) -> list[int]:
+    return [t for t in range(len(state.alive)) if _may_target(state, s, t, spec)]
 
 
 def _why_illegal(state: GameState, action: Action) -> str | None:
@@ -218,7 +214,7 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
     t = state.seat.get(target) if isinstance(target, str) else None
     if t is None:
         return f"{target!r} is not a player in this game"
-    if not _may_target(state, s, t, kind):
+    if not _may_target(state, s, t, spec):
         if t == s:
             return f"{actor} may not target itself"
         if not state.alive[t]:
@@ -243,16 +239,19 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
             acts.append(Over(player, room))
     mine = state.votes[s]
     if phase is flow.vote_phase and state.ballot:
+        vote = SPEC_OF[Vote]
         if flow.choices_change:
-            acts.extend(Vote(player, names[t]) for t in _targets(state, s, Vote) if t != mine)
+            acts.extend(Vote(player, names[t]) for t in _targets(state, s, vote) if t != mine)
             if mine != NOBODY:
                 acts.append(Unvote(player))
         elif mine == NOBODY:
-            acts.extend(Vote(player, names[t]) for t in _targets(state, s, Vote))
+            acts.extend(Vote(player, names[t]) for t in _targets(state, s, vote))
     elif phase is Phase.NIGHT and (flow.choices_change or mine == NOBODY):
         for ability in sorted(night_abilities(state, s)):
             kind = NIGHT_ACTIONS[ability]
-            acts.extend(kind(player, names[t]) for t in _targets(state, s, kind) if t != mine)
+            spec = SPEC_OF[kind]
+            acts.extend(kind(player, names[t]) for t in _targets(state, s, spec)  # type: ignore[call-arg]
+                        if t != mine)
     return tuple(acts)
 
 

@@ -21,7 +21,7 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any
 
-from maw.engine.roles import BODYGUARD, MEDIUM, POSSESSED, SEER, VILLAGER, WEREWOLF, Role
+from maw.engine.roles import SEER, VILLAGER, WEREWOLF, Role, role_coded
 from maw.errors import ConfigError
 
 
@@ -82,6 +82,10 @@ class Ruleset:
             vote follows the talk anyway.
         max_days: the game is a draw after this many days; ``None`` (default) means
             2 x players + 5, so that a game whose players never act still ends; 0: no limit.
+        seer: MAW: how many Seers are dealt (from the villagers; the design document's
+            nice-to-have, after Plotkin).
+        night_order: the night's actions in the order they resolve, by name (empty: the
+            table's order, ``maw.engine.abilities``).
         variant: the AIWolf variant ("nlp", "2021"), empty for MAW.
     """
 
@@ -103,6 +107,8 @@ class Ruleset:
     max_chat_length: int = 500
     max_days: int | None = None
     votes_open: VotesOpen = VotesOpen.START
+    seer: int = 0
+    night_order: tuple[str, ...] = ()
     variant: str = ""
 
     def roles_for(self, n: int) -> tuple[Role, ...]:
@@ -117,13 +123,16 @@ class Ruleset:
         if self.roles is not None:
             return self.roles
         wolves = max(1, n // 3)
-        return (WEREWOLF,) * wolves + (VILLAGER,) * (n - wolves)
+        if n - wolves - self.seer < 1:
+            raise ConfigError(f"{n} players are too few for {wolves} werewolves and "
+                              f"{self.seer} seers: a villager must remain")
+        return (WEREWOLF,) * wolves + (SEER,) * self.seer + (VILLAGER,) * (
+            n - wolves - self.seer)
 
 
 def _counts(**counts: int) -> tuple[Role, ...]:
-    table = {"ww": WEREWOLF, "pos": POSSESSED, "seer": SEER, "med": MEDIUM,
-             "bg": BODYGUARD, "vil": VILLAGER}
-    return tuple(role for key, k in counts.items() for role in (table[key],) * k)
+    """A deal by role codes: ``_counts(ww=2, seer=1, vil=3)``."""
+    return tuple(role for code, k in counts.items() for role in (role_coded(code),) * k)
 
 
 _MAW = Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3, max_players=200)
@@ -151,8 +160,9 @@ _OPTION_TYPES: dict[str, Any] = {
     "tie": TiePolicy, "attack_tie": TiePolicy, "win": WinCondition, "self_vote": bool,
     "attack_wolves": bool, "guard_dead": bool, "talks_per_day": int,
     "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
-    "votes_open": VotesOpen,
+    "votes_open": VotesOpen, "seer": int, "night_order": tuple,
 }
+_MAW_ONLY = ("seer",)  # options of the maw ruleset alone (AIWolf's deals are fixed)
 
 RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES)
 
@@ -163,6 +173,8 @@ def _coerce(key: str, value: Any) -> Any:
         raise ConfigError(f"unknown ruleset option {key!r}; known: {', '.join(_OPTION_TYPES)}")
     if value is None or isinstance(value, kind):
         return value
+    if kind is tuple:  # a list of names, comma-separated
+        return tuple(x.strip() for x in str(value).split(",") if x.strip())
     text = str(value).strip().lower()
     try:
         if kind is bool:
@@ -206,6 +218,12 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
     else:
         raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
     changes = {key: _coerce(key, value) for key, value in options.items()}
+    if base.flow is not Flow.MAW and any(k in changes for k in _MAW_ONLY):
+        raise ConfigError(f"ruleset {name!r} deals fixed roles: "
+                          f"{', '.join(k for k in _MAW_ONLY if k in changes)} is an option "
+                          "of the maw ruleset")
+    if changes.get("seer", 0) < 0:
+        raise ConfigError("ruleset option seer: at least 0")
     return replace(base, **changes) if changes else base
 
 
@@ -220,7 +238,8 @@ def changed_options(rules: Ruleset) -> tuple[tuple[str, str], ...]:
         value = getattr(rules, key)
         if value != getattr(base, key):
             text = value.value if isinstance(value, Enum) else (
-                "none" if value is None else str(value).lower())
+                "none" if value is None else ",".join(value) if isinstance(value, tuple)
+                else str(value).lower())
             out.append((key, text))
     return tuple(out)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple
 
-from maw.engine.roles import Ability, Role, Team
+from maw.engine.roles import Role, Team
 from maw.engine.rulesets import Ruleset
 
 
@@ -81,7 +81,7 @@ class GameState(NamedTuple):
     phase: Phase
     vote_round: int
     votes: tuple[int, ...]  # current vote (execute by day, night action target by night)
-    chosen: tuple[Ability | None, ...]  # the ability of each seat's night choice, if any
+    chosen: tuple[str | None, ...]  # the ability of each seat's night choice, if any
     spoken: tuple[int, ...]  # messages each seat sent in the open room this phase
     done: tuple[bool, ...]  # said Over this phase
     candidates: tuple[int, ...]  # tied seats while chance must pick (empty otherwise)
@@ -93,7 +93,7 @@ class GameState(NamedTuple):
     termination: Termination | None
     winner: Team | None
     seed: int
-    uses: Mapping[tuple[int, Ability], int]  # uses so far of the limited abilities (Role.uses)
+    uses: Mapping[tuple[int, str], int]  # uses so far of the limited abilities (Role.uses)
     ballot: bool = True  # the day's execution votes are open (Ruleset.votes_open)
 
     @property

@@ -25,11 +25,29 @@ from maw.policies.base import Decider, max_chat
 
 # the prompts shipped in the package (the repository's prompts/, linked in as maw/prompts)
 PACKAGE_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
-# the targeted actions of the engine's table, by class
-TARGETED = {spec.cls: name for name, spec in engine.ACTIONS.items() if spec.target}
-# the order choices are offered in: the decisions first (a small model favours what it
-# reads first), talk after
-ORDER = [*TARGETED.values(), *(n for n, s in engine.ACTIONS.items() if not s.target)]
+
+
+def targeted() -> dict[type, str]:
+    """The targeted actions of the engine's table, by class (read when asked: an action
+    registered later is one of them)."""
+    return {spec.cls: name for name, spec in engine.ACTIONS.items() if spec.target}
+
+
+def order() -> list[str]:
+    """The order choices are offered in: the decisions first (a small model favours what
+    it reads first), talk after."""
+    return [*targeted().values(), *(n for n, s in engine.ACTIONS.items() if not s.target)]
+
+
+def pack_actions() -> set[str]:
+    """The pack's night actions (the attack): each wolf votes, and the pack must agree."""
+    return {n for n, s in engine.ACTIONS.items() if s.night is not None and s.night.collective}
+
+
+def powers() -> set[str]:
+    """The night actions a role uses alone (divine, guard, and any registered later)."""
+    return {n for n, s in engine.ACTIONS.items()
+            if s.night is not None and not s.night.collective}
 
 
 class Prompts:
@@ -131,9 +149,10 @@ def choices(legal: tuple[engine.Action, ...], listen: bool = True) -> tuple[list
     for a in legal:
         kind = engine.action_name(a)
         targets = kinds.setdefault(kind, [])
-        if type(a) in TARGETED:
+        if type(a) in targeted():
             targets.append(a.target)  # type: ignore[union-attr]
-    kinds = dict(sorted(kinds.items(), key=lambda kv: ORDER.index(kv[0])))
+    ranks = order()
+    kinds = dict(sorted(kinds.items(), key=lambda kv: ranks.index(kv[0])))
     parts = []
     for kind, targets in kinds.items():
         parts.append(f"{kind} ({', '.join(targets)})" if targets else kind)
@@ -178,8 +197,9 @@ def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: 
     how likely (percent, on ``SCALE``) it is a werewolf."""
     targets: dict[str, list[str]] = {}
     for a in legal:
-        if type(a) in TARGETED:
-            targets.setdefault(TARGETED[type(a)], []).append(a.target)  # type: ignore
+        name = targeted().get(type(a))
+        if name is not None:
+            targets.setdefault(name, []).append(a.target)  # type: ignore
     suspicion = {"type": "object", "properties": {
         n: {"type": "integer", "enum": SCALE} for n in rate},
         "required": list(rate), "additionalProperties": False}
@@ -277,7 +297,7 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
         name = engine.action_name(a)
         if name != kind:
             continue
-        if type(a) in TARGETED:
+        if type(a) in targeted():
             if isinstance(target, str) and target.strip().lower() == a.target.lower():  # type: ignore
                 return a
             continue
@@ -394,7 +414,8 @@ class LLMDecider(Decider):
         votes = "; ".join(f"{a} votes {b}" for a, b in view.votes.items())
         mine = view.votes.get(self.player)
         offered = set(actions)
-        pick = pack_pick(self.player, view) if "attack" in offered else None
+        pack = offered & pack_actions()
+        pick = pack_pick(self.player, view) if pack else None
         if not self.steer:
             advice = f"You vote for {mine}." if mine else ""
         elif pick and pick != mine:
@@ -405,9 +426,9 @@ class LLMDecider(Decider):
         elif "vote" in offered:
             advice = ("You have not voted yet: the player with the most votes is executed "
                       "when the day ends. Vote now.")
-        elif "attack" in offered:
-            advice = "Choose tonight's victim with your pack: attack now."
-        elif offered & {"divine", "guard"}:
+        elif pack:
+            advice = f"Choose tonight's victim with your pack: {min(pack)} now."
+        elif offered & powers():
             advice = "Use your power now."
         else:
             advice = ""
@@ -434,7 +455,8 @@ class LLMDecider(Decider):
         listened all day, every day ended in a tie and a game never ended."""
         return (self.steer and view.votes.get(self.player) is None
                 and self.answered_in == (view.day, view.phase)
-                and any(type(a) in (engine.Vote, engine.Attack) for a in legal))
+                and any(type(a) is engine.Vote or engine.action_name(a) in pack_actions()
+                        for a in legal))
 
     def narrow(self, view: engine.PlayerView,
                legal: tuple[engine.Action, ...]) -> tuple[engine.Action, ...]:
@@ -444,10 +466,15 @@ class LLMDecider(Decider):
         if not self.steer:
             return legal
         if self.must_choose(view, legal):
-            legal = tuple(a for a in legal if type(a) in TARGETED)
+            legal = tuple(a for a in legal if type(a) in targeted())
         pick = pack_pick(self.player, view)
-        if pick and any(type(a) is engine.Attack and a.target == pick for a in legal):
-            legal = tuple(a for a in legal if type(a) is not engine.Attack or a.target == pick)
+        pack = pack_actions()
+
+        def packs(a: engine.Action) -> bool:
+            return engine.action_name(a) in pack
+
+        if pick and any(packs(a) and a.target == pick for a in legal):  # type: ignore[union-attr]
+            legal = tuple(a for a in legal if not packs(a) or a.target == pick)  # type: ignore[union-attr]
         return legal
 
     def _read_beliefs(self, text: str, schema: dict, view: engine.PlayerView,

@@ -25,6 +25,7 @@ import re
 
 from maw import engine
 from maw.engine.events import Chatted
+from maw.engine.roles import ROLES
 from maw.llm.decider import Prompts, Tally, account, chat_limit, pin_game
 from maw.llm.llm import LLM
 from maw.policies import claims
@@ -35,7 +36,11 @@ KINDS = {  # the schema's fact kinds -> the claims grammar's
     "claims_role": "role", "says_werewolf": "species", "says_human": "species",
     "accuses": "suspect", "votes_for": "suspect", "defends": "defend",
 }
-ROLES = ["Seer", "Medium", "Bodyguard", "Villager", "Werewolf", "Possessed"]
+
+
+def role_names() -> list[str]:
+    """Every role a fact may name (the engine's, a role registered later included)."""
+    return [r.name for r in ROLES.values()]
 
 
 def facts_schema(speakers: list[str], players: list[str]) -> dict:
@@ -45,7 +50,7 @@ def facts_schema(speakers: list[str], players: list[str]) -> dict:
         "speaker": {"type": "string", "enum": speakers},
         "kind": {"type": "string", "enum": list(KINDS)},
         "target": {"type": "string", "enum": players},
-        "role": {"type": "string", "enum": ROLES},
+        "role": {"type": "string", "enum": role_names()},
     }, "required": ["speaker", "kind", "target", "role"], "additionalProperties": False}
     return {"type": "object", "properties": {"facts": {"type": "array", "items": fact,
                                                        "maxItems": 8}},
@@ -75,7 +80,7 @@ def read_facts(answer: str, lines: list[tuple[str, str]],
         words = said[speaker]
         if kind == "claims_role":
             role = item.get("role")
-            if role in ROLES and re.search(rf"\b{role.lower()}\b", words):
+            if role in role_names() and re.search(rf"\b{role.lower()}\b", words):
                 out.append(claims.Claim("role", speaker, speaker, role))
             continue
         if target == speaker or not re.search(rf"\b{re.escape(target.lower())}\b", words):

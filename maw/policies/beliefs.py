@@ -27,6 +27,8 @@ from itertools import combinations
 
 import numpy as np
 
+from maw.engine.roles import role_named
+
 MAX_HYPOTHESES = 50_000
 
 # likelihood ratios: how much likelier an observation is if the hypothesis holds
@@ -158,7 +160,8 @@ def uniform(view) -> dict[str, float]:
     """The uniform prior: what the player knows for certain (itself, its pack, the roles
     it was told), and for everyone else the same share of the wolves it cannot place."""
     others = [p for p in view.players if p != view.player]
-    known = {p: float(r == "Werewolf") for p, r in view.known_roles.items() if p != view.player}
+    known = {p: float(role_named(r).pack) for p, r in view.known_roles.items()
+             if p != view.player}
     if view.pack:
         return {p: float(p in view.pack) for p in others}
     left = [p for p in others if p not in known]

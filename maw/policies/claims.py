@@ -12,8 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_ROLE = re.compile(r"\bI am (?:the |a )?(seer|medium|bodyguard|villager|werewolf|possessed)\b",
-                   re.IGNORECASE)
+from maw.engine.roles import ROLES, role_named
+
+_ROLE: dict[tuple[str, ...], re.Pattern] = {}
+
+
+def _role_pattern() -> re.Pattern:
+    """"I am the <role>." for every role known (a role registered later included)."""
+    key = tuple(sorted(ROLES))
+    if key not in _ROLE:
+        names = "|".join(re.escape(n) for n in key)
+        _ROLE[key] = re.compile(rf"\bI am (?:the |a )?({names})\b", re.IGNORECASE)
+    return _ROLE[key]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +37,9 @@ class Claim:
 def parse(speaker: str, text: str, players: tuple[str, ...]) -> list[Claim]:
     """The statements in ``text``; names that are not players are ignored."""
     claims: list[Claim] = []
-    m = _ROLE.search(text)
+    m = _role_pattern().search(text)
     if m:
-        claims.append(Claim("role", speaker, speaker, m.group(1).capitalize()))
+        claims.append(Claim("role", speaker, speaker, role_named(m.group(1)).name))
     lowered = text.lower()
     for name in players:
         key = name.lower()

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from maw.engine import Action, Chat, PlayerView, Vote
+from maw.engine.roles import role_named
 from maw.policies import claims
 from maw.policies.base import max_chat, register_decider
 from maw.policies.rule import RuleDecider
@@ -57,22 +58,24 @@ class HybridStrategy(RuleDecider):
         if view.room == "Hideout":
             target = self._night_target(view, [])
             return Intent(f"Let us take {target} tonight.") if target else None
-        me, lines, allowed = view.role, [], []
-        found = [(t, s) for _d, k, t, s in view.results if k in ("divine", "medium")]
-        if me in ("Seer", "Medium") and found and self._come_out(view, found):
+        role, lines, allowed = role_named(view.role), [], []
+        me = role.name
+        found = [(t, s) for _d, k, t, s in view.results if role.reports and k == role.reports]
+        if found and self._come_out(view, found):
             lines.append(claims.say_role(me))
             lines.extend(claims.say_species(t, s) for t, s in found[-2:])
             allowed = [claims.Claim("role", self.player, self.player, me)]
             allowed += [claims.Claim("species", self.player, t, s) for t, s in found]
             return Intent(" ".join(lines), "", tuple(allowed))
-        if me == "Possessed":
+        if role.fakes:
             fake = [p for p in view.living if p != self.player and p not in self.fake_seen]
             if fake:
                 target = self.rng.choice(fake)
                 self.fake_seen.add(target)
-                return Intent(f"{claims.say_role('Seer')} {claims.say_species(target, 'werewolf')}",
-                              "", (claims.Claim("role", self.player, self.player, "Seer"),
-                                   claims.Claim("species", self.player, target, "werewolf")))
+                said = f"{claims.say_role(role.fakes)} {claims.say_species(target, 'werewolf')}"
+                return Intent(said, "", (
+                    claims.Claim("role", self.player, self.player, role.fakes),
+                    claims.Claim("species", self.player, target, "werewolf")))
         suspect = self._suspect(view)
         if suspect is None:
             return None

@@ -32,12 +32,23 @@ from maw.engine import (
     Unvote,
     Vote,
 )
+from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted, GameStarted
+from maw.engine.roles import ROLES, reporters, role_named, valued
 from maw.errors import MawError
 from maw.policies import beliefs, claims, voice
 from maw.policies.base import Decider, max_chat, register_decider
 
 _LIAR = 10.0
+_TACTICS = (Attack, Divine, Guard)  # the night actions it has a tactic of its own for
+
+
+def _reported() -> frozenset[str]:
+    """The kinds of private results a role comes out with ("divine", "medium")."""
+    return frozenset(r.reports for r in ROLES.values() if r.reports)
+
+
+
 # how much more suspect another player must be to move a vote cast (or promised): every
 # vote cast moves the beliefs a little, and a vote that follows them flip-flops
 _STICK = 0.5
@@ -110,7 +121,7 @@ class RuleDecider(Decider):
                 self.defences.append((speaker, c.target))
                 self._bump(c.target, -0.3)
             elif c.kind == "role":
-                if c.value in ("Seer", "Medium"):
+                if c.value in reporters():
                     rivals = [p for p, r in self.claimed.items() if r == c.value and p != speaker]
                     for rival in rivals:  # two Seers: at least one lies
                         self._bump(rival, 1.0)
@@ -139,9 +150,10 @@ class RuleDecider(Decider):
         self.players = view.players
         self.village = view.team == "village"
         for name, role in view.known_roles.items():
-            (self.wolf if role == "Werewolf" else self.human).add(name)
+            (self.wolf if role_named(role).pack else self.human).add(name)
+        reported = _reported()
         for _day, kind, target, species in view.results:
-            if kind in ("divine", "medium"):
+            if kind in reported:
                 (self.wolf if species == "werewolf" else self.human).add(target)
         for _day, victim, cause in view.deaths[self.deaths_seen:]:
             if cause == "murdered":
@@ -204,25 +216,28 @@ class RuleDecider(Decider):
         if name not in self.tiebreak:
             self.tiebreak[name] = self.rng.random() * 0.01
         belief = (self.beliefs_now or {}).get(name)
-        if belief is not None and not self.claimed and self.village:
-            # nobody has come out (MAW; AIWolf before any claim): what the votes say
+        if belief is not None and self.village:
+            # what the votes, the accusations, the murders and the results claimed say
+            # (maw.policies.beliefs weighs the claims too: before, a village that heard a
+            # claim fell back on raw suspicion and won 54% of rule games on aiwolf-9,
+            # against 92% now; benchmarks/README.md)
             return belief * 10 + self.tiebreak[name]
         return self.suspicion.get(name, 0.0) + self.tiebreak[name]
 
     def _say(self, view: PlayerView) -> str | None:
-        me = view.role
+        me = role_named(view.role)
         lines: list[str] = []
-        if me in ("Seer", "Medium"):
-            found = [(t, s) for _d, k, t, s in view.results if k in ("divine", "medium")]
+        if me.reports:
+            found = [(t, s) for _d, k, t, s in view.results if k == me.reports]
             if found:
-                lines.append(claims.say_role(me))
+                lines.append(claims.say_role(me.name))
                 lines.extend(claims.say_species(t, s) for t, s in found[-2:])
-        elif me == "Possessed":
+        elif me.fakes:
             fake = [p for p in view.living if p != self.player and p not in self.fake_seen]
             if fake:
                 target = self.rng.choice(fake)
                 self.fake_seen.add(target)
-                lines += [claims.say_role("Seer"), claims.say_species(target, "werewolf")]
+                lines += [claims.say_role(me.fakes), claims.say_species(target, "werewolf")]
         if lines:
             return " ".join(lines)
         suspect = self._prime(view, view.living)
@@ -324,10 +339,16 @@ class RuleDecider(Decider):
             return Divine(self.player, max(fresh, key=self._score))
         if Guard in by_kind:
             options = [a.target for a in by_kind[Guard]]  # type: ignore[union-attr]
-            trusted = [p for p in options if self.claimed.get(p) in ("Seer", "Medium")
+            trusted = [p for p in options if self.claimed.get(p) in reporters()
                        and p in view.living]
             pool = trusted or [p for p in options if p in view.living] or options
             return Guard(self.player, min(pool, key=self._score))
+        for kind, acts in by_kind.items():  # a night action it has no tactic for
+            spec = SPEC_OF.get(kind)
+            if spec is not None and spec.night is not None and kind not in _TACTICS:
+                pool = [a.target for a in acts]  # type: ignore[attr-defined]
+                pick = max if spec.night.aim == "suspect" else min
+                return kind(self.player, pick(pool, key=self._score))
         if Over in by_kind:
             return by_kind[Over][0]
         return None
@@ -342,7 +363,7 @@ class RuleDecider(Decider):
             if mate != self.player and pick in pool:
                 return pick
         def danger(p: str) -> tuple[int, int, str]:
-            special = self.claimed.get(p) in ("Seer", "Medium", "Bodyguard")
+            special = self.claimed.get(p) in valued()
             return (int(special), len(self.against.get(p, set()) & set(view.pack)), p)
         return max(pool, key=danger)
 

@@ -11,7 +11,8 @@ from pydantic import ValidationError
 from spade.message import Message
 
 from maw.errors import ProtocolError
-from maw.protocol.messages import ADAPTER, AnyBody, Body, NotUnderstood
+from maw.protocol import messages
+from maw.protocol.messages import Body, NotUnderstood
 
 MAX_BODY = 64 * 1024  # bytes; a longer body is refused unread
 
@@ -23,13 +24,13 @@ def encode(body: Body, to: str, thread: str | None = None) -> Message:
     return msg
 
 
-def decode_body(text: str | None) -> AnyBody:
+def decode_body(text: str | None) -> Body:
     if not text:
         raise ProtocolError("empty body")
     if len(text.encode("utf-8", "replace")) > MAX_BODY:
         raise ProtocolError(f"body of {len(text)} characters is over the {MAX_BODY} byte limit")
     try:
-        return ADAPTER.validate_json(text)
+        return messages.ADAPTER.validate_json(text)  # (read now: the table may grow)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first.get("loc", ())) or "body"
@@ -38,7 +39,7 @@ def decode_body(text: str | None) -> AnyBody:
         raise ProtocolError(f"{where}: {first.get('msg')}") from exc
 
 
-def decode(msg: Message) -> AnyBody:
+def decode(msg: Message) -> Body:
     """The body of ``msg``; raises :class:`ProtocolError` if it is not a MAW message."""
     body = decode_body(msg.body)
     declared = msg.get_metadata("type")

@@ -11,7 +11,7 @@ from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, field_validator
 
-from maw.engine.actions import ACTIONS, ActionSpec
+from maw.engine.actions import ACTIONS, ActionSpec, when_registered
 from maw.errors import ConfigError
 from maw.protocol.heard import Heard, View
 
@@ -400,12 +400,39 @@ class NotUnderstood(Body):
     reason: str
 
 
-BODIES: tuple[type[Body], ...] = (
-    JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel, NameChoice,
-    *_ACTION_MODELS.values(), VoteCast, VoteResult, Kill, Reveal, EndGame, Scores, OpenRoom,
-    CloseRoom, AnnounceOpen, GetNewMessages, NewMessages, ChatCheck, ChatVerdict, Agree, Refuse,
-    NotUnderstood,
-)
-AnyBody: Any = Annotated[Union[BODIES], Field(discriminator="type")]
-ADAPTER: TypeAdapter[Body] = TypeAdapter(AnyBody)
 ACTION_TYPES: dict[str, type[_Action]] = dict(_ACTION_MODELS)
+
+
+def _union() -> tuple[Any, TypeAdapter]:
+    bodies: tuple[type[Body], ...] = (
+        JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
+        NameChoice, *ACTION_TYPES.values(), VoteCast, VoteResult, Kill, Reveal, EndGame,
+        Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages, ChatCheck,
+        ChatVerdict, Agree, Refuse, NotUnderstood,
+    )
+    union: Any = Annotated[Union[bodies], Field(discriminator="type")]
+    return union, TypeAdapter(union)
+
+
+# the one decoder of every body (``maw.protocol.codec``); an action added to the engine's
+# table later gets its model here at once (``_added``), and the decoder knows it
+AnyBody, ADAPTER = _union()
+
+
+def _added(spec: ActionSpec) -> None:
+    """A new action of the engine's table (a role's night action): its wire model."""
+    global AnyBody, ADAPTER
+    if spec.name in ACTION_TYPES:
+        return
+    if not spec.target:
+        raise ConfigError(f"the action {spec.name!r} names no target: only targeted actions "
+                          "may be added to the table after MAW's own")
+    model = _targeted(spec)
+    TARGETED[spec.name] = model
+    ACTION_TYPES[spec.name] = model
+    AnyBody, ADAPTER = _union()
+
+
+when_registered(_added)
+for _spec in ACTIONS.values():  # (those registered before this module was imported)
+    _added(_spec)

@@ -67,7 +67,7 @@ def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
         raise ReplayError("the log has no complete round")
     roles: dict[str, str] = deal["roles"]
     teams = {n: engine.role_named(r).team.value for n, r in roles.items()}
-    wolves = {n for n, r in roles.items() if r == "Werewolf"}
+    wolves = {n for n, r in roles.items() if engine.role_named(r).pack}
     out = {n: PlayerMetrics(n, agents.get(n, "?"), role=roles[n], team=teams[n])
            for n in roles}
     game = GameMetrics(over.get("winner"), over.get("reason", ""), over.get("day", 0), 0,

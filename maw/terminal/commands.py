@@ -1,7 +1,7 @@
 """The text commands a person types at a terminal, and their help.
 
-Plain text is said in the open room; ``/vote NAME``, ``/unvote``, ``/attack NAME``,
-``/divine NAME``, ``/guard NAME``, ``/over`` (the engine's table of actions), ``/pass``;
+Plain text is said in the open room; every action of the engine's table is a command
+(``/vote NAME``, ``/unvote``, ``/attack NAME``, ``/divine NAME``...), and ``/pass``;
 ``/who``, ``/role``, ``/help`` are answered locally; ``/quit`` leaves.
 """
 
@@ -14,8 +14,6 @@ from maw.protocol import messages as m
 # the players' actions come from the engine's table; the rest is the terminal's own
 LOCAL = (("/pass", "nothing to do now"), ("/who", "who is alive, and the votes so far"),
          ("/role", "your role"), ("/help", "this text"), ("/quit", "leave the game"))
-TARGETED = tuple(name for name, spec in ACTIONS.items() if spec.target)
-UNTARGETED = tuple(name for name, spec in ACTIONS.items() if not spec.target and name != "chat")
 
 
 def _help() -> str:
@@ -25,7 +23,6 @@ def _help() -> str:
     return "\n".join(lines)
 
 
-HELP = _help()
 
 
 def parse_command(text: str, options: list[m.Option]) -> Parsed:
@@ -47,9 +44,10 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
         return Parsed(local=word)
     if word == "pass":
         return Parsed(action=m.Listen())
-    if word in UNTARGETED:
+    spec = ACTIONS.get(word)  # (the table now: an action registered later is a command)
+    if spec is not None and not spec.target and word != "chat":
         return Parsed(action=m.ACTION_TYPES[word]())
-    if word in TARGETED:
+    if spec is not None and spec.target:
         if not rest:
             legal = [o.target for o in options if o.action == word and o.target]
             hint = f": {', '.join(legal)}" if legal else ""
@@ -66,7 +64,9 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
 class TextCommands:
     """:class:`maw.agents.user_interface.Commands` for a terminal."""
 
-    help = HELP
+    @property
+    def help(self) -> str:
+        return _help()
 
     def parse(self, text: str, options: list[m.Option]) -> Parsed:
         return parse_command(text, options)

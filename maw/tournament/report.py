@@ -12,6 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
+from maw.engine.roles import role_named
 from maw.errors import MawError
 
 Z = 1.959964  # the 97.5th percentile of the standard normal
@@ -281,7 +282,7 @@ class Report:
             deal = next((r for r in records if r["kind"] == "round"), None)
             if deal is None:
                 continue
-            wolves = {n for n, role in deal["roles"].items() if role == "Werewolf"}
+            wolves = {n for n, role in deal["roles"].items() if role_named(role).pack}
             for r in records:
                 if r["kind"] != "beliefs" or r["player"] not in agents or \
                         r.get("round") != deal.get("round"):
@@ -297,9 +298,11 @@ class Report:
                 for agent, table in sums.items()}
 
     def key_roles(self) -> list[Row]:
-        """How often the AIWolf roles the village leans on lived to the end."""
+        """How often the roles the village leans on (``Role.valued``) lived to the end."""
+        from maw.engine.roles import valued
+
         rows = []
-        for role in ("Seer", "Medium", "Bodyguard"):
+        for role in sorted(valued()):
             n, alive = self.db.execute("SELECT COUNT(*), SUM(survived) FROM players WHERE "
                                        "role = ?", (role,)).fetchone()
             if n:

@@ -1,0 +1,98 @@
+"""The night's actions, each one entry of the table of actions with how it works: whom it
+may name, who learns it was chosen, and what it does at dawn, in the night's order.
+
+A new night action is one :func:`~maw.engine.actions.register_action` here (or in any
+module that imports this one): its class (:func:`~maw.engine.actions.night_action` makes
+one), its entry and its resolution. The core (``maw.engine.resolution``) never names an
+action: it asks each entry in turn.
+"""
+
+from __future__ import annotations
+
+from maw.engine.actions import ActionSpec, Attack, Divine, Guard, Night, register_action
+from maw.engine.events import AttackBlocked, Divined, Guarded, VoteCast
+from maw.engine.resolution import NOBODY, Dawn
+from maw.engine.roles import Ability
+from maw.engine.state import GameState
+
+# where the shipped actions resolve: what is learnt first, then who is protected, then
+# the attack (a ruleset's night_order may reorder them)
+DIVINE_ORDER, GUARD_ORDER, ATTACK_ORDER = 10, 20, 30
+
+
+def _alive_other(state: GameState, s: int, t: int) -> bool:
+    return state.alive[t] and t != s
+
+
+# ---------------------------------------------------------------- the pack's attack
+
+
+def _attack_target(state: GameState, s: int, t: int) -> bool:
+    return state.alive[t] and (state.rules.attack_wolves or not state.roles[t].pack)
+
+
+def _attack_chosen(state: GameState, s: int, t: int) -> VoteCast:
+    return VoteCast(state.day, "attack", state.names[s], state.names[t], state.pack)
+
+
+def _murder(dawn: Dawn, _s: int, t: int) -> None:
+    """The pack's victim dies, unless protected (the pack alone learns it was)."""
+    if t == NOBODY:
+        return
+    if t in dawn.protected:
+        s = dawn.state
+        dawn.events.append(AttackBlocked(s.day, s.names[t], s.pack))
+        return
+    dawn.kill(t)
+
+
+# ---------------------------------------------------------------- the Seer's divination
+
+
+def _divine_chosen(state: GameState, s: int, t: int) -> VoteCast:
+    return VoteCast(state.day, "divine", state.names[s], state.names[t],
+                    frozenset((state.names[s],)))
+
+
+def _divine(dawn: Dawn, s: int, t: int) -> None:
+    """The Seer learns the target's species."""
+    state = dawn.state
+    species = state.roles[t].species.value
+    dawn.learn(s, "divine", t, species)
+    dawn.events.append(Divined(state.day, state.names[s], state.names[t], species,
+                               frozenset((state.names[s],))))
+
+
+# ---------------------------------------------------------------- the Bodyguard's guard
+
+
+def _guard_target(state: GameState, s: int, t: int) -> bool:
+    if state.rules.guard_dead:
+        return t != s
+    return state.alive[t] and t != s
+
+
+def _guard_chosen(state: GameState, s: int, t: int) -> Guarded:
+    return Guarded(state.day, state.names[s], state.names[t], frozenset((state.names[s],)))
+
+
+def _guard(dawn: Dawn, s: int, t: int) -> None:
+    """The target cannot be killed by tonight's attack."""
+    dawn.protected.add(t)
+    dawn.learn(s, "guard", t, "")
+
+
+register_action(ActionSpec(
+    Ability.ATTACK, Attack, Ability.ATTACK, True, False, frozenset({"night"}), "VoteCast",
+    "/attack NAME", "choose tonight's victim (werewolf)",
+    Night(ATTACK_ORDER, _murder, _attack_chosen, _attack_target, first_night=False,
+          collective=True)))
+register_action(ActionSpec(
+    Ability.DIVINE, Divine, Ability.DIVINE, True, False, frozenset({"night"}), "Divined",
+    "/divine NAME", "learn NAME's species at dawn (seer)",
+    Night(DIVINE_ORDER, _divine, _divine_chosen, _alive_other)))
+register_action(ActionSpec(
+    Ability.GUARD, Guard, Ability.GUARD, True, False, frozenset({"night"}), "Guarded",
+    "/guard NAME", "protect NAME from tonight's attack (bodyguard)",
+    Night(GUARD_ORDER, _guard, _guard_chosen, _guard_target, first_night=False,
+          aim="trust")))

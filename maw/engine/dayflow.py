@@ -1,0 +1,83 @@
+"""What a shape of game day must say (:class:`DayFlow`), and the registry of the shapes.
+
+The interface lives here, below both the shared core that asks it
+(``maw.engine.resolution``) and the shapes that answer it (``maw.engine.flows``), so that
+neither imports the other's module to meet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from maw.engine.actions import Room
+from maw.engine.events import Event
+from maw.engine.rulesets import Flow
+from maw.engine.state import GameState, Phase
+
+
+class DayFlow:
+    """What a shape of day decides. Subclasses set the class attributes and may override
+    the methods; the defaults are the rules every shipped flow shares."""
+
+    flow: ClassVar[Flow]
+    next_phase: ClassVar[Mapping[Phase, Phase]]
+    rooms: ClassVar[Mapping[Phase, Room]]  # the room each phase opens
+    vote_phase: ClassVar[Phase]  # the phase in which the execution vote is cast
+    choices_change: ClassVar[bool]  # a vote or a night choice may be changed or withdrawn
+    over: ClassVar[bool]  # players say Over when they are done talking
+    wolves_learn_executed: ClassVar[bool]  # the pack learns the roles of the executed
+    no_over: ClassVar[str] = "this game has no Over"
+
+    def room(self, phase: Phase) -> Room | None:
+        return self.rooms.get(phase)
+
+    def talk_first(self, state: GameState, phase: Phase) -> bool:
+        """Are the votes of ``phase`` closed until everyone has spoken or passed?"""
+        return False
+
+    def usable_tonight(self, state: GameState, abilities: frozenset[str]
+                       ) -> frozenset[str]:
+        return abilities
+
+    def skips(self, state: GameState, day: int, phase: Phase) -> bool:
+        """Is ``phase`` of ``day`` skipped (nobody could do anything in it)?"""
+        return False
+
+    def public_votes(self, phase: Phase) -> bool:
+        """Does everyone see the current votes in ``phase``?"""
+        return False
+
+    def vote_audience(self, voter: str) -> frozenset[str] | None:
+        return None if self.choices_change else frozenset((voter,))
+
+    def actors(self, state: GameState) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def after_vote(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        raise NotImplementedError
+
+    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        raise NotImplementedError
+
+    def after_talk(self, state: GameState, s: int, room: Room, events: list[Event]
+                   ) -> GameState:
+        return state
+
+    def end_phase(self, state: GameState, events: list[Event]) -> GameState:
+        raise NotImplementedError
+
+    def at_night(self, state: GameState, events: list[Event]) -> GameState:
+        return state
+
+
+def register_flow(cls: type[DayFlow]) -> type[DayFlow]:
+    FLOWS[cls.flow] = cls()
+    return cls
+
+
+FLOWS: dict[Flow, DayFlow] = {}  # the ruleset's flow -> its DayFlow (maw.engine.flows fills it)
+
+
+def flow_of(state: GameState) -> DayFlow:
+    return FLOWS[state.rules.flow]
