@@ -61,11 +61,12 @@ def _deliver(deciders: dict[str, Decider], listeners: list[Decider],
 def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], seed: int,
               rounds_per_phase: int = 3, max_steps: int = 100_000,
               teams: dict[str, str] | None = None,
-              beliefs: list | None = None) -> GameRecord:
+              beliefs: list | None = None, events: list | None = None) -> GameRecord:
     """Play one game with deciders named by ``policy`` (one name, or one per player), or
     by ``teams`` (team -> decider, once the roles are dealt: "village", "werewolves").
     ``beliefs`` (a list) receives, at the end of every phase, each living player's
-    beliefs as its decider states them: (player, role, day, phase, {name: P(wolf)})."""
+    beliefs as its decider states them: (player, role, day, phase, {name: P(wolf)}).
+    ``events`` (a list) receives every event of the game, in order."""
     rng = random.Random(seed)
     state: GameState = new_game(rules, names, rng)
     policies = policy if isinstance(policy, dict) else dict.fromkeys(names, policy)
@@ -76,6 +77,8 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
                 for n in names}
     listeners = [d for d in deciders.values() if type(d).observe is not Decider.observe]
     _deliver(deciders, listeners, opening_events(state))
+    if events is not None:
+        events.extend(opening_events(state))
     invalid = steps = 0
     over = Phase.OVER
 
@@ -104,14 +107,16 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
                     action = Pass(name)  # a listen while the talk comes first
                 before = state
                 try:
-                    state, events = play(state, action)
+                    state, happened = play(state, action)
                 except IllegalActionError:
                     invalid += 1
                     continue
                 steps += 1
                 acted = True
                 if listeners:
-                    _deliver(deciders, listeners, events)
+                    _deliver(deciders, listeners, happened)
+                if events is not None:
+                    events.extend(happened)
                 if state.phase is not phase or state.day != day or \
                         state.vote_round != vote_round:
                     moved = True
@@ -123,9 +128,11 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
         if not moved and state.phase is not over:
             if beliefs is not None:
                 believe(state)
-            state, events = play(state, EndPhase())
+            state, happened = play(state, EndPhase())
             if listeners:
-                _deliver(deciders, listeners, events)
+                _deliver(deciders, listeners, happened)
+            if events is not None:
+                events.extend(happened)
         if steps > max_steps:
             raise MawError(f"game {seed} did not end in {max_steps} actions")
     winner = state.winner.value if state.winner else None

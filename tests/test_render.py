@@ -60,7 +60,11 @@ def test_every_kind_of_record_is_rendered():
     # every kind of private result has its words
     from maw.protocol import messages as m
 
-    kinds_of_reveal = typing.get_args(m.Reveal.model_fields["kind"].annotation)
-    assert set(render.REVEALED) == set(kinds_of_reveal)
+    shipped = {"divine", "medium", "role", "blocked", "guard"}  # (convert's)
+    assert set(render.REVEALED) == shipped
+    # and one a registered action sends is said too
+    assert render.heard(h.Revealed(day=1, what="sniff", target="Bob", value="wet")) == \
+        "[GM] sniff: Bob is wet."
+    assert m.Reveal(day=1, kind="sniff", target="Bob", value="wet").kind == "sniff"
     with pytest.raises(TypeError, match="not a heard record"):
         render.heard("Bob: hi")

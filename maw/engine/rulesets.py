@@ -84,6 +84,8 @@ class Ruleset:
             2 x players + 5, so that a game whose players never act still ends; 0: no limit.
         seer: MAW: how many Seers are dealt (from the villagers; the design document's
             nice-to-have, after Plotkin).
+        deal: MAW: other roles dealt by code, ((code, count), ...): ``roles=seer:1,bg:1``
+            deals them from the villagers (``ww:K`` sets the werewolves).
         night_order: the night's actions in the order they resolve, by name (empty: the
             table's order, ``maw.engine.abilities``).
         variant: the AIWolf variant ("nlp", "2021"), empty for MAW.
@@ -108,6 +110,7 @@ class Ruleset:
     max_days: int | None = None
     votes_open: VotesOpen = VotesOpen.START
     seer: int = 0
+    deal: tuple[tuple[str, int], ...] = ()
     night_order: tuple[str, ...] = ()
     variant: str = ""
 
@@ -122,12 +125,15 @@ class Ruleset:
             raise ConfigError(f"ruleset {self.name!r} needs {size} players, got {n}")
         if self.roles is not None:
             return self.roles
-        wolves = max(1, n // 3)
-        if n - wolves - self.seer < 1:
+        deal = dict(self.deal)
+        wolves = deal.pop(WEREWOLF.code, max(1, n // 3))
+        others: list[Role] = [SEER] * self.seer
+        for code, k in deal.items():
+            others += [role_coded(code)] * k
+        if wolves < 1 or n - wolves - len(others) < 1:
             raise ConfigError(f"{n} players are too few for {wolves} werewolves and "
-                              f"{self.seer} seers: a villager must remain")
-        return (WEREWOLF,) * wolves + (SEER,) * self.seer + (VILLAGER,) * (
-            n - wolves - self.seer)
+                              f"{len(others)} other roles: a villager must remain")
+        return (WEREWOLF,) * wolves + tuple(others) + (VILLAGER,) * (n - wolves - len(others))
 
 
 def _counts(**counts: int) -> tuple[Role, ...]:
@@ -160,9 +166,9 @@ _OPTION_TYPES: dict[str, Any] = {
     "tie": TiePolicy, "attack_tie": TiePolicy, "win": WinCondition, "self_vote": bool,
     "attack_wolves": bool, "guard_dead": bool, "talks_per_day": int,
     "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
-    "votes_open": VotesOpen, "seer": int, "night_order": tuple,
+    "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
 }
-_MAW_ONLY = ("seer",)  # options of the maw ruleset alone (AIWolf's deals are fixed)
+_MAW_ONLY = ("seer", "deal")  # options of the maw ruleset alone (AIWolf's deals are fixed)
 
 RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES)
 
@@ -171,10 +177,23 @@ def _coerce(key: str, value: Any) -> Any:
     kind = _OPTION_TYPES.get(key)
     if kind is None:
         raise ConfigError(f"unknown ruleset option {key!r}; known: {', '.join(_OPTION_TYPES)}")
-    if value is None or isinstance(value, kind):
+    if value is None or (isinstance(kind, type) and isinstance(value, kind)):
+        return value
+    if kind == "deal" and isinstance(value, tuple):
         return value
     if kind is tuple:  # a list of names, comma-separated
         return tuple(x.strip() for x in str(value).split(",") if x.strip())
+    if kind == "deal":  # code:count, comma-separated
+        out = []
+        for part in str(value).split(","):
+            code, _, count = part.strip().partition(":")
+            try:
+                role_coded(code.strip())
+                out.append((code.strip(), int(count or 1)))
+            except ValueError:
+                raise ConfigError(f"bad value {value!r} for ruleset option 'roles' "
+                                  "(code:count, e.g. seer:1,bg:1)") from None
+        return tuple(out)
     text = str(value).strip().lower()
     try:
         if kind is bool:
@@ -217,11 +236,12 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
         )
     else:
         raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
-    changes = {key: _coerce(key, value) for key, value in options.items()}
+    changes = {("deal" if key == "roles" else key): _coerce(key, value)
+               for key, value in options.items()}
     if base.flow is not Flow.MAW and any(k in changes for k in _MAW_ONLY):
         raise ConfigError(f"ruleset {name!r} deals fixed roles: "
-                          f"{', '.join(k for k in _MAW_ONLY if k in changes)} is an option "
-                          "of the maw ruleset")
+                          f"{', '.join(k for k in options if k in ('seer', 'roles'))} is an "
+                          "option of the maw ruleset")
     if changes.get("seer", 0) < 0:
         raise ConfigError("ruleset option seer: at least 0")
     return replace(base, **changes) if changes else base
@@ -235,13 +255,18 @@ def changed_options(rules: Ruleset) -> tuple[tuple[str, str], ...]:
     base = ruleset(rules.name, **variant)
     out = [("variant", rules.variant)] if rules.variant and rules.variant != "nlp" else []
     for key in _OPTION_TYPES:
-        value = getattr(rules, key)
+        value = getattr(rules, "deal" if key == "roles" else key)
         if value != getattr(base, key):
             text = value.value if isinstance(value, Enum) else (
-                "none" if value is None else ",".join(value) if isinstance(value, tuple)
+                "none" if value is None else _text(value) if isinstance(value, tuple)
                 else str(value).lower())
             out.append((key, text))
     return tuple(out)
+
+
+def _text(value: tuple) -> str:
+    """A tuple option as ``--rule`` takes it: names, or code:count pairs."""
+    return ",".join(x if isinstance(x, str) else f"{x[0]}:{x[1]}" for x in value)
 
 
 def parse_options(pairs: list[str] | tuple[str, ...]) -> dict[str, str]:

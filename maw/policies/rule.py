@@ -345,7 +345,8 @@ class RuleDecider(Decider):
             return Guard(self.player, min(pool, key=self._score))
         for kind, acts in by_kind.items():  # a night action it has no tactic for
             spec = SPEC_OF.get(kind)
-            if spec is not None and spec.night is not None and kind not in _TACTICS:
+            if spec is not None and spec.night is not None and kind not in _TACTICS and \
+                    view.votes.get(self.player) is None:  # (its choice stands once made)
                 pool = [a.target for a in acts]  # type: ignore[attr-defined]
                 pick = max if spec.night.aim == "suspect" else min
                 return kind(self.player, pick(pool, key=self._score))

@@ -92,6 +92,9 @@ def event_messages(event: engine.Event, day: int, round_: int,
         case ev.MediumResult():
             return [(None, m.Reveal(day=event.day, kind="medium", target=event.target,
                                     value=event.species))]
+        case ev.NightResult():
+            return [(None, m.Reveal(day=event.day, kind=event.action, target=event.target,
+                                    value=event.value))]
         case ev.AttackBlocked():
             return [(None, m.Reveal(day=event.day, kind="blocked", target=event.target,
                                     value="guarded"))]

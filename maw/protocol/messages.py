@@ -274,7 +274,8 @@ class Reveal(Body):
 
     type: Literal["reveal"] = "reveal"
     day: int
-    kind: Literal["divine", "medium", "role", "blocked", "guard"]
+    # "divine", "medium", "role", "blocked", "guard", or a registered night action's name
+    kind: Annotated[str, Field(pattern=r"^[a-z_]{1,30}$")]
     target: str
     value: str
 

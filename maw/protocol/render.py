@@ -134,6 +134,10 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             return f"   {d['seer']} divines {d['target']}: {d['species']}{tag}"
         case "Guarded":
             return f"   {d['bodyguard']} guards {d['target']}{tag}"
+        case "Acted":
+            return f"   {d['actor']}: {d['action']} {d['target']}{tag}"
+        case "NightResult":
+            return f"   {d['actor']} learns by {d['action']}: {d['target']} {d['value']}{tag}"
         case "MediumResult":
             return f"   {d['medium']} reads {d['target']}: {d['species']}{tag}"
         case "GameOver":

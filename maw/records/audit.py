@@ -36,10 +36,15 @@ from maw.errors import IllegalActionError, MawError
 
 # the messages that carry an engine event's news to a player (maw.protocol.convert)
 NEWS = ("vote_cast", "vote_result", "kill", "reveal", "end_game")
-# the players' actions (the engine's table) and the host's, by the name the log gives them
-ACTION_CLASSES = {cls.__name__: cls for cls in (
-    *(spec.cls for spec in engine.ACTIONS.values()), engine.Pass, engine.OpenVotes,
-    engine.EndPhase)}
+
+
+def action_classes() -> dict[str, type]:
+    """The players' actions (the engine's table, now) and the host's, by the name the log
+    gives them."""
+    return {cls.__name__: cls for cls in (
+        *(spec.cls for spec in engine.ACTIONS.values()), engine.Pass, engine.OpenVotes,
+        engine.EndPhase)}
+
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ def _fields(obj: object) -> dict:
 
 
 def _action(name: str, data: dict) -> engine.Action:
-    cls = ACTION_CLASSES.get(name)
+    cls = action_classes().get(name)
     if cls is None:
         raise ValueError(f"no action {name!r} in the engine")
     values = dict(data)

@@ -95,6 +95,8 @@ const EVENTS = {
   Divined(s, d) { note(s, `${d.seer} divined ${d.target}: ${d.species}`, "secret"); },
   Guarded(s, d) { note(s, `${d.bodyguard} guards ${d.target}`, "secret"); },
   MediumResult(s, d) { note(s, `${d.medium} read ${d.target}: ${d.species}`, "secret"); },
+  Acted(s, d) { note(s, `${d.actor}: ${d.action} ${d.target}`, "secret"); },
+  NightResult(s, d) { note(s, `${d.actor} learns by ${d.action}: ${d.target} ${d.value}`, "secret"); },
   Passed() {},
   Overed() {},
   GameOver(s, d) {

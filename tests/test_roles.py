@@ -1,0 +1,147 @@
+"""A role is data: a new role with a night action of its own is defined here, in the test
+module, in the three places CONTRIBUTING names (the role, its action with its resolution,
+its prompt), and plays 200 engine games and a game over XMPP, which ``maw audit`` passes.
+
+It runs in a child process, so that the role it adds stays out of the other tests' game.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+# its prompt (prompts/roles/Witch.md, for a model that plays it)
+PROMPT = ("You are $name, the Witch, on the village's side. Once in the game, at night, "
+          "you may poison one player: they die at dawn. Poison one you believe is a "
+          "werewolf, and keep your role to yourself.")
+
+
+def register_witch():
+    """The Witch: one role, one night action and how it resolves. Nothing else."""
+    from maw.engine import (
+        ActionSpec,
+        Night,
+        Role,
+        Species,
+        Team,
+        night_action,
+        register_action,
+        register_role,
+    )
+    from maw.engine.abilities import GUARD_ORDER
+
+    witch = register_role(Role(
+        "Witch", Team.VILLAGE, Species.HUMAN, frozenset({"poison"}), uses=(("poison", 1),),
+        code="witch", power="once a game the Witch poisons one player at night"))
+
+    def poison(dawn, _witch: int, target: int) -> None:  # no guard stops it
+        dawn.kill(target)
+
+    register_action(ActionSpec(
+        "poison", night_action("poison"), "poison", True, False, frozenset({"night"}),
+        "Acted", "/poison NAME", "poison NAME tonight (witch, once a game)",
+        Night(GUARD_ORDER + 5, poison)))
+    return witch
+
+
+def play_with_the_witch(folder: str) -> dict:
+    """In the child process: 200 engine games and one XMPP game with a Witch."""
+    import asyncio
+
+    from maw.engine import ruleset
+    from maw.engine.events import Acted, Murdered
+    from maw.simulate import play_game
+
+    register_witch()
+    rules = ruleset("maw", roles="witch:1")
+    out = {"games": 0, "invalid": 0, "poisons": 0, "poisoned_died": 0, "uses_ok": True}
+    names = [f"P{i}" for i in range(7)]
+    for i in range(200):
+        events: list = []
+        record = play_game(rules, names, "rule", seed=i, events=events)
+        out["games"] += 1
+        out["invalid"] += record.invalid_actions
+        chosen = [e for e in events if type(e) is Acted and e.action == "poison"]
+        # (a MAW night's choice may change: the last of a night is the one that acts)
+        poisons = list({e.day: e for e in chosen}.values())
+        out["poisons"] += len(poisons)
+        out["uses_ok"] &= len(poisons) <= 1  # once a game
+        for p in poisons:
+            died = next((e for e in events if type(e) is Murdered and e.day == p.day and
+                         e.player == p.target), None)
+            out["poisoned_died"] += died is not None
+    from maw.agents.gamemaster import GameConfig
+    from maw.hosting.game import default_seats, run_game
+    from maw.hosting.xmpp import free_port, parse_address
+    from maw.records.audit import audit_log
+
+    config = GameConfig(players=7, rules=rules, seed=3, day_seconds=5, night_seconds=3,
+                        early_end=True, log_dir=Path(folder))
+    result = asyncio.run(run_game(config, default_seats(7),
+                                  parse_address(f"embedded:{free_port()}"), timeout=120))
+    records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    audit = audit_log(result.log_path)
+    out["xmpp_winner"] = result.outcomes[0].winner.value if result.outcomes[0].winner else None
+    out["xmpp_poison"] = any(r["kind"] == "action" and r["action"] == "Poison"
+                             for r in records)
+    out["xmpp_witch"] = "Witch" in next(r for r in records if r["kind"] == "round")[
+        "roles"].values()
+    out["audit_ok"] = audit.ok
+    out["audit"] = [str(v) for v in audit.violations[:3]]
+    return out
+
+
+@pytest.mark.xmpp
+def test_a_role_defined_here_plays_200_engine_games_and_one_over_xmpp(tmp_path):
+    code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import test_roles; "
+            f"print(json.dumps(test_roles.play_with_the_witch({str(tmp_path)!r})))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["games"] == 200 and got["invalid"] == 0
+    # the rule players use an action they were never taught (its entry says whom it is
+    # for), once a game at most, and its victims die
+    assert got["poisons"] > 100 and got["uses_ok"]
+    assert got["poisoned_died"] == got["poisons"]
+    assert got["xmpp_witch"] and got["xmpp_poison"] and got["xmpp_winner"]
+    assert got["audit_ok"], got["audit"]
+
+
+def test_the_witch_prompt_renders(tmp_path):
+    from maw.llm.decider import PACKAGE_PROMPTS, Prompts
+
+    folder = tmp_path / "prompts"
+    shutil.copytree(PACKAGE_PROMPTS, folder)  # (a copy of the shipped prompts, and hers)
+    (folder / "roles" / "Witch.md").write_text(PROMPT)
+    text = Prompts(folder).render("roles/Witch.md", name="Ann", pack="")
+    assert text.startswith("You are Ann, the Witch")
+
+
+def test_an_unknown_night_action_is_an_error_when_it_is_registered():
+    """Not a silent no-op at night (once, a poison was logged as a guard)."""
+    from maw.engine import ActionSpec, night_action, register_action
+    from maw.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="says nothing of how it resolves"):
+        register_action(ActionSpec("hex", night_action("hex"), "hex", True, False,
+                                   frozenset({"night"}), "Acted", "/hex NAME", "hex"))
+
+
+def test_contributing_names_the_three_places_of_a_role():
+    """CONTRIBUTING's "Add a role" names the files this test's Witch needed, no more."""
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    section = text.split("## Add a role", 1)[1].split("\n## ", 1)[0]
+    places = re.findall(r"^\d\. .*?(?=^\d\. |^$)", section, re.M | re.S)
+    assert len(places) == 3
+    files = set(re.findall(r"`((?:maw|prompts)/[\w/<>.]+)`", "".join(places)))
+    assert files == {"maw/engine/roles.py", "maw/engine/abilities.py",
+                     "prompts/roles/<Name>.md"}, files
