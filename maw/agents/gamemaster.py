@@ -6,32 +6,34 @@ for the next round). The states only sequence phases and run the timers: every r
 the engine's (``maw.agents.gamemaster_fsm``). The Referee behaviour
 (``maw.agents.referee``) takes the lobby joins and every player action, checks who sent
 it (a per-player secret token issued privately on joining), lets the engine judge it, and
-answers ``agree`` or ``refuse`` with the reason.
+answers ``agree`` or ``refuse`` with the reason. What they drive, the game itself, is the
+:class:`~maw.agents.moderator.Moderator` under them.
 """
 
 from __future__ import annotations
 
-import asyncio
-import hmac
-import random
-import secrets
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from spade.behaviour import FSMBehaviour, OneShotBehaviour
 
-from spade.behaviour import CyclicBehaviour, FSMBehaviour, OneShotBehaviour
-
-from maw import engine
-from maw.agents.base import GameLog, MawAgent, bare, of_types
-from maw.agents.toolkit import Awaiting, Changes, Deadline
-from maw.engine import events as ev
-from maw.errors import MawError
-from maw.policies.base import Decider
-from maw.protocol import convert
+from maw.agents.base import of_types
+from maw.agents.gamemaster_fsm import (
+    AssignRolesState,
+    DayPhaseState,
+    EndPhaseState,
+    NightPhaseState,
+    SetupState,
+    VoteCountState,
+)
+from maw.agents.moderator import (  # noqa: F401 - the GameMaster's names, where they were
+    ROOM_REPLIES,
+    UNKNOWN,
+    GameConfig,
+    Moderator,
+    Seat,
+    StandIn,
+    share_host_key,
+)
+from maw.agents.referee import Referee, RoomReplies
 from maw.protocol import messages as m
-from maw.protocol.heard import View
-from maw.protocol.proof import new_key
 
 
 def referee_types() -> tuple[str, ...]:
@@ -40,110 +42,10 @@ def referee_types() -> tuple[str, ...]:
     return ("join_lobby", "chat_check", *(n for n in m.ACTION_TYPES if n != "chat"))
 
 
-UNKNOWN = "unknown player or wrong token"
-ROOM_REPLIES = ("agree", "refuse")
-
-
-@dataclass
-class GameConfig:
-    """What a game is: size, rules, seed, rounds, timers, where logs go."""
-
-    players: int = 6
-    rules: engine.Ruleset = field(default_factory=lambda: engine.ruleset("maw"))
-    seed: int = 1
-    rounds: int = 1
-    day_seconds: float = 30.0
-    night_seconds: float = 15.0
-    lobby_seconds: float = 120.0
-    early_end: bool = False  # also end a phase once everyone who may act said "listen"
-    # a decider ("rule", "random") that takes over the seat of a player whose client is
-    # gone, from the next phase on (None: the seat stays empty, and is not waited for)
-    substitute: str | None = None
-    talk_share: float = 0.5  # votes_open=talk: the share of a day after which they open
-    log_dir: Path | None = None
-    # (low, high) seconds: a stand-in acts at a person's pace (people sit at the table)
-    pace: tuple[float, float] | None = None
-
-
-@dataclass
-class Seat:
-    name: str
-    jid: str
-    token: str
-    key: bytes = b""  # signs what the host sends this player (maw.protocol.proof)
-    acted: bool = False
-    gone: bool = False  # the server bounced a message to it: its client is offline
-    followed: bool = False  # the GameMaster asked to follow its presence
-
-
-STAND_IN_ACTIONS = 20  # the most a stand-in does in one phase (two would argue forever)
-
-
-@dataclass
-class StandIn:
-    """A decider playing a gone player's seat (``GameConfig.substitute``)."""
-
-    decider: Decider
-    since: str  # the phase it took over in (it acts from the next one)
-    acted: dict[str, int] = field(default_factory=dict)  # actions per phase
-    rng: random.Random = field(default_factory=random.Random)  # its pace's waits
-    paced: tuple = ()  # the phase of ``ready_at``
-    ready_at: float = 0.0  # time.monotonic() before which it does not act (the pace)
-
-    def ready(self, marker: tuple, pace: tuple[float, float] | None, now: float) -> bool:
-        """Whether the pace lets it act now (a wait at each phase and after each action,
-        as an AI player in a game with people)."""
-        if pace is None:
-            return True
-        if marker != self.paced:
-            self.paced, self.ready_at = marker, now + self.rng.uniform(*pace)
-        return now >= self.ready_at
-
-
-class GameMasterAgent(MawAgent):
-    """See the module docstring."""
-
-    def __init__(self, jid: str, password: str, config: GameConfig, village: str,
-                 hideout: str, game_log: GameLog, port: int = 5222,
-                 on_event: Callable[[object], None] | None = None,
-                 lobby_room: str | None = None) -> None:
-        super().__init__(jid, password, port=port)
-        self.config = config
-        self.rooms = {engine.Room.VILLAGE: village, engine.Room.HIDEOUT: hideout}
-        self.lobby_room = lobby_room  # hears each round's winner and the scores
-        self.game_log = game_log
-        self.on_event = on_event or (lambda e: None)
-        self.seats: dict[str, Seat] = {}
-        self.lobby_open = True
-        self.lobby_full = asyncio.Event()
-        self.changes = Changes()  # poked whenever a phase may have become decided
-        self.state: engine.GameState | None = None
-        self.round = 0
-        self.board = engine.Leaderboard()
-        self.idle: set[str] = set()
-        self.deadline = Deadline()
-        self.room_open: dict[engine.Room, bool] = {r: False for r in self.rooms}
-        self.room_answers: Awaiting[engine.Room] = Awaiting()
-        self.outcomes: list[engine.Outcome] = []
-        self.error: BaseException | None = None
-        self.done = asyncio.Event()
-        self.history: list[engine.Event] = []  # this round's events (for a stand-in)
-        self.stand_ins: dict[str, StandIn] = {}  # seats a substitute decider plays
-        self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
-        # a private revote going on: (the stamp before it, who may know of it)
-        self.hidden: tuple[str, frozenset[str]] | None = None
+class GameMasterAgent(Moderator):
+    """The Moderator with its behaviours: the FSM of the phases and the Referee."""
 
     async def setup(self) -> None:
-        from maw.agents.gamemaster_fsm import (
-            AssignRolesState,
-            DayPhaseState,
-            EndPhaseState,
-            NightPhaseState,
-            SetupState,
-            VoteCountState,
-        )
-        from maw.agents.referee import Referee, RoomReplies
-
         fsm = FSMBehaviour()
         names = ["Setup", "AssignRoles", "DayPhase", "DayPhaseVoteCount", "NightPhase",
                  "NightPhaseVoteCount", "EndPhase"]
@@ -169,352 +71,10 @@ class GameMasterAgent(MawAgent):
         self.add_behaviour(RoomReplies(), of_types(*ROOM_REPLIES))
         self.add_catch_all(refereed + ROOM_REPLIES)
 
-    def bounced(self, jid: str) -> None:
-        self.gone_away(jid, "bounced")
-
-    def _unavailable(self, jid: str, info, last) -> None:
-        """The server says a player's client went offline (presence unavailable: its
-        connection closed or was lost; the GameMaster follows each player's presence)."""
-        self.gone_away(bare(jid).split("/")[0], "offline")
-
-    def gone_away(self, jid: str, why: str) -> None:
-        if self.done.is_set():  # (the last round is over: leaving now is no news)
-            return
-        for seat in self.seats.values():
-            if seat.jid == jid and not seat.gone:
-                seat.gone = True
-                self.game_log.write("gone", player=seat.name, jid=jid, why=why)
-                self.substitute(seat.name)
-                self.changes.poke()  # a phase need not wait for it any more
-
-    def follow_presence(self) -> None:
-        """Follow the presence of each seated player from outside the host (the host's
-        own go only with it), to learn at once when its client goes offline. Asked once
-        the round has begun: asked as a player joined, the request raced the round's
-        first messages, and a person's client lost its start of the round."""
-        for seat in self.seats.values():
-            if seat.jid not in self.trusted and not seat.followed:
-                seat.followed = True
-                self.presence.subscribe(seat.jid)
-
-    def substitute(self, name: str) -> None:
-        """With ``config.substitute``, a stand-in decider takes over the seat of ``name``
-        from the next phase on; it learns what the player could have (the events of the
-        round whose audience it was in), never more."""
-        s = self.state
-        if self.config.substitute is None or s is None or s.is_over or \
-                name in self.stand_ins:
-            return
-        from maw.policies import make_decider
-
-        decider = make_decider(self.config.substitute, name, random.Random(
-            f"{self.config.seed}:{self.round}:stand-in:{name}"))
-        for e in self.history:
-            if e.audience is None or name in e.audience:
-                decider.observe(e)
-        self.stand_ins[name] = StandIn(decider, self.stamp(), rng=random.Random(
-            f"{self.config.seed}:{self.round}:stand-in-pace:{name}"))
-        self.game_log.write("substituted", player=name, decider=self.config.substitute,
-                            round=self.round, day=s.day, phase=s.phase.value)
-
-    def returned(self, name: str) -> None:
-        """The player acts again (its client is back): its seat is its own again."""
-        if self.stand_ins.pop(name, None) is not None:
-            self.game_log.write("returned", player=name, round=self.round)
-
-    async def stand_ins_act(self, behaviour: CyclicBehaviour) -> bool:
-        """Each stand-in that may act now (from the phase after it took over, and not
-        idle) decides, as a player would on news; it never talks (a pass, where the talk
-        must end). True if any acted."""
-        acted = False
-        pace = self.config.pace
-        for name, stand_in in list(self.stand_ins.items()):
-            s = self.state
-            if s is None or s.is_over or stand_in.since == self.stamp() or \
-                    name in self.idle or name not in engine.actors(s) or \
-                    stand_in.acted.get(self.stamp(), 0) >= STAND_IN_ACTIONS or \
-                    not stand_in.ready(self.marker(), pace, time.monotonic()):
-                continue
-            legal = tuple(a for a in engine.legal_actions(s, name)
-                          if type(a) is not engine.Chat)
-            self.idle.add(name)
-            try:
-                action = stand_in.decider.decide(engine.view(s, name), legal) \
-                    if legal else None
-            except Exception as exc:  # a broken decider must not end the game
-                self.game_log.write("decider_error", player=name, error=repr(exc))
-                continue
-            if action is None and engine.may_pass(s, name):
-                action = engine.Pass(name)
-            if action is None:
-                continue
-            stamp = self.stamp()
-            stand_in.acted[stamp] = stand_in.acted.get(stamp, 0) + 1
-            if pace is not None:
-                stand_in.ready_at = time.monotonic() + stand_in.rng.uniform(*pace)
-            before = self.marker()
-            events = self.apply(action)
-            self.wake(events, name)
-            self.idle.add(name)
-            await self.publish(behaviour, events, before)
-            acted = True
-        return acted
-
-    def stand_ins_wait(self) -> float | None:
-        """Seconds until the next stand-in's pace lets it act, if one waits."""
-        now = time.monotonic()
-        waits = [st.ready_at - now for st in self.stand_ins.values() if st.ready_at > now]
-        return min(waits) if waits else None
-
-    # ------------------------------------------------------------ the game state
-
-    def marker(self) -> tuple:
-        """Changes when the players' options change for everyone: a new phase, a revote,
-        the day's votes opening (``votes_open=talk``)."""
-        s = self.state
-        return (self.round, s.day, s.phase, s.vote_round, s.ballot) if s else (self.round,)
-
-    def wake(self, events: tuple[engine.Event, ...], actor: str) -> None:
-        """Players who will hear of ``events`` may want to act again: not idle any more.
-        (An Over reaches nobody, so it wakes nobody but the actor.)"""
-        self.idle.discard(actor)
-        for e in events:
-            if type(e) is not ev.Overed:
-                if e.audience is None:
-                    self.idle.clear()
-                    return
-                self.idle -= e.audience
-
-    def stamp(self) -> str:
-        """Names the phase (the votes opening does not make a new one)."""
-        return ":".join(str(x) for x in self.marker()[:4])
-
-    def apply(self, action: engine.Action) -> tuple[engine.Event, ...]:
-        """The one place the game state changes."""
-        assert self.state is not None
-        self.state, events = engine.play(self.state, action)
-        self.game_log.write("action", round=self.round, action=type(action).__name__,
-                            data=_fields(action))
-        for e in events:
-            self.game_log.write("event", round=self.round, event=type(e).__name__,
-                                data=_fields(e))
-            self.on_event(e)
-        self.heard(events)
-        return events
-
-    def heard(self, events) -> None:
-        """Keep the round's events, and tell each stand-in those it may know of."""
-        self.history.extend(events)
-        for name, stand_in in self.stand_ins.items():
-            for e in events:
-                if e.audience is None or name in e.audience:
-                    stand_in.decider.observe(e)
-
-    def seconds_left(self) -> float:
-        return self.deadline.left()
-
-    def phase_seconds(self) -> float:
-        phase = self.state.phase if self.state else engine.Phase.DAY
-        if phase in (engine.Phase.DAY, engine.Phase.VOTE):
-            return self.config.day_seconds
-        return self.config.night_seconds
-
-    async def publish(self, behaviour: CyclicBehaviour, events: tuple[engine.Event, ...],
-                      before: tuple) -> None:
-        """Tell every player what it may learn of ``events``; open the next phase."""
-        s = self.state
-        assert s is not None
-        everyone = list(self.seats)
-        carry: dict = {}
-        for e in events:
-            for name, body in convert.event_messages(e, s.day, self.round, carry):
-                if name is not None:
-                    to = [name]
-                else:
-                    to = everyone if e.audience is None else [n for n in everyone
-                                                              if n in e.audience]
-                for player in to:
-                    await self.send_body(behaviour, self.seats[player].jid, body)
-                if name is None and e.audience is None:
-                    await self.announce(behaviour, body)
-        now = self.marker()
-        if now[:4] != before[:4]:
-            audience = self._private_revote(events, before)
-            if audience is not None:
-                await self.open_revote(behaviour, audience, before)
-            else:
-                self.hidden = None
-                await self.open_phase(behaviour)
-        elif now != before:  # the day's votes opened: new options for everyone
-            for name in self.seats:
-                await self.send_options(behaviour, name)
-        self.changes.poke()
-
-    async def announce(self, behaviour: CyclicBehaviour, body: m.Body) -> None:
-        """A public result to the rooms too (the document's AnnounceVoteResult and
-        AnnounceWinningTeam; the scores go to the Lobby room): their logs hold the game."""
-        if isinstance(body, m.VoteResult | m.EndGame):
-            for jid in self.rooms.values():
-                await self.send_body(behaviour, jid, body)
-        if isinstance(body, m.EndGame | m.Scores) and self.lobby_room:
-            await self.send_body(behaviour, self.lobby_room, body)
-
-    async def open_phase(self, behaviour: CyclicBehaviour) -> None:
-        """Open the right room for the new phase, then tell every player its options."""
-        s = self.state
-        assert s is not None
-        self.idle.clear()
-        self.deadline.set(self.phase_seconds())
-        if s.is_over:
-            for room in self.rooms:
-                await self._set_room(behaviour, room, False)
-            return
-        self.game_log.write("timer", round=self.round, day=s.day, phase=s.phase.value,
-                            seconds=self.phase_seconds())
-        open_room = engine.open_room(s)  # the room the engine has open, if any
-        for room in self.rooms:
-            await self._set_room(behaviour, room, room is open_room)
-        for name in self.seats:
-            await self.send_options(behaviour, name)
-
-    @staticmethod
-    def _private_revote(events, before: tuple) -> frozenset[str] | None:
-        """The audience of a revote that only some may know of (the pack's attack revote),
-        if ``events`` opened one in the same phase; else ``None``."""
-        started = [e for e in events if type(e) is ev.PhaseStarted]
-        if not started:
-            return None
-        last = started[-1]
-        if last.vote_round and last.audience is not None and \
-                (last.day, last.phase) == (before[1], before[2].value):
-            return last.audience
-        return None
-
-    async def open_revote(self, behaviour: CyclicBehaviour, audience: frozenset[str],
-                          before: tuple) -> None:
-        """A revote only ``audience`` may know of: its players get their new options;
-        for everyone else the phase goes on as it was (no new timer, nothing sent, their
-        stamp still good), so nobody else learns of it by a message's arrival."""
-        old = ":".join(str(x) for x in before[:4])
-        if self.hidden is None:
-            self.hidden = (old, audience)
-        self.idle -= audience
-        for name in self.seats:
-            if name in audience:
-                await self.send_options(behaviour, name)
-
-    def current(self, stamp: str | None, player: str) -> bool:
-        """Is ``stamp`` the phase ``player`` knows of now (a player outside a private
-        revote still knows the phase as it was before it)?"""
-        if stamp == self.stamp():
-            return True
-        return self.hidden is not None and stamp == self.hidden[0] and \
-            player not in self.hidden[1]
-
-    async def refresh(self, behaviour: CyclicBehaviour) -> None:
-        """Every player's options again (after a reconnection: what was sent while the
-        server was away is lost)."""
-        if self.state is not None and not self.state.is_over:
-            for name in self.seats:
-                await self.send_options(behaviour, name)
-
-    async def send_options(self, behaviour: CyclicBehaviour, name: str) -> None:
-        s = self.state
-        assert s is not None
-        view = engine.view(s, name)
-        stamp = self.stamp()
-        if self.hidden is not None and name not in self.hidden[1]:
-            stamp = self.hidden[0]  # (a rejoin mid-revote: the phase as this player knows it)
-        body = m.PhaseChange(stamp=stamp, round=self.round, day=s.day,
-                             new_phase=s.phase.value, vote_round=view.vote_round, room=view.room,
-                             seconds=round(self.seconds_left(), 2),
-                             view=View.of(view),
-                             options=convert.options(engine.legal_actions(s, name)))
-        await self.send_body(behaviour, self.seats[name].jid, body)
-
-    async def _set_room(self, behaviour: CyclicBehaviour, room: engine.Room, is_open: bool) -> None:
-        s = self.state
-        assert s is not None
-        if not is_open and not self.room_open[room]:
-            return
-        ref = secrets.token_hex(4)
-        if is_open:
-            members = [n for n in s.names if room is engine.Room.VILLAGE or n in s.pack]
-            body: m.Body = m.OpenRoom(
-                day=s.day, round=self.round,
-                writers={n: self.seats[n].jid for n in members if s.alive[s.seat[n]]},
-                readers={n: self.seats[n].jid for n in members})
-        else:
-            body = m.CloseRoom()
-        answer = self.room_answers.open(ref, self.rooms[room], room)
-        await self.send_body(behaviour, self.rooms[room], body, thread=ref)
-        if await self.room_answers.wait(answer, ref, timeout=5) is None:
-            raise MawError(f"the {room} room did not answer {body.type}")
-        self.room_open[room] = is_open
-
-    # ------------------------------------------------------------ who acts, and when
-
-    def identify(self, player: str | None, token: str | None,
-                 sender: str | None = None) -> Seat | None:
-        """The seat of ``player`` if ``token`` is its secret (and ``sender``, when given,
-        its registered address): the one check of who an action comes from."""
-        seat = self.seats.get(player or "")
-        if seat is None or not token or (sender is not None and seat.jid != sender) or \
-                not hmac.compare_digest(seat.token, token):
-            return None
-        seat.acted = True
-        return seat
-
-    def not_now(self) -> str | None:
-        return "no game is in progress" if self.state is None or self.state.is_over else None
-
-    def too_late(self, stamp: str | None, player: str) -> str | None:
-        """Why ``player``'s action stamped ``stamp`` (the phase it answers) comes too late,
-        if it does: a vote sent as a day ended must not count in the next phase or round."""
-        if stamp and not self.current(stamp, player):
-            return "too late: that phase is over"
-        return None
-
-    # ------------------------------------------------------------ summary
-
-    def absent(self) -> list[str]:
-        """Players who never acted (nor said listen) in the last round, or whose client
-        went offline."""
-        return sorted(n for n, seat in self.seats.items() if not seat.acted or seat.gone)
-
-    def waiting_for(self, actors) -> bool:
-        """Is the phase still waiting for one of ``actors`` (not idle, not gone)?"""
-        return any(a not in self.idle and not self.seats[a].gone for a in actors)
-
-
-def share_host_key(gm: GameMasterAgent, rooms: list[MawAgent]) -> None:
-    """The GameMaster and its rooms share one key, made here, that never crosses the wire,
-    and one table of keys (each player's is added as it joins): each takes control
-    messages from the others only with their proof (``maw.protocol.proof``)."""
-    key = new_key()
-    for agent in (gm, *rooms):
-        gm.keys[bare(agent.jid)] = key
-    gm.authorities = {bare(room.jid) for room in rooms}
-    for room in rooms:
-        room.keys = gm.keys  # one table: the rooms sign to the players with their keys
-        room.authorities = {bare(gm.jid)}
-
-
-def _fields(obj: object) -> dict:
-    from dataclasses import fields, is_dataclass
-
-    if is_dataclass(obj):
-        out = {}
-        for f in fields(obj):
-            v = getattr(obj, f.name)
-            out[f.name] = sorted(v) if isinstance(v, frozenset) else v
-        return out
-    return {}
-
 
 class Refresh(OneShotBehaviour):
     """``GameMasterAgent.refresh`` as a behaviour of its own (it sends)."""
 
     async def run(self) -> None:
-        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        gm: Moderator = self.agent  # type: ignore[assignment]
         await gm.refresh(self)  # type: ignore[arg-type]

@@ -11,14 +11,14 @@ import random
 from spade.behaviour import State
 
 from maw import engine
-from maw.agents.gamemaster import GameMasterAgent, _fields
+from maw.agents.moderator import Moderator, record_fields
 from maw.errors import MawError
 from maw.protocol import messages as m
 
 
 class GMState(State):
     @property
-    def gm(self) -> GameMasterAgent:
+    def gm(self) -> Moderator:
         return self.agent  # type: ignore[return-value]
 
     async def on_start(self) -> None:
@@ -59,7 +59,7 @@ class AssignRolesState(GMState):
         opening = engine.opening_events(gm.state)
         for e in opening:
             gm.game_log.write("event", round=gm.round, event=type(e).__name__,
-                              data=_fields(e))
+                              data=record_fields(e))
             gm.on_event(e)
         gm.heard(opening)
         for seat in gm.seats.values():  # gone before this round: a stand-in from the start
@@ -78,7 +78,7 @@ class AssignRolesState(GMState):
         self.set_next_state(_next_fsm_state(gm))
 
 
-def _next_fsm_state(gm: GameMasterAgent) -> str:
+def _next_fsm_state(gm: Moderator) -> str:
     s = gm.state
     assert s is not None
     if s.is_over:

@@ -10,7 +10,7 @@ from spade.message import Message
 
 from maw import engine
 from maw.agents.base import Guarded, bare
-from maw.agents.gamemaster import UNKNOWN, GameMasterAgent, Seat
+from maw.agents.moderator import UNKNOWN, Moderator, Seat
 from maw.errors import IllegalActionError
 from maw.protocol import convert
 from maw.protocol import messages as m
@@ -21,7 +21,7 @@ REFUSED_KEPT = 10_000  # the refused joins remembered (a flood of names forgets 
 
 class RoomReplies(Guarded):
     async def handle(self, msg: Message, body: m.Body) -> None:
-        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        gm: Moderator = self.agent  # type: ignore[assignment]
         gm.room_answers.answer(msg.thread, bare(msg.sender), body)
 
 
@@ -29,7 +29,7 @@ class Referee(Guarded):
     """Takes joins and actions; the engine judges; answers agree or refuse."""
 
     async def handle(self, msg: Message, body: m.Body) -> None:
-        gm: GameMasterAgent = self.agent  # type: ignore[assignment]
+        gm: Moderator = self.agent  # type: ignore[assignment]
         sender = bare(msg.sender)
         if isinstance(body, m.JoinLobby):
             await self._join(gm, body, sender, msg.thread)
@@ -83,7 +83,7 @@ class Referee(Guarded):
             await gm.send_body(self, seat.jid, m.Agree(), msg.thread)
         await gm.publish(self, events, before)
 
-    async def _join(self, gm: GameMasterAgent, body: m.JoinLobby, sender: str,
+    async def _join(self, gm: Moderator, body: m.JoinLobby, sender: str,
                     thread: str | None) -> None:
         name = body.player_name
         reason = None
@@ -129,7 +129,7 @@ class Referee(Guarded):
             gm.lobby_open = False
             gm.lobby_full.set()
 
-    async def _welcome(self, gm: GameMasterAgent, seat: Seat, thread: str | None) -> None:
+    async def _welcome(self, gm: Moderator, seat: Seat, thread: str | None) -> None:
         rooms = {room.value: jid for room, jid in gm.rooms.items()}
         await gm.send_body(self, seat.jid, m.Joined(player_name=seat.name, token=seat.token,
                                                      joined=len(gm.seats),
@@ -137,7 +137,7 @@ class Referee(Guarded):
                                                      key=seat.key.hex()),
                            thread)
 
-    async def _chat(self, gm: GameMasterAgent, body: m.ChatCheck, sender: str,
+    async def _chat(self, gm: Moderator, body: m.ChatCheck, sender: str,
                     thread: str | None) -> None:
         room = next(r for r, jid in gm.rooms.items() if jid == sender)
         # (the room checked the sender is the member's address; the token proves the rest)

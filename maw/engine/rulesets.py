@@ -255,8 +255,9 @@ def changed_options(rules: Ruleset) -> tuple[tuple[str, str], ...]:
     base = ruleset(rules.name, **variant)
     out = [("variant", rules.variant)] if rules.variant and rules.variant != "nlp" else []
     for key in _OPTION_TYPES:
-        value = getattr(rules, "deal" if key == "roles" else key)
-        if value != getattr(base, key):
+        attr = "deal" if key == "roles" else key  # (``roles`` is the fixed deal's field)
+        value = getattr(rules, attr)
+        if value != getattr(base, attr):
             text = value.value if isinstance(value, Enum) else (
                 "none" if value is None else _text(value) if isinstance(value, tuple)
                 else str(value).lower())
