@@ -321,7 +321,7 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
             failed += 1
         line = (f"game {f.spec.index}: " + ("done" if f.ok else f"FAILED: {f.error}")
                 + f" in {f.wall:.1f} s; {lead}")
-        if progress is not None:
+        if progress is not None and task is not None:
             progress.update(task, advance=1, description=f"games, {lead}")
             if not f.ok:
                 progress.console.print(line)

@@ -67,7 +67,7 @@ def test_maw_game_plays_on_ejabberd(ejabberd, tmp_path):
                                     "embedded"])
 def test_every_player_in_its_own_process_plays_a_full_game(server, request, tmp_path):
     """On ejabberd, and on the pyjabber that ``maw game`` embeds (which needed two fixes
-    for clients in other processes: see maw.xmpp.EmbeddedServer)."""
+    for clients in other processes: see maw.hosting.xmpp.EmbeddedServer)."""
     if server == "ejabberd":
         address = request.getfixturevalue("ejabberd")
         gm = host(address, "procs", tmp_path)

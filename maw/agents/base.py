@@ -73,7 +73,7 @@ class MawAgent(Agent):
         self.notices: asyncio.Queue = asyncio.Queue()  # (sender, dropped): to refuse
         self.last_heard: dict[str, float] = {}  # bare JID -> when it last sent us anything
 
-    def dispatch(self, msg: Message) -> list:  # type: ignore[override]
+    def dispatch(self, msg: Message) -> list:
         """Every message goes through here (from the server or, in one process, from
         SPADE's container): one that claims to come from an authority of this agent but
         lacks its proof is dropped and logged, unanswered (its real sender is unknown)."""
@@ -113,9 +113,9 @@ class MawAgent(Agent):
             self.notices.put_nowait((sender, int(bucket[2])))
         return True
 
-    @property  # type: ignore[override]
+    @property
     def client(self):  # noqa: D102 - SPADE's own attribute, kept in its slot
-        return Agent.client.__get__(self, Agent)  # type: ignore[attr-defined]
+        return Agent.client.__get__(self, Agent)
 
     @client.setter
     def client(self, value) -> None:
@@ -127,9 +127,9 @@ class MawAgent(Agent):
                 return connect(server, port, *args, **kwargs)
 
             value.connect = connect_to_server
-        Agent.client.__set__(self, value)  # type: ignore[attr-defined]
+        Agent.client.__set__(self, value)
 
-    def _message_received(self, msg):  # type: ignore[override]
+    def _message_received(self, msg):
         """A stanza of type ``error`` is the server bouncing one of ours (the recipient is
         offline, or gone): it is news about that recipient, not a message to answer."""
         if msg["type"] == "error":
@@ -146,7 +146,7 @@ class MawAgent(Agent):
     async def send_body(self, behaviour: CyclicBehaviour, to: str, body: Body,
                         thread: str | None = None) -> None:
         msg = self.seal(encode(body, to, thread))
-        self.game_log.write("msg", sender=bare(self.jid), to=to, type=body.type,  # type: ignore
+        self.game_log.write("msg", sender=bare(self.jid), to=to, type=body.type,
                             body=body.model_dump(exclude=SECRET_FIELDS))
         self.sent += 1
         await behaviour.send(msg)
@@ -178,7 +178,7 @@ class MawAgent(Agent):
 
     def decode_or_none(self, msg: Message) -> Body | None:
         try:
-            return decode(msg)  # type: ignore[return-value]
+            return decode(msg)
         except ProtocolError as exc:
             self.game_log.write("refused", sender=str(msg.sender), reason=str(exc))
             self._pending_nu.append(not_understood(msg, exc))
@@ -238,7 +238,7 @@ class Guarded(CyclicBehaviour):
     receive_timeout = 10.0
 
     async def run(self) -> None:
-        agent: MawAgent = self.agent  # type: ignore[assignment]
+        agent: MawAgent = self.agent
         msg: Message | None = None
         try:
             got = await agent.receive_body(self, timeout=self.receive_timeout)
@@ -258,7 +258,7 @@ class _Throttle(CyclicBehaviour):
     second at most: a refusal for every dropped message would flood it back)."""
 
     async def run(self) -> None:
-        agent: MawAgent = self.agent  # type: ignore[assignment]
+        agent: MawAgent = self.agent
         sender, dropped = await agent.notices.get()
         try:
             await agent.send_body(self, sender, m.Refuse(
@@ -273,7 +273,7 @@ class _NotUnderstood(CyclicBehaviour):
         msg = await self.receive(timeout=10)
         if msg is None:
             return
-        agent: MawAgent = self.agent  # type: ignore[assignment]
+        agent: MawAgent = self.agent
         try:
             await self.answer(msg)
         except Exception as exc:
@@ -282,7 +282,7 @@ class _NotUnderstood(CyclicBehaviour):
     async def answer(self, msg: Message) -> None:
         if msg.get_metadata("type") == "not_understood":
             return  # never answer a not-understood with one: no ping-pong
-        agent: MawAgent = self.agent  # type: ignore[assignment]
+        agent: MawAgent = self.agent
         try:
             decode(msg)
             reason = f"{msg.get_metadata('type')!r} is not a message {agent.jid.bare} takes"

@@ -108,7 +108,7 @@ class ChatRoomAgent(MawAgent):
 class RoomState(State):
     @property
     def room(self) -> ChatRoomAgent:
-        return self.agent  # type: ignore[return-value]
+        return self.agent
 
     async def next_message(self) -> tuple[Message, m.Body, str]:
         """The next message that decodes (others get not-understood), and its sender."""

@@ -76,5 +76,5 @@ class Refresh(OneShotBehaviour):
     """``GameMasterAgent.refresh`` as a behaviour of its own (it sends)."""
 
     async def run(self) -> None:
-        gm: Moderator = self.agent  # type: ignore[assignment]
-        await gm.refresh(self)  # type: ignore[arg-type]
+        gm: Moderator = self.agent
+        await gm.refresh(self)

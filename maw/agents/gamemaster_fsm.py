@@ -19,7 +19,7 @@ from maw.protocol import messages as m
 class GMState(State):
     @property
     def gm(self) -> Moderator:
-        return self.agent  # type: ignore[return-value]
+        return self.agent
 
     async def on_start(self) -> None:
         self.gm.game_log.write("state", agent="GameMaster", state=type(self).__name__[:-5],

@@ -36,7 +36,7 @@ def action_body(action: engine.Action | None) -> m.Body:
         return m.Listen()
     spec = SPEC_OF[type(action)]
     if type(action) is engine.Chat:
-        return m.Chat(message=action.text, room=action.room.value)  # type: ignore[union-attr]
+        return m.Chat(message=action.text, room=action.room.value)
     if spec.target:
         return m.ACTION_TYPES[spec.name](target=action.target)  # type: ignore
     return m.ACTION_TYPES[spec.name]()
@@ -202,7 +202,7 @@ class SendInput(Guarded):
             self.task.cancel()
 
     async def handle(self, msg, body: m.Body) -> None:
-        agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
+        agent: ModelInterfaceAgent = self.agent
         if agent.authorities and bare(msg.sender) not in agent.authorities:
             agent.game_log.write("refused", sender=bare(msg.sender),
                                  reason="not this interface's player")
@@ -222,14 +222,14 @@ class SendInput(Guarded):
         self.task = asyncio.create_task(self.answer(msg, body))
 
     def drop(self, why: str) -> None:
-        agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
+        agent: ModelInterfaceAgent = self.agent
         if self.task is not None and not self.task.done():
             self.task.cancel()
             agent.game_log.write("dropped", player=agent.player_name, why=why)
         self.task = None
 
     async def answer(self, msg, body: m.GetInput) -> None:
-        agent: ModelInterfaceAgent = self.agent  # type: ignore[assignment]
+        agent: ModelInterfaceAgent = self.agent
         asked, wait = time.monotonic(), 0.0
         if agent.max_wait > 0:
             wait = agent.rng.uniform(0, agent.max_wait)

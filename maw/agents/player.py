@@ -137,7 +137,7 @@ class PlayerAgent(MawAgent):
                 return True
         return False
 
-    def _message_received(self, msg):  # type: ignore[override]
+    def _message_received(self, msg):
         """Notes when the GameMaster last said ``joined`` (the answer to a rejoin's knock
         goes to no behaviour: whoever asked first is gone)."""
         if str(msg["from"].bare).lower() == self.gamemaster and '"joined"' in msg["body"]:
@@ -217,7 +217,7 @@ class News(Guarded):
     receive_timeout = 30.0
 
     async def handle(self, msg: Message, body: m.Body) -> None:
-        agent: PlayerAgent = self.agent  # type: ignore[assignment]
+        agent: PlayerAgent = self.agent
         # only the GameMaster and the rooms speak to a player this way (and, once it has
         # joined, only with their proof: they are its authorities)
         if bare(msg.sender) not in (agent.gamemaster, *agent.rooms.values()):
@@ -331,7 +331,7 @@ class Relay(CyclicBehaviour):
     """Pushes what the player hears to its interface as it arrives (``push_news``)."""
 
     async def run(self) -> None:
-        agent: PlayerAgent = self.agent  # type: ignore[assignment]
+        agent: PlayerAgent = self.agent
         await agent.news_ready.wait()
         agent.news_ready.clear()
         heard, agent.news = agent.news, []
@@ -355,7 +355,7 @@ class _Knock(OneShotBehaviour):
         self.body = body
 
     async def run(self) -> None:
-        p: PlayerAgent = self.agent  # type: ignore[assignment]
+        p: PlayerAgent = self.agent
         await p.send_body(self, p.gamemaster, self.body)
 
 
@@ -369,7 +369,7 @@ class _Knock(OneShotBehaviour):
 class PlayerState(State):
     @property
     def player(self) -> PlayerAgent:
-        return self.agent  # type: ignore[return-value]
+        return self.agent
 
     async def on_start(self) -> None:
         p = self.player
@@ -520,7 +520,7 @@ class AwakeState(PlayerState):
             # person may take the whole phase to answer)
             reply = await self.ask(p.player_interface, request, types,
                                    timeout=max(1.0, p.seconds_left() + 1),
-                                   abandon=lambda s=stamp: p.stamp != s
+                                   abandon=lambda stamp=stamp: p.stamp != stamp  # type: ignore[misc]
                                    or p.next_state() != "Awake")
             if reply is None or p.next_state() != "Awake":
                 continue

@@ -21,7 +21,7 @@ REFUSED_KEPT = 10_000  # the refused joins remembered (a flood of names forgets 
 
 class RoomReplies(Guarded):
     async def handle(self, msg: Message, body: m.Body) -> None:
-        gm: Moderator = self.agent  # type: ignore[assignment]
+        gm: Moderator = self.agent
         gm.room_answers.answer(msg.thread, bare(msg.sender), body)
 
 
@@ -29,7 +29,7 @@ class Referee(Guarded):
     """Takes joins and actions; the engine judges; answers agree or refuse."""
 
     async def handle(self, msg: Message, body: m.Body) -> None:
-        gm: Moderator = self.agent  # type: ignore[assignment]
+        gm: Moderator = self.agent
         sender = bare(msg.sender)
         if isinstance(body, m.JoinLobby):
             await self._join(gm, body, sender, msg.thread)
@@ -40,6 +40,7 @@ class Referee(Guarded):
             else:
                 gm.game_log.write("refused", sender=sender, reason="chat_check not from a room")
             return
+        assert isinstance(body, m.PlayerActionBase)  # (the rest of what it takes: actions)
         seat = gm.identify(body.player, body.token, sender)
         if seat is None:
             await gm.send_body(self, sender, m.Refuse(reason=UNKNOWN), msg.thread)
@@ -48,15 +49,16 @@ class Referee(Guarded):
             seat.gone = False
             gm.returned(seat.name)
         reason = gm.not_now()
-        if reason is not None:
-            await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
+        state = gm.state
+        if reason is not None or state is None:
+            await gm.send_body(self, seat.jid, m.Refuse(reason=reason or ""), msg.thread)
             return
         if isinstance(body, m.Listen):
             if not gm.current(body.stamp, seat.name):  # a listen from an earlier phase
                 return
             before = gm.marker()
             events: tuple = ()
-            if engine.may_pass(gm.state, seat.name):  # the talk comes first: a pass
+            if engine.may_pass(state, seat.name):  # the talk comes first: a pass
                 events = gm.apply(engine.Pass(seat.name))
                 gm.wake(events, seat.name)
             if gm.marker() == before:
@@ -69,7 +71,7 @@ class Referee(Guarded):
             return
         before = gm.marker()
         try:
-            room = engine.open_room(gm.state)
+            room = engine.open_room(state)
             action = convert.to_engine(body, seat.name, room.value if room else None)
             events = gm.apply(action)
         except IllegalActionError as exc:
@@ -78,7 +80,7 @@ class Referee(Guarded):
         gm.wake(events, seat.name)
         if gm.marker() == before:
             await gm.send_body(self, seat.jid, m.Agree(options=convert.options(
-                engine.legal_actions(gm.state, seat.name))), msg.thread)
+                engine.legal_actions(gm.state or state, seat.name))), msg.thread)
         else:
             await gm.send_body(self, seat.jid, m.Agree(), msg.thread)
         await gm.publish(self, events, before)

@@ -54,7 +54,8 @@ class Parsed:
 class Commands(Protocol):
     """What a person's typed line means (``maw.terminal.commands.TEXT``)."""
 
-    help: str
+    @property
+    def help(self) -> str: ...
 
     def parse(self, text: str, options: list[m.Option]) -> Parsed: ...
 
@@ -133,12 +134,13 @@ class Requests(Guarded):
     own player may speak to it (with proof: the player is its authority)."""
 
     async def handle(self, msg, body: m.Body) -> None:
-        agent: UserInterfaceAgent = self.agent  # type: ignore[assignment]
+        agent: UserInterfaceAgent = self.agent
         if agent.authorities and bare(msg.sender) not in agent.authorities:
             agent.game_log.write("refused", sender=bare(msg.sender),
                                  reason="not this interface's player")
             return
-        view = body.view.model_dump() if getattr(body, "view", None) else None
+        seen = getattr(body, "view", None)
+        view = seen.model_dump() if seen else None
         if isinstance(body, m.News):
             agent.role_name, agent.pack = body.role, list(body.pack)
             if view:
@@ -182,7 +184,7 @@ class Keyboard(CyclicBehaviour):
     """Reads what the person types and answers the held request with it."""
 
     async def run(self) -> None:
-        agent: UserInterfaceAgent = self.agent  # type: ignore[assignment]
+        agent: UserInterfaceAgent = self.agent
         try:
             await self.type_line(agent)
         except Exception as exc:  # one odd line must not end the keyboard

@@ -250,7 +250,7 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
         for ability in sorted(night_abilities(state, s)):
             kind = NIGHT_ACTIONS[ability]
             spec = SPEC_OF[kind]
-            acts.extend(kind(player, names[t]) for t in _targets(state, s, spec)  # type: ignore[call-arg]
+            acts.extend(kind(player, names[t]) for t in _targets(state, s, spec)
                         if t != mine)
     return tuple(acts)
 

@@ -19,6 +19,7 @@ from maw.hosting.defaults import (
     RULE_DAY,
     RULE_NIGHT,
 )
+from maw.hosting.roster import Roster
 from maw.hosting.seats import Seat, check_backends, default_seats, seats_from_roster
 from maw.hosting.xmpp import Address, lobby_jid, parse_address
 
@@ -146,7 +147,7 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     return GamePlan(config, seats, address, joining, lobby)
 
 
-def pick_seats(roster, names: str, path) -> object:
+def pick_seats(roster: Roster, names: str, path: Path) -> Roster:
     """The roster with only the players ``names`` (comma-separated), in that order."""
     by_name = {p.name: p for p in roster.player}
     wanted = [n.strip() for n in names.split(",") if n.strip()]

@@ -313,8 +313,10 @@ class EmbeddedServer:
         from pyjabber.plugins.xep_0363.xep_0363 import HTTPFieldUpload
 
         HTTPFieldUpload(None)
-        self._task = asyncio.create_task(self._server.start())
-        waiter = asyncio.create_task(self._server.ready.wait())
+        server = self._server
+        assert server is not None
+        self._task = asyncio.create_task(server.start())
+        waiter = asyncio.create_task(server.ready.wait())
         done, _ = await asyncio.wait({self._task, waiter}, timeout=20,
                                      return_when=asyncio.FIRST_COMPLETED)
         # pyjabber's start() installs SIGINT/SIGTERM handlers that raise SystemExit inside
@@ -354,7 +356,7 @@ class EmbeddedServer:
         with contextlib.suppress(Exception):
             import pyjabber.AppConfig as pyjabber_config
 
-            pool = pyjabber_config.app_config.process_pool_exe  # type: ignore[union-attr]
+            pool = pyjabber_config.app_config.process_pool_exe
             pool.shutdown(wait=False, cancel_futures=True)
 
     @staticmethod

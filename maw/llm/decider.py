@@ -61,11 +61,11 @@ class Prompts:
     def render(self, template: str, /, **values: object) -> str:
         path = self.folder / template
         try:
-            template = string.Template(path.read_text(encoding="utf-8"))
+            text = string.Template(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise ConfigError(f"cannot read prompt {path}: {exc}") from None
         try:
-            return template.substitute({k: str(v) for k, v in values.items()}).strip()
+            return text.substitute({k: str(v) for k, v in values.items()}).strip()
         except KeyError as exc:
             raise ConfigError(f"prompt {path} uses ${exc.args[0]}, which the game does not "
                               f"supply ({', '.join(sorted(values))})") from None
@@ -305,7 +305,7 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
             said = data.get("text")
             if not isinstance(said, str) or not said.strip():
                 raise ValueError('"chat" needs a "text"')
-            return engine.Chat(player, a.room, said.strip()[:max_chars])  # type: ignore
+            return engine.Chat(player, a.room, said.strip()[:max_chars])
         return a
     offered = sorted({engine.action_name(a) for a in legal})
     if kind in offered:

@@ -74,7 +74,7 @@ def read_facts(answer: str, lines: list[tuple[str, str]],
     for item in items:
         if not isinstance(item, dict):
             continue
-        speaker, kind, target = item.get("speaker"), item.get("kind"), item.get("target")
+        speaker, kind, target = (str(item.get(k)) for k in ("speaker", "kind", "target"))
         if speaker not in said or kind not in KINDS or target not in players:
             continue
         words = said[speaker]

@@ -347,7 +347,7 @@ class RuleDecider(Decider):
             spec = SPEC_OF.get(kind)
             if spec is not None and spec.night is not None and kind not in _TACTICS and \
                     view.votes.get(self.player) is None:  # (its choice stands once made)
-                pool = [a.target for a in acts]  # type: ignore[attr-defined]
+                pool = [getattr(a, "target") for a in acts]  # noqa: B009 - a targeted action
                 pick = max if spec.night.aim == "suspect" else min
                 return kind(self.player, pick(pool, key=self._score))
         if Over in by_kind:

@@ -39,6 +39,7 @@ Key = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]  # 32 bytes, hex
 class Body(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     PERFORMATIVE: ClassVar[str] = "inform"
+    type: str  # each body's own literal: the discriminator
 
 
 # ------------------------------------------------------------------ lobby
@@ -170,7 +171,7 @@ class NameChoice(Body):
     name: Name
 
 
-class _Action(Body):
+class PlayerActionBase(Body):
     """A player's action: the interface leaves ``player`` and ``token`` empty, the
     PlayerAgent fills them in before forwarding (the token proves who sent it)."""
 
@@ -182,7 +183,7 @@ class _Action(Body):
     stamp: str = ""
 
 
-class Chat(_Action):
+class Chat(PlayerActionBase):
     """Say something in a room (Player -> ChatRoom; the room relays it to the GameMaster)."""
 
     type: Literal["chat"] = "chat"
@@ -190,11 +191,11 @@ class Chat(_Action):
     room: str | None = None
 
 
-class Unvote(_Action):
+class Unvote(PlayerActionBase):
     type: Literal["unvote"] = "unvote"
 
 
-class Targeted(_Action):
+class Targeted(PlayerActionBase):
     """An action that names a player: one model per targeted action of the engine's table
     (``vote``, ``attack``, ``divine``, ``guard``...), made from the table below."""
 
@@ -217,13 +218,13 @@ Divine = TARGETED["divine"]
 Guard = TARGETED["guard"]
 
 
-class Over(_Action):
+class Over(PlayerActionBase):
     """Done talking in the open room for this phase (AIWolf Over)."""
 
     type: Literal["over"] = "over"
 
 
-class Listen(_Action):
+class Listen(PlayerActionBase):
     """Nothing to do now (Algorithm 1's "listen"); tells the GameMaster this player is idle."""
 
     PERFORMATIVE: ClassVar[str] = "inform"
@@ -231,7 +232,7 @@ class Listen(_Action):
 
 
 # every action of the engine's table has its wire model, and "listen" (nothing to do now)
-_ACTION_MODELS: dict[str, type[_Action]] = {"chat": Chat, "unvote": Unvote, "over": Over,
+_ACTION_MODELS: dict[str, type[PlayerActionBase]] = {"chat": Chat, "unvote": Unvote, "over": Over,
                                              **TARGETED, "listen": Listen}
 if set(_ACTION_MODELS) != {*ACTIONS, "listen"}:  # pragma: no cover - a table entry without
     raise TypeError(f"wire models {sorted(_ACTION_MODELS)} do not match the actions "
@@ -401,7 +402,7 @@ class NotUnderstood(Body):
     reason: str
 
 
-ACTION_TYPES: dict[str, type[_Action]] = dict(_ACTION_MODELS)
+ACTION_TYPES: dict[str, Any] = dict(_ACTION_MODELS)  # name -> its model (each takes its own fields)
 
 
 def _union() -> tuple[Any, TypeAdapter]:

@@ -22,7 +22,8 @@ The records of one process only: a player in another process logs its own game.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from maw.records.log import read_log  # noqa: F401 - where the records come from
 
@@ -66,7 +67,7 @@ def minus(intervals: Iterable[Interval], cut: Iterable[Interval]) -> list[Interv
     return out
 
 
-def time_split(records: list[dict]) -> dict[str, float]:
+def time_split(records: Sequence[Any]) -> dict[str, float]:
     """Seconds of ``game`` and of its four shares (they add up to ``game``)."""
     starts = [r["t"] for r in records if r["kind"] == "round"]
     ends = [r["t"] for r in records if r["kind"] == "outcome"]

@@ -195,47 +195,47 @@ def audit_records(records: list[dict]) -> Audit:
             # (a timer record is public: a new one in a private revote tells it exists)
             bad(line, "a timer was logged in a revote only the pack may know of")
         elif kind == "msg" and r["to"] in seat_of:
-            player, body = seat_of[r["to"]], r.get("body") or {}
+            player, body_ = seat_of[r["to"]], r.get("body") or {}
             out.messages += 1
             kind_ = r["type"]
             if kind_ in NEWS:
                 try:
-                    typed = decode_body(json.dumps(body))
+                    typed = decode_body(json.dumps(body_))
                 except Exception:  # (not a message of this protocol: say so)
                     bad(line, f"{player} was sent a {kind_} that does not decode")
                     continue
                 if (player, json.dumps(typed.model_dump(), sort_keys=True)) not in deliveries:
-                    bad(line, f"{player} was sent {kind_} {body}, which no event of the "
+                    bad(line, f"{player} was sent {kind_} {body_}, which no event of the "
                               "moment sends to it")
             elif kind_ == "assign_role":
                 seat = state.seat.get(player)
                 role = state.roles[seat] if seat is not None else None
                 pack = sorted(state.pack) if role is not None and role.pack else []
-                if role is None or body.get("role") != role.name or sorted(
-                        body.get("pack") or []) != pack:
-                    bad(line, f"{player} was told role {body.get('role')} and pack "
-                              f"{body.get('pack')}; it is a {role.name if role else '?'}")
+                if role is None or body_.get("role") != role.name or sorted(
+                        body_.get("pack") or []) != pack:
+                    bad(line, f"{player} was told role {body_.get('role')} and pack "
+                              f"{body_.get('pack')}; it is a {role.name if role else '?'}")
             elif kind_ == "phase_change":
                 # its arrival and its metadata say what the phase is: a revote only to
                 # those who may know of it, the options the rules give this player now
                 private = revote_audience is not None and player not in revote_audience
-                told = body.get("vote_round", 0)
+                told = body_.get("vote_round", 0)
                 if private and told:
                     bad(line, f"{player} was sent a phase_change of a revote it may not "
-                              f"know of (vote_round {told}, {body.get('new_phase')})")
-                elif not private and (told, body.get("new_phase"), body.get("day")) != (
+                              f"know of (vote_round {told}, {body_.get('new_phase')})")
+                elif not private and (told, body_.get("new_phase"), body_.get("day")) != (
                         state.vote_round, state.phase.value, state.day):
-                    bad(line, f"{player} was sent a phase_change for day {body.get('day')}, "
-                              f"{body.get('new_phase')}, round {told}: the game is at "
+                    bad(line, f"{player} was sent a phase_change for day {body_.get('day')}, "
+                              f"{body_.get('new_phase')}, round {told}: the game is at "
                               f"{state.day}, {state.phase.value}, round {state.vote_round}")
                 else:
                     legal = [o.model_dump() for o in convert.options(
                         engine.legal_actions(state, player))]
-                    if not private and body.get("options") != legal:
-                        bad(line, f"{player} was sent options {body.get('options')}; the "
+                    if not private and body_.get("options") != legal:
+                        bad(line, f"{player} was sent options {body_.get('options')}; the "
                                   f"rules give it {legal}")
             elif kind_ in ("new_messages", "announce_open") and \
-                    body.get("room_name") == "Hideout" and player not in state.pack:
+                    body_.get("room_name") == "Hideout" and player not in state.pack:
                 bad(line, f"{player} is not in the pack and was sent the Hideout's "
                           f"{kind_}")
     if state is not None and expected:

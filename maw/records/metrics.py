@@ -7,7 +7,9 @@ and answers (``input``, ``turn``) and the result (``outcome``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from maw import engine
 from maw.errors import ReplayError
@@ -58,7 +60,7 @@ class GameMetrics:
     players: list[PlayerMetrics] = field(default_factory=list)
 
 
-def game_metrics(records: list[dict], agents: dict[str, str]) -> GameMetrics:
+def game_metrics(records: Sequence[Any], agents: dict[str, str]) -> GameMetrics:
     """The metrics of the first round of the game in ``records``; ``agents`` names what
     played each seat."""
     deal = next((r for r in records if r["kind"] == "round"), None)

@@ -52,9 +52,9 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
             legal = [o.target for o in options if o.action == word and o.target]
             hint = f": {', '.join(legal)}" if legal else ""
             return Parsed(error=f"/{word} needs a name{hint}")
-        legal = {o.target.lower(): o.target for o in options
+        named = {o.target.lower(): o.target for o in options
                  if o.action == word and o.target}
-        target = legal.get(rest.lower(), rest)
+        target = named.get(rest.lower(), rest)
         if len(target) > 20:
             return Parsed(error=f"no player is called {target!r}")
         return Parsed(action=m.ACTION_TYPES[word](target=target))

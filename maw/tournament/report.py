@@ -11,6 +11,7 @@ import math
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from maw.engine.roles import role_named
 from maw.errors import MawError
@@ -209,12 +210,13 @@ class Report:
 
     def _judged(self, agent: str, role: str) -> dict:
         where, args = "agent = ? AND team = 'village'", (agent,)
+        args_: tuple[str, ...] = args
         if role != "all":
-            where, args = where + " AND role = ?", (agent, role)
+            where, args_ = where + " AND role = ?", (agent, role)
         n, b, u, ll, hits, tops, wolf_votes, votes = self.db.execute(
             "SELECT SUM(beliefs), SUM(brier), SUM(brier_uniform), SUM(log_loss), "
             "SUM(top_suspect_wolf), COUNT(top_suspect_wolf), SUM(wolf_votes), SUM(votes) "
-            f"FROM players WHERE {where}", args).fetchone()
+            f"FROM players WHERE {where}", args_).fetchone()
         n, hits, tops, wolf_votes, votes = (int(x or 0) for x in (n, hits, tops, wolf_votes,
                                                                   votes))
         return {"agent": agent, "role": role, "beliefs": n,
@@ -232,7 +234,7 @@ class Report:
         from openskill.models import PlackettLuce
 
         model = PlackettLuce()
-        rated: dict[str, object] = {}
+        rated: dict[str, Any] = {}
         agents: dict[str, str] = {}
         played: dict[str, int] = {}
         for idx, winner in self.db.execute("SELECT idx, winner FROM games ORDER BY idx"):
@@ -249,10 +251,10 @@ class Report:
             order = sorted(sides)
             teams = [[rated.setdefault(n, model.rating(name=n)) for n in sides[t]]
                      for t in order]
-            ranks = [0 if winner is None or t == winner else 1 for t in order]
+            ranks = [0.0 if winner is None or t == winner else 1.0 for t in order]
             for members in model.rate(teams, ranks=ranks):
-                for r in members:
-                    rated[r.name] = r
+                for rated_one in members:
+                    rated[str(rated_one.name)] = rated_one
         rows = []
         for key, r in rated.items():
             name, _, side = key.partition("\t")
@@ -471,9 +473,10 @@ class Report:
         with path.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow(["player", "agent", "games", "mu", "sigma", "ordinal"])
-            for r in self.ratings():
-                w.writerow([r["player"], r["agent"], r["games"], round(r["mu"], 4),
-                            round(r["sigma"], 4), round(r["ordinal"], 4)])
+            for rating in self.ratings():
+                w.writerow([rating["player"], rating["agent"], rating["games"],
+                            round(rating["mu"], 4), round(rating["sigma"], 4),
+                            round(rating["ordinal"], 4)])
         written.append(path)
         path = folder / "beliefs.csv"
         with path.open("w", newline="", encoding="utf-8") as f:
