@@ -202,7 +202,7 @@ def action_body(rng: random.Random, kind: str, scene: Scene) -> dict:
     return body
 
 
-ACTIONS = {"chat", "vote", "unvote", "attack", "divine", "guard", "over", "listen"}
+ACTIONS = {"chat", "vote", "unvote", "attack", "divine", "guard", "over", "whisper", "listen"}
 
 
 def mutate(rng: random.Random, body: dict) -> dict | str:

@@ -12,6 +12,8 @@ from maw.protocol import render
 CASES = [
     (h.Said(room="Village", speaker="Bob", text="I suspect Cid.", day=1), "Bob: I suspect Cid."),
     (h.RoomOpened(room="Hideout", players=["Ann", "Fay"]), "[Hideout] open for Ann, Fay."),
+    (h.WhisperHeard(speaker="Ann", to="Cid", text="Vote Eve.", day=1),
+     "[whisper] Ann to Cid: Vote Eve."),
     (h.VoteHeard(day=1, vote="execute", voter="Bob", target="Cid"), "[GM] Bob votes for Cid."),
     (h.VoteHeard(day=1, vote="execute", voter="Bob", target=None),
      "[GM] Bob withdraws the vote."),

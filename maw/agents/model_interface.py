@@ -37,6 +37,8 @@ def action_body(action: engine.Action | None) -> m.Body:
     spec = SPEC_OF[type(action)]
     if type(action) is engine.Chat:
         return m.Chat(message=action.text, room=action.room.value)
+    if type(action) is engine.Whisper:
+        return m.Whisper(target=action.target, message=action.text)
     if spec.target:
         return m.ACTION_TYPES[spec.name](target=action.target)  # type: ignore
     return m.ACTION_TYPES[spec.name]()

@@ -39,7 +39,8 @@ def fsm_types() -> tuple[str, ...]:
             "not_understood")
 
 
-OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal")
+OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal",
+            "private_line")
 NEWS_TYPES = ("assign_role", "kill", "phase_change", "end_game", "scores", *OBSERVED)
 
 
@@ -316,6 +317,11 @@ def _result(agent: PlayerAgent, body: m.VoteResult) -> None:
                              tied=list(body.tied), reason=body.reason))
 
 
+def _whispered(agent: PlayerAgent, body: m.PrivateLine) -> None:
+    agent.note(h.WhisperHeard(speaker=body.speaker, to=agent.seat_name or "you",
+                              text=body.text, day=body.day))
+
+
 def _reveal(agent: PlayerAgent, body: m.Reveal) -> None:
     agent.note(h.Revealed(day=body.day, what=body.kind, target=body.target, value=body.value))
 
@@ -323,7 +329,7 @@ def _reveal(agent: PlayerAgent, body: m.Reveal) -> None:
 TAKE: dict[type, Callable[[PlayerAgent, Any], None]] = {
     m.StartGame: _start, m.AssignRole: _role, m.Kill: _kill, m.PhaseChange: _phase,
     m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
-    m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal,
+    m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal, m.PrivateLine: _whispered,
 }
 
 
@@ -551,6 +557,9 @@ class AwakeState(PlayerState):
         if isinstance(reply, m.Agree):
             if reply.options is not None:
                 p.options = list(reply.options)
+            if isinstance(body, m.Whisper):  # (its speaker hears it as said, as in a room)
+                p.note(h.WhisperHeard(speaker=p.seat_name or "", to=body.target,
+                                      text=body.message, day=p.view.day if p.view else 0))
             p.poke()
         elif isinstance(reply, m.Refuse):
             p.hear(h.Notice(text=f"Refused: {reply.reason}"))

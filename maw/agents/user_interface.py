@@ -103,7 +103,7 @@ class UserInterfaceAgent(MawAgent):
         for o in self.options:
             spec = ACTIONS.get(o.action)
             command = None
-            if spec is not None and o.action != "chat":
+            if spec is not None and not spec.text:  # (a chat or a whisper is typed)
                 command = spec.usage.replace("NAME", o.target) if spec.target and o.target \
                     else spec.usage
             out.append({**o.model_dump(), "command": command})

@@ -24,6 +24,7 @@ from maw.engine.actions import (
     Room,
     Unvote,
     Vote,
+    Whisper,
     action_name,
     night_action,
     register_action,
@@ -83,5 +84,5 @@ __all__ = [
     "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",
     "PlayerView", "view", "ACTIONS", "ActionSpec", "action_name", "DayFlow", "MawFlow",
     "AiwolfFlow", "register_flow", "open_room", "messages_left", "OpenVotes", "Pass",
-    "may_pass", "VotesOpen", "Night", "night_action", "register_action", "register_role",
+    "may_pass", "VotesOpen", "Whisper", "Night", "night_action", "register_action", "register_role",
 ]

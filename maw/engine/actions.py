@@ -84,6 +84,16 @@ class Guard:
 
 
 @dataclass(frozen=True, slots=True)
+class Whisper:
+    """Say ``text`` to ``target`` alone (MAW's ``whisper=on``; only the two of them hear
+    it). Offered with an empty ``text``, like a chat."""
+
+    actor: str
+    target: str
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Pass:
     """Let one's turn to speak go (a "listen" while a MAW day's votes are closed,
     ``votes_open=talk``): the votes open once every living player has spoken or passed.
@@ -110,7 +120,8 @@ class Resolve:
     pick: str
 
 
-Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Pass, OpenVotes, EndPhase,
+Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Pass, OpenVotes,
+               EndPhase,
                Resolve]
 
 
@@ -159,6 +170,7 @@ class ActionSpec:
         usage: how a person types it ("/vote NAME").
         help: what it does, in a few words (the screen's help, the prompts).
         night: how a night action works (``None`` for the others).
+        text: it carries a text (a chat, a whisper).
     """
 
     name: str
@@ -171,6 +183,7 @@ class ActionSpec:
     usage: str
     help: str
     night: Night | None = None
+    text: bool = False
 
 
 _ACTIONS: dict[str, ActionSpec] = {}
@@ -243,13 +256,16 @@ def action_name(action: Action) -> str:
 
 for _spec in (
     ActionSpec("chat", Chat, None, False, True, frozenset({"day", "whisper", "night"}),
-               "Chatted", "TEXT", "say TEXT in the open room"),
+               "Chatted", "TEXT", "say TEXT in the open room", text=True),
     ActionSpec("vote", Vote, None, True, False, frozenset({"day", "vote"}), "VoteCast",
                "/vote NAME", "vote to execute NAME (again to change it)"),
     ActionSpec("unvote", Unvote, None, False, False, frozenset({"day"}), "VoteCast",
                "/unvote", "withdraw your vote"),
     ActionSpec("over", Over, None, False, True, frozenset({"day", "whisper"}), "Overed",
                "/over", "done talking for today"),
+    ActionSpec("whisper", Whisper, None, True, False, frozenset({"day"}), "Whispered",
+               "/whisper NAME TEXT", "say TEXT to NAME alone (games with whisper=on)",
+               text=True),
 ):
     register_action(_spec)
 # the night's actions, with how each resolves, are in maw.engine.abilities

@@ -41,6 +41,9 @@ def rules_text(rules: Ruleset, players: int) -> str:
                      "player, that player is executed. When the day's time runs out, the "
                      "player with the most votes is executed (no votes: nobody); on a tie "
                      f"{_TIE[rules.tie]}.")
+        if rules.whisper:
+            lines.append("By day a living player may also whisper a line to one other living "
+                         "player, which nobody else hears (at most 5 whispers a day).")
         lines.append("The executed player's role is told only to the werewolves. At night "
                      "the werewolves talk in the Hideout and each votes for a victim: the "
                      "victim dies only if every living werewolf votes for the same player "

@@ -51,6 +51,17 @@ class Chatted:
 
 
 @dataclass(frozen=True, slots=True)
+class Whispered:
+    """A private line: only its speaker and its ``target`` hear it."""
+
+    day: int
+    speaker: str
+    target: str
+    text: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Overed:
     """A player is done talking in ``room`` for this phase."""
 
@@ -225,7 +236,7 @@ Event = Union[
     GameStarted, RoleAssigned, PhaseStarted, Chatted, Overed, Passed, VotesOpened, VoteCast,
     VotesRevealed,
     Executed, NoExecution, Revote, RoleRevealed, Murdered, NoMurder, AttackBlocked,
-    Divined, Guarded, MediumResult, GameOver, Acted, NightResult,
+    Divined, Guarded, MediumResult, GameOver, Acted, NightResult, Whispered,
 ]
 
 

@@ -30,9 +30,17 @@ from maw.engine.actions import (
     Room,
     Unvote,
     Vote,
+    Whisper,
 )
 from maw.engine.dayflow import flow_of
-from maw.engine.events import Event, GameStarted, PhaseStarted, RoleAssigned, VoteCast
+from maw.engine.events import (
+    Event,
+    GameStarted,
+    PhaseStarted,
+    RoleAssigned,
+    VoteCast,
+    Whispered,
+)
 from maw.engine.resolution import (
     NOBODY,
     choose,
@@ -179,6 +187,8 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
                 return (f"a chat message is at most {state.rules.max_chat_length} "
                         f"characters, got {len(text)}")
         return None
+    if kind is Whisper:
+        return _why_not_whisper(state, s, action)  # type: ignore[arg-type]
     if kind is Pass:
         if not flow.talk_first(state, phase) or state.ballot:
             return "there is no turn to pass: the votes are open"
@@ -225,6 +235,33 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
     return None
 
 
+WHISPERS = 5  # whispers a player may send a day (whisper=on): a whisper is not a flood
+
+
+def _why_not_whisper(state: GameState, s: int, action: Whisper) -> str | None:
+    """Why seat ``s`` may not whisper ``action`` now (the dead neither send nor receive)."""
+    rules = state.rules
+    if not rules.whisper:
+        return "there are no whispers in this game (the maw ruleset's whisper=on)"
+    if state.phase is not Phase.DAY:
+        return "whispers are for the day"
+    if state.whispered[s] >= WHISPERS:
+        return f"{state.names[s]} has whispered {WHISPERS} times today"
+    t = state.seat.get(action.target) if isinstance(action.target, str) else None
+    if t is None:
+        return f"{action.target!r} is not a player in this game"
+    if t == s:
+        return f"{state.names[s]} may not whisper to itself"
+    if not state.alive[t]:
+        return f"{action.target} is dead: the dead hear no whispers"
+    text = action.text
+    if not isinstance(text, str) or not text.strip():
+        return "a whisper needs text"
+    if len(text) > rules.max_chat_length:
+        return f"a whisper is at most {rules.max_chat_length} characters, got {len(text)}"
+    return None
+
+
 def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
     """Every action ``player`` may take now (chat listed once, with empty text)."""
     s = state.seat.get(player)
@@ -237,6 +274,9 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
         acts.append(Chat(player, room))
         if flow.over:
             acts.append(Over(player, room))
+    if state.rules.whisper and phase is Phase.DAY and state.whispered[s] < WHISPERS:
+        acts.extend(Whisper(player, names[t]) for t in range(len(names))
+                    if t != s and state.alive[t])
     mine = state.votes[s]
     if phase is flow.vote_phase and state.ballot:
         vote = SPEC_OF[Vote]
@@ -303,6 +343,12 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
         state = talk(state, s, action, events)  # type: ignore[arg-type]
     elif kind is Pass:
         state = pass_turn(state, s, events)
+    elif kind is Whisper:
+        t = state.seat[action.target]  # type: ignore[union-attr]
+        state = state._replace(whispered=replaced(state.whispered, s, state.whispered[s] + 1))
+        names = state.names
+        events.append(Whispered(state.day, names[s], names[t], action.text,  # type: ignore
+                                frozenset((names[s], names[t]))))
     elif kind is Unvote:
         state = state._replace(votes=replaced(state.votes, s, NOBODY))
         events.append(VoteCast(state.day, "execute", state.names[s], None))

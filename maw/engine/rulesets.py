@@ -84,6 +84,8 @@ class Ruleset:
             2 x players + 5, so that a game whose players never act still ends; 0: no limit.
         seer: MAW: how many Seers are dealt (from the villagers; the design document's
             nice-to-have, after Plotkin).
+        whisper: MAW: by day a living player may say a line to one other living player
+            alone (the design document's nice-to-have; ``WHISPERS`` a day each).
         deal: MAW: other roles dealt by code, ((code, count), ...): ``roles=seer:1,bg:1``
             deals them from the villagers (``ww:K`` sets the werewolves).
         night_order: the night's actions in the order they resolve, by name (empty: the
@@ -110,6 +112,7 @@ class Ruleset:
     max_days: int | None = None
     votes_open: VotesOpen = VotesOpen.START
     seer: int = 0
+    whisper: bool = False
     deal: tuple[tuple[str, int], ...] = ()
     night_order: tuple[str, ...] = ()
     variant: str = ""
@@ -167,8 +170,9 @@ _OPTION_TYPES: dict[str, Any] = {
     "attack_wolves": bool, "guard_dead": bool, "talks_per_day": int,
     "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
     "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
+    "whisper": bool,
 }
-_MAW_ONLY = ("seer", "deal")  # options of the maw ruleset alone (AIWolf's deals are fixed)
+_MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
 RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES)
 
@@ -197,9 +201,9 @@ def _coerce(key: str, value: Any) -> Any:
     text = str(value).strip().lower()
     try:
         if kind is bool:
-            if text not in ("true", "false", "yes", "no", "1", "0"):
+            if text not in ("true", "false", "yes", "no", "1", "0", "on", "off"):
                 raise ValueError(text)
-            return text in ("true", "yes", "1")
+            return text in ("true", "yes", "1", "on")
         if kind is int:
             return None if text in ("none", "unlimited") else int(text)
         return kind(text)
@@ -240,7 +244,8 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
                for key, value in options.items()}
     if base.flow is not Flow.MAW and any(k in changes for k in _MAW_ONLY):
         raise ConfigError(f"ruleset {name!r} deals fixed roles: "
-                          f"{', '.join(k for k in options if k in ('seer', 'roles'))} is an "
+                          f"{', '.join(k for k in options if k in ('seer', 'roles', 'whisper'))}"
+                          " is an "
                           "option of the maw ruleset")
     if changes.get("seer", 0) < 0:
         raise ConfigError("ruleset option seer: at least 0")

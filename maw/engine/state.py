@@ -95,6 +95,7 @@ class GameState(NamedTuple):
     seed: int
     uses: Mapping[tuple[int, str], int]  # uses so far of the limited abilities (Role.uses)
     ballot: bool = True  # the day's execution votes are open (Ruleset.votes_open)
+    whispered: tuple[int, ...] = ()  # whispers each seat sent this phase (Ruleset.whisper)
 
     @property
     def is_over(self) -> bool:

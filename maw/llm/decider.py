@@ -209,6 +209,9 @@ def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: 
         properties["action"] = {"type": "string", "const": kind}
         if kind in targets:
             properties["target"] = {"type": "string", "enum": sorted(set(targets[kind]))}
+            if engine.ACTIONS[kind].text:  # a whisper: to whom, and what
+                properties["text"] = {"type": "string", "minLength": 1,
+                                      "maxLength": max_chars}
         elif kind == "chat":
             # (an empty chat was the one illegal answer left to the embedded model)
             properties["text"] = {"type": "string", "minLength": 1, "maxLength": max_chars}
@@ -226,7 +229,9 @@ def answer_format(schema: dict) -> str:
         rated = properties.get("suspicion", {}).get("properties", {})
         head = ('"suspicion": {' + ", ".join(f'"{n}": PERCENT' for n in rated) + "}, "
                 if rated else "")
-        if "target" in properties:
+        if "target" in properties and "text" in properties:
+            forms.append(f'{{{head}"action": "{kind}", "target": NAME, "text": WHAT YOU SAY}}')
+        elif "target" in properties:
             forms.append(f'{{{head}"action": "{kind}", "target": NAME}}')
         elif "text" in properties:
             forms.append(f'{{{head}"action": "{kind}", "text": WHAT YOU SAY}}')
@@ -297,6 +302,13 @@ def parse(text: str, player: str, legal: tuple[engine.Action, ...],
         name = engine.action_name(a)
         if name != kind:
             continue
+        if type(a) is engine.Whisper:
+            said = data.get("text")
+            if not isinstance(target, str) or target.strip().lower() != a.target.lower():
+                continue
+            if not isinstance(said, str) or not said.strip():
+                raise ValueError('"whisper" needs a "text"')
+            return engine.Whisper(player, a.target, said.strip()[:max_chars])
         if type(a) in targeted():
             if isinstance(target, str) and target.strip().lower() == a.target.lower():  # type: ignore
                 return a

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from maw.engine import Action, Chat, PlayerView
+from maw.engine import Action, Chat, PlayerView, Whisper
 from maw.policies.base import Decider, register_decider
 from maw.policies.beliefs import uniform
 
@@ -27,6 +27,8 @@ class RandomDecider(Decider):
         action = legal[int(self.rng.random() * len(legal))]
         if type(action) is Chat:
             return Chat(action.actor, action.room, self.rng.choice(_LINES))
+        if type(action) is Whisper:
+            return Whisper(action.actor, action.target, self.rng.choice(_LINES))
         return action
 
     def beliefs(self, view: PlayerView) -> dict[str, float] | None:

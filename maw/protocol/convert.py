@@ -27,6 +27,8 @@ def to_engine(body: m.PlayerAction, player: str, room: str | None = None) -> eng
     spec = ACTIONS.get(body.type)
     if spec is None:
         raise ProtocolError(f"{body.type} is not an engine action")
+    if spec.target and spec.text:  # a whisper: its target and its words
+        return spec.cls(player, body.target, body.message)
     if spec.target:
         return spec.cls(player, body.target)
     if spec.name == "chat":
@@ -49,6 +51,8 @@ def option_to_engine(option: m.Option, player: str, text: str = "") -> engine.Ac
         return engine.Chat(player, engine.Room(option.room), text)
     if spec.room:
         return spec.cls(player, engine.Room(option.room))
+    if spec.target and spec.text:
+        return spec.cls(player, option.target, text)
     if spec.target:
         return spec.cls(player, option.target)
     return spec.cls(player)
@@ -60,6 +64,9 @@ def event_messages(event: engine.Event, day: int, round_: int,
     event's own audience, body), in the order to send them. ``carry`` keeps what one event
     leaves for the next (the public votes, for the result that follows them)."""
     match event:
+        case ev.Whispered():  # to its target alone (its speaker was told yes)
+            return [(event.target, m.PrivateLine(day=event.day, speaker=event.speaker,
+                                                 text=event.text))]
         case ev.VoteCast():
             return [(None, m.VoteCast(day=event.day, kind=event.kind, voter=event.voter,
                                       target=event.target))]

@@ -77,6 +77,16 @@ class Said(_Heard):
     day: int = 0
 
 
+class WhisperHeard(_Heard):
+    """A whisper: ``speaker`` said ``text`` to ``to`` alone (the player is one of them)."""
+
+    kind: Literal["whisper"] = "whisper"
+    speaker: str
+    to: str
+    text: str
+    day: int = 0
+
+
 class RoomOpened(_Heard):
     kind: Literal["room_open"] = "room_open"
     room: str
@@ -162,7 +172,7 @@ class Notice(_Heard):
     lobby: bool = False
 
 
-Heard = Annotated[Union[Said, RoomOpened, VoteHeard, ResultHeard, Revealed, RoleDealt, Died,
-                        PhaseBegan, RoundBegan, GameEnded, Notice],
+Heard = Annotated[Union[Said, WhisperHeard, RoomOpened, VoteHeard, ResultHeard, Revealed,
+                        RoleDealt, Died, PhaseBegan, RoundBegan, GameEnded, Notice],
                   Field(discriminator="kind")]
 HEARD: TypeAdapter[Heard] = TypeAdapter(Heard)

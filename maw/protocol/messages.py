@@ -211,11 +211,20 @@ def _targeted(spec: ActionSpec) -> type[Targeted]:
 
 
 TARGETED: dict[str, type[Targeted]] = {
-    s.name: _targeted(s) for s in ACTIONS.values() if s.target}
+    s.name: _targeted(s) for s in ACTIONS.values() if s.target and not s.text}
 Vote = TARGETED["vote"]
 Attack = TARGETED["attack"]
 Divine = TARGETED["divine"]
 Guard = TARGETED["guard"]
+
+
+class Whisper(PlayerActionBase):
+    """Player -> GameMaster: say ``message`` to ``target`` alone (``whisper=on``); the
+    GameMaster checks it as it checks a chat and sends it to that player only."""
+
+    type: Literal["whisper"] = "whisper"
+    target: Name
+    message: Text
 
 
 class Over(PlayerActionBase):
@@ -232,12 +241,22 @@ class Listen(PlayerActionBase):
 
 
 # every action of the engine's table has its wire model, and "listen" (nothing to do now)
-_ACTION_MODELS: dict[str, type[PlayerActionBase]] = {"chat": Chat, "unvote": Unvote, "over": Over,
-                                             **TARGETED, "listen": Listen}
+_ACTION_MODELS: dict[str, type[PlayerActionBase]] = {
+    "chat": Chat, "unvote": Unvote, "over": Over, "whisper": Whisper, **TARGETED,
+    "listen": Listen}
 if set(_ACTION_MODELS) != {*ACTIONS, "listen"}:  # pragma: no cover - a table entry without
     raise TypeError(f"wire models {sorted(_ACTION_MODELS)} do not match the actions "
                     f"{sorted(ACTIONS)}")
 PlayerAction = Any  # one of _ACTION_MODELS' models
+
+
+class PrivateLine(Body):
+    """GameMaster -> one Player: a line whispered to it (``whisper=on``)."""
+
+    type: Literal["private_line"] = "private_line"
+    day: int
+    speaker: Name
+    text: Text
 
 
 class VoteCast(Body):
@@ -408,8 +427,8 @@ ACTION_TYPES: dict[str, Any] = dict(_ACTION_MODELS)  # name -> its model (each t
 def _union() -> tuple[Any, TypeAdapter]:
     bodies: tuple[type[Body], ...] = (
         JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
-        NameChoice, *ACTION_TYPES.values(), VoteCast, VoteResult, Kill, Reveal, EndGame,
-        Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages, ChatCheck,
+        NameChoice, *ACTION_TYPES.values(), PrivateLine, VoteCast, VoteResult, Kill, Reveal,
+        EndGame, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages, ChatCheck,
         ChatVerdict, Agree, Refuse, NotUnderstood,
     )
     union: Any = Annotated[Union[bodies], Field(discriminator="type")]

@@ -14,6 +14,8 @@ def heard(record: Any) -> str:
     match record:
         case h.Said():
             return f"{record.speaker}: {record.text}"
+        case h.WhisperHeard():
+            return f"[whisper] {record.speaker} to {record.to}: {record.text}"
         case h.RoomOpened():
             return f"[{record.room}] open for {', '.join(record.players)}."
         case h.VoteHeard():
@@ -134,6 +136,8 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             return f"   {d['seer']} divines {d['target']}: {d['species']}{tag}"
         case "Guarded":
             return f"   {d['bodyguard']} guards {d['target']}{tag}"
+        case "Whispered":
+            return f"   [whisper] {d['speaker']} to {d['target']}: {d['text']}"
         case "Acted":
             return f"   {d['actor']}: {d['action']} {d['target']}{tag}"
         case "NightResult":

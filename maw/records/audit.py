@@ -35,7 +35,7 @@ from maw import engine
 from maw.errors import IllegalActionError, MawError
 
 # the messages that carry an engine event's news to a player (maw.protocol.convert)
-NEWS = ("vote_cast", "vote_result", "kill", "reveal", "end_game")
+NEWS = ("vote_cast", "vote_result", "kill", "reveal", "end_game", "private_line")
 
 
 def action_classes() -> dict[str, type]:

@@ -47,6 +47,11 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
     spec = ACTIONS.get(word)  # (the table now: an action registered later is a command)
     if spec is not None and not spec.target and word != "chat":
         return Parsed(action=m.ACTION_TYPES[word]())
+    if spec is not None and spec.target and spec.text:  # /whisper NAME TEXT
+        name, _, said = rest.partition(" ")
+        if not name or not said.strip():
+            return Parsed(error=f"{spec.usage}: a name, then what to say")
+        return Parsed(action=m.ACTION_TYPES[word](target=name, message=said.strip()))
     if spec is not None and spec.target:
         if not rest:
             legal = [o.target for o in options if o.action == word and o.target]

@@ -95,6 +95,7 @@ const EVENTS = {
   Divined(s, d) { note(s, `${d.seer} divined ${d.target}: ${d.species}`, "secret"); },
   Guarded(s, d) { note(s, `${d.bodyguard} guards ${d.target}`, "secret"); },
   MediumResult(s, d) { note(s, `${d.medium} read ${d.target}: ${d.species}`, "secret"); },
+  Whispered(s, d) { note(s, `${d.speaker} whispers to ${d.target}: ${d.text}`, "secret"); },
   Acted(s, d) { note(s, `${d.actor}: ${d.action} ${d.target}`, "secret"); },
   NightResult(s, d) { note(s, `${d.actor} learns by ${d.action}: ${d.target} ${d.value}`, "secret"); },
   Passed() {},
