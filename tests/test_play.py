@@ -347,3 +347,48 @@ def test_the_status_bar_fits_any_width_and_cuts_nothing():
         assert " ".join(" ".join(lines).replace(" | ", " ").split()) == \
             " ".join(one.replace(" | ", " ").split())
     assert len(s.toolbar(width=160).splitlines()) < len(s.toolbar(width=80).splitlines())
+
+
+def seer_seed(names: list[str], person: str) -> int:
+    """A seed whose deal makes ``person`` the Seer of a 7-player maw game with a Seer."""
+    import random
+
+    from maw.engine import new_game, ruleset
+
+    rules = ruleset("maw", seer=1)
+    for seed in range(1, 500):
+        state = new_game(rules, sorted(names), random.Random(f"{seed}:1"))
+        if state.role_of(person).name == "Seer":
+            return seed
+    raise AssertionError("no seed deals the Seer")
+
+
+def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
+    seed = seer_seed(["Alice", "Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], "Alice")
+    game, xmpp = host(free_port(), tmp_path, "--players", "7", "--rule", "seer=1", "--rule",
+                      "whisper=on", "--seed", str(seed), "--day-seconds", "30",
+                      "--night-seconds", "12")
+    child = person(xmpp, "Alice")
+    try:
+        child.expect("You are a Seer")
+        child.expect(r"Day 1, day")
+        child.sendline("/whisper Ann I am the Seer, keep it quiet")
+        child.expect(r"\[whisper\] Alice to Ann: I am the Seer, keep it quiet")
+        child.sendline("/whisper Zed hello")
+        child.expect("Refused: 'Zed' is not a player")
+        child.sendline("hello everyone")
+        child.expect(r"Day 1, night", timeout=90)
+        child.sendline("/divine Ann")
+        child.expect(r"Your divination: Ann is (human|werewolf)", timeout=30)
+        child.sendintr()
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        child.close()
+    game.kill()
+    game.wait(timeout=30)
+    log = records(tmp_path)
+    whispered = [r["data"] for r in log if r["kind"] == "event" and r["event"] == "Whispered"]
+    assert whispered[0]["speaker"] == "Alice" and whispered[0]["target"] == "Ann"
+    jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
+    got = {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "private_line"}
+    assert got == {jid["Ann"]}  # Ann alone heard it

@@ -420,6 +420,7 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
 
     port = free_port()
     proc = maw("game", "--policy", "rule", "--players", "6", "--humans", "1", "--seed", "3",
+               "--rule", "seer=1", "--rule", "whisper=on",
                "--day-seconds", "20", "--night-seconds", "8", "--lobby-seconds", "60",
                "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path),
                "--web", str(port))
@@ -451,6 +452,9 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
         assert press(browser, offered[0])
         target = offered[0].removeprefix("/vote ")
         wait(lambda: f"[GM] Quinn votes for {target}." in lines(), what="the vote")
+        # a whisper, typed: it reaches its target alone (checked in the log below)
+        browser.find_element(By.ID, "text").send_keys(f"/whisper {target} between us\n")
+        wait(lambda: f"[whisper] Quinn to {target}: between us" in lines(), what="a whisper")
         look(browser, "seat")
 
         # the observer's page, opened mid-phase, beside the seat
@@ -486,14 +490,20 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
     finally:
         proc.kill()
     log = read_log(tmp_path)
-    assert {"Chat", "Vote"} <= {r["action"] for r in log if r["kind"] == "action"
-                                and r["data"].get("actor") == "Quinn"}
+    assert {"Chat", "Vote", "Whisper"} <= {r["action"] for r in log if r["kind"] == "action"
+                                           and r["data"].get("actor") == "Quinn"}
+    jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
+    assert {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "private_line"} == {
+        jid[target]}
     over = next(r for r in log if r["kind"] == "outcome")
     role = over["roles"]["Quinn"]
     from maw.records.audit import audit_records
 
     assert audit_records(log).ok  # a person's game keeps the rules and the secrets too
     assert me == f"Quinn, {role}" or me.startswith(f"Quinn, {role} ")
+    if role == "Seer":  # its night's button divined
+        assert "Divine" in {r["action"] for r in log if r["kind"] == "action"
+                            and r["data"].get("actor") == "Quinn"}
     # secrecy: every frame the page got is the player's own view and what it heard
     sent = browser.execute_script("return window.mawFrames")
     wolves = sorted(n for n, r in over["roles"].items() if r == "Werewolf")
