@@ -197,6 +197,12 @@ class Terminal:
     def type(self, line: str) -> None:
         self.child.sendline(line)
 
+    def resize(self, rows: int, columns: int) -> None:
+        """The window changes size: the program is told (SIGWINCH) and redraws."""
+        if (self.screen.columns, self.screen.lines) != (columns, rows):
+            self.child.setwinsize(rows, columns)
+            self.screen.resize(rows, columns)
+
     def bar(self) -> list[str]:
         """The status bar's lines: those under the input line ("> ...")."""
         lines = [x.rstrip() for x in self.screen.display]
@@ -209,19 +215,19 @@ def records(folder) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()]
 
 
-@pytest.mark.parametrize("columns", [80, 160])
-def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path, columns):
+def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path):
     """A person who takes 5 s before each line: every day it lives, its first line comes
     before the day's votes open (so before anyone can be executed), AI players act at a
     person's pace, the screen tells things in order, and the status bar shows all of
-    itself at 80 and at 160 columns."""
+    itself at 80 and at 160 columns (the terminal is 80 wide on odd days, 160 on even
+    ones: one game sees both)."""
     game, xmpp = host(free_port(), tmp_path, "--day-seconds", "40", "--night-seconds",
                       "15", "--seed", "11")
-    rows = 30
+    rows, columns = 30, 80
     child = person(xmpp, "Alice", rows, columns)
     term = Terminal(child, rows, columns)
     said_on: dict[int, float] = {}
-    checked_bar = False
+    checked_bar: set[int] = set()
     try:
         term.pump(15)
         assert "Round 1 of 1 starts" in term.text
@@ -232,6 +238,8 @@ def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path, co
             days = [int(d) for d in re.findall(r"\[GM\] Day (\d+), day", term.text)]
             if days and days[-1] != day and "You were" not in term.text:
                 day = days[-1]
+                columns = 80 if day % 2 else 160  # the person widens its window
+                term.resize(rows, columns)
                 term.pump(5)  # a slow typist
                 term.type(f"I am thinking hard about day {day}.")
                 said_on[day] = time.monotonic()
@@ -246,21 +254,22 @@ def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path, co
                 assert all(len(x) <= columns for x in term.bar())
                 if f"Day {day}, night" not in term.text:  # (the bar is still today's)
                     assert f"alive: {', '.join(living)}" in bar, (bar, living)
-                    checked_bar = True
+                    checked_bar.add(columns)
                 target = next(n for n in living if n != "Alice")
                 term.type(f"/vote {target}")
             nights = re.findall(r"\[GM\] Day (\d+), night", term.text)
             if role == "Werewolf" and nights and int(nights[-1]) == day and \
                     f"attack night {day}" not in term.text and "You were" not in term.text:
                 term.pump(5)
-                victim = next((n for n in living if n not in pack), None)
+                victim = next((n for n in living if n not in pack
+                               and f"{n} was executed" not in term.text), None)
                 term.type(f"/attack {victim}")
                 term.text += f"\n(attack night {day})"
             term.pump(1)
     finally:
         child.close()
     out = finish(game)
-    assert checked_bar and said_on, term.text[-2000:]
+    assert checked_bar == {80, 160} and said_on, (checked_bar, term.text[-2000:])
     # the screen told things in order: the round, then the first day; an execution
     # before the end of the game it ended
     assert term.text.index("Round 1 of 1 starts") < term.text.index("[GM] Day 1, day")

@@ -414,8 +414,10 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
     sent nothing its player may not see. Meanwhile the observer's page shows the game live
     (its countdown counted from the phase's start, for a page opened mid-phase), at a
     desktop's size and a phone's."""
+    import contextlib
     import re
 
+    from selenium.common.exceptions import ElementNotInteractableException
     from selenium.webdriver.common.by import By
 
     port = free_port()
@@ -480,7 +482,8 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
                 press(browser, choice)
             if browser.find_element(By.ID, "text").is_enabled() and "day" in \
                     browser.find_element(By.ID, "phase").text:
-                browser.find_element(By.ID, "text").send_keys("still here\n")
+                with contextlib.suppress(ElementNotInteractableException):  # (it just ended)
+                    browser.find_element(By.ID, "text").send_keys("still here\n")
             time.sleep(1.5)
             assert proc.poll() is None
         assert "-- the game is over" in lines()

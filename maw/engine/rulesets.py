@@ -87,7 +87,8 @@ class Ruleset:
         whisper: MAW: by day a living player may say a line to one other living player
             alone (the design document's nice-to-have; ``WHISPERS`` a day each).
         deal: MAW: other roles dealt by code, ((code, count), ...): ``roles=seer:1,bg:1``
-            deals them from the villagers (``ww:K`` sets the werewolves).
+            deals them from the villagers (``ww:K`` sets the werewolves); ``roles=auto``
+            a deal balanced for rule players at any size (``maw.engine.compose``).
         night_order: the night's actions in the order they resolve, by name (empty: the
             table's order, ``maw.engine.abilities``).
         variant: the AIWolf variant ("nlp", "2021"), empty for MAW.
@@ -128,6 +129,11 @@ class Ruleset:
             raise ConfigError(f"ruleset {self.name!r} needs {size} players, got {n}")
         if self.roles is not None:
             return self.roles
+        if self.deal == AUTO:  # balanced for rule players (maw.engine.compose)
+            from maw.engine.compose import compose
+
+            wolves, seers = compose(n)
+            return (WEREWOLF,) * wolves + (SEER,) * seers + (VILLAGER,) * (n - wolves - seers)
         deal = dict(self.deal)
         wolves = deal.pop(WEREWOLF.code, max(1, n // 3))
         others: list[Role] = [SEER] * self.seer
@@ -144,6 +150,7 @@ def _counts(**counts: int) -> tuple[Role, ...]:
     return tuple(role for code, k in counts.items() for role in (role_coded(code),) * k)
 
 
+AUTO = (("auto", 0),)  # roles=auto: a balanced deal (maw.engine.compose)
 _MAW = Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3, max_players=200)
 
 _AIWOLF_ROLES = {
@@ -187,7 +194,9 @@ def _coerce(key: str, value: Any) -> Any:
         return value
     if kind is tuple:  # a list of names, comma-separated
         return tuple(x.strip() for x in str(value).split(",") if x.strip())
-    if kind == "deal":  # code:count, comma-separated
+    if kind == "deal":  # code:count, comma-separated, or "auto"
+        if str(value).strip().lower() == "auto":
+            return AUTO
         out = []
         for part in str(value).split(","):
             code, _, count = part.strip().partition(":")
@@ -271,7 +280,9 @@ def changed_options(rules: Ruleset) -> tuple[tuple[str, str], ...]:
 
 
 def _text(value: tuple) -> str:
-    """A tuple option as ``--rule`` takes it: names, or code:count pairs."""
+    """A tuple option as ``--rule`` takes it: names, or code:count pairs, or auto."""
+    if value == AUTO:
+        return "auto"
     return ",".join(x if isinstance(x, str) else f"{x[0]}:{x[1]}" for x in value)
 
 
