@@ -149,3 +149,28 @@ async def test_an_xmpp_game_with_a_seer_and_whispers_keeps_every_secret(server, 
     leak.insert(i + 1, {**lines[0], "to": jid[other]})
     result = audit_records(leak)
     assert not result.ok and f"{other} was sent private_line" in str(result.violations[0])
+
+
+def test_a_hybrid_villager_whispers_its_vote_to_the_one_it_trusts_most():
+    from maw.policies import make_decider
+
+    state = game(whisper=True)
+    d = make_decider("hybrid", "Dee", random.Random(1))
+    whispers = []
+    for _ in range(6):  # its turns of a day: speak, vote, argue, whisper
+        action = d.decide(view(state, "Dee"), legal_actions(state, "Dee"))
+        if action is None:
+            break
+        state, events = play(state, action)
+        whispers += [e for e in events if type(e) is Whispered]
+    assert len(whispers) == 1  # once a day
+    mine = view(state, "Dee").votes["Dee"]
+    w = whispers[0]
+    assert w.speaker == "Dee" and w.target != mine and f"I vote for {mine}" in w.text
+    wolf = make_decider("hybrid", "Ann", random.Random(1))
+    for _ in range(6):  # a wolf whispers to nobody: it has its Hideout
+        action = wolf.decide(view(state, "Ann"), legal_actions(state, "Ann"))
+        if action is None or state.phase is not Phase.DAY:
+            break
+        assert type(action) is not Whisper
+        state, _ = play(state, action)

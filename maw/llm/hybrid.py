@@ -19,6 +19,7 @@ template was sent), with the facts, the intent, the sentences and what the check
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -215,13 +216,13 @@ class HybridDecider(Decider):
                 record["exception"] = repr(exc)
             action, intent = self.strategy.decide_intent(view, legal)
             record["action"] = intent_of(action, intent)
-            if type(action) is engine.Chat and intent is not None:
+            if type(action) in (engine.Chat, engine.Whisper) and intent is not None:
                 try:
                     text = await self.voice(view, intent, record)
                 except Exception as exc:  # no voice: the template line
                     record.update(outcome="fallback", exception=repr(exc))
                     text = intent.template()[: self.max_chars]
-                action = engine.Chat(action.actor, action.room, text)
+                action = dataclasses.replace(action, text=text)  # type: ignore[type-var]
             else:
                 record.setdefault("outcome", "legal")
             return action

@@ -13,7 +13,8 @@ What it adds to the rule player (``maw.policies.rule``):
   until then it keeps its role to itself and is not the wolves' first target;
 * **deflection**: a werewolf accuses whoever accuses it, and never names a packmate;
 * **one voice a day**: it speaks once when the day opens, and once more to argue its
-  vote (the closing argument).
+  vote (the closing argument); where whispers are on, a villager also whispers its vote
+  to the player it trusts most.
 
 :func:`contradictions` is the consistency check every utterance passes before it reaches
 the chat: what the speaker may not say given its role and what it knows.
@@ -24,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from maw.engine import Action, Chat, PlayerView, Vote
+from maw.engine import Action, Chat, PlayerView, Vote, Whisper
 from maw.engine.roles import role_named
 from maw.policies import claims
 from maw.policies.base import max_chat, register_decider
@@ -50,6 +51,7 @@ class HybridStrategy(RuleDecider):
     def __init__(self, player, rng) -> None:
         super().__init__(player, rng)
         self.argued: tuple[int, str] | None = None  # the phase of its closing argument
+        self.whispered = -1  # the day it whispered its vote
 
     # ------------------------------------------------------------ what to say
 
@@ -118,14 +120,29 @@ class HybridStrategy(RuleDecider):
             intent = self.intent(view)
             if intent is not None:
                 return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
-        action = super().decide(view, tuple(a for a in legal if type(a) is not Chat))
+        action = super().decide(view, tuple(a for a in legal
+                                            if type(a) not in (Chat, Whisper)))
         mine = view.votes.get(self.player)
         if action is None and chat is not None and chat.room.value == "Village" and mine \
                 and self.argued != phase:
             self.argued = phase  # its vote stands: argue for it once
             intent = self.closing(view, mine)
             return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
+        whisper = self.ally(view, legal, mine)
+        if action is None and whisper is not None and self.whispered != view.day:
+            self.whispered = view.day  # once a day: its vote, to the one it trusts most
+            intent = Intent(f"I vote for {mine}. Vote with me.", self.reason(view, mine or ""))
+            return Whisper(self.player, whisper, intent.template()[:max_chat(view)]), intent
         return action, None
+
+    def ally(self, view: PlayerView, legal: tuple[Action, ...], mine: str | None
+             ) -> str | None:
+        """Whom a villager whispers its vote to (``whisper=on``): the living player it
+        trusts most, once it has voted; a wolf has its Hideout, and whispers to nobody."""
+        if view.pack or not mine:
+            return None
+        pool = [a.target for a in legal if type(a) is Whisper and a.target != mine]
+        return min(pool, key=self._score) if pool else None
 
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         assert view is not None
