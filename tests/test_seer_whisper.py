@@ -74,6 +74,22 @@ def test_the_seer_learns_alone_and_the_night_waits_for_it():
         assert "Cid" not in view(state, other).known_roles
 
 
+def test_a_seer_who_never_chooses_does_not_save_the_packs_victim():
+    # the timer ends the night: the unanimous pack still murders; a split one does not
+    state = to_night(game())
+    state, _ = play(state, Attack("Ann", "Dee"))
+    state, _ = play(state, Attack("Bob", "Dee"))
+    state, events = play(state, EndPhase())
+    assert state.phase is Phase.DAY and not state.alive[3]
+    assert [e.player for e in events if type(e).__name__ == "Murdered"] == ["Dee"]
+    assert view(state, "Cid").results == ()
+    state = to_night(game())
+    state, _ = play(state, Attack("Ann", "Dee"))
+    state, _ = play(state, Attack("Bob", "Eve"))
+    state, events = play(state, EndPhase())
+    assert all(state.alive) and "NoMurder" in [type(e).__name__ for e in events]
+
+
 def test_a_dead_seer_acts_no_more():
     state = game()
     for voter in ("Ann", "Bob", "Dee", "Eve"):

@@ -72,14 +72,21 @@ class MawFlow(DayFlow):
             return r.execute(state, t, count, events)
         return state
 
-    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
-        """The pack murders once every living wolf attacks the same player (and everyone
-        else who acts at night has chosen: a Seer's divination, say)."""
+    @staticmethod
+    def pack_target(state: GameState) -> int:
+        """The player every living wolf attacks (NOBODY: the pack does not agree)."""
         alive, roles, votes = state.alive, state.roles, state.votes
         wolves = [i for i, a in enumerate(alive) if a and roles[i].pack]
         target = votes[wolves[0]] if wolves else NOBODY
-        if target == NOBODY or any(votes[w] != target for w in wolves):
+        return NOBODY if any(votes[w] != target for w in wolves) else target
+
+    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
+        """The pack murders once every living wolf attacks the same player (and everyone
+        else who acts at night has chosen: a Seer's divination, say)."""
+        target = self.pack_target(state)
+        if target == NOBODY:
             return state
+        alive, roles = state.alive, state.roles
         if any(state.chosen[i] is None and r.night_abilities(state, i)
                for i, a in enumerate(alive) if a and not roles[i].pack):
             return state
@@ -88,8 +95,10 @@ class MawFlow(DayFlow):
     def end_phase(self, state: GameState, events: list[Event]) -> GameState:
         if state.phase is Phase.DAY:
             return r.resolve_execution(state, events)
-        # no unanimity by the timer: no murder
-        return r.finish_night(r.close_attack_vote(state, events), NOBODY, events)
+        # by the timer: a unanimous pack murders (a Seer who never chose is not waited
+        # for), else nobody dies
+        target = self.pack_target(state)
+        return r.finish_night(r.close_attack_vote(state, events), target, events)
 
     def at_night(self, state: GameState, events: list[Event]) -> GameState:
         if state.executed_today != NOBODY:  # the pack learns who it lost, or who it won
