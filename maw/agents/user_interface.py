@@ -145,6 +145,13 @@ class Requests(Guarded):
             agent.role_name, agent.pack = body.role, list(body.pack)
             if view:
                 agent.view, agent.options = view, list(body.options)
+                asked = agent.pending
+                if asked is not None and asked[1].purpose == "action" and \
+                        phase_of(view) != phase_of(asked[1].view.model_dump()
+                                                   if asked[1].view else None):
+                    # a new phase: what the person types now answers its question (the
+                    # player's next one), not the last phase's (which the rules refuse)
+                    agent.pending = None
             agent.status(role=body.role, pack=list(body.pack), view=view,
                          seconds=body.seconds, options=agent.offered())
             for record in body.heard:
