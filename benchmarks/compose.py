@@ -59,6 +59,12 @@ def main() -> None:
         tried: dict[int, tuple[float, dict]] = {}
         for w in counts:
             tried[w] = village_rate(n, w, seers, games)
+        # then every count between the two of the grid that bracket 50%
+        above = [w for w in tried if tried[w][0] >= 0.5]
+        below = [w for w in tried if tried[w][0] < 0.5 and (not above or w > max(above))]
+        if above and below:
+            for w in range(max(above) + 1, min(below)):
+                tried[w] = village_rate(n, w, seers, games)
         wolves = min(tried, key=lambda w: (abs(tried[w][0] - 0.5), w))
         rate, row = tried[wolves]
         low, high = wilson(row["village_wins"], games)

@@ -15,7 +15,7 @@ from __future__ import annotations
 # benchmarks/README.md ("Balanced games of any size")
 COMPOSITIONS: dict[int, tuple[int, int]] = {
     5: (1, 0), 6: (1, 0), 7: (1, 1), 8: (3, 1), 9: (3, 1), 10: (4, 1), 12: (4, 1),
-    15: (5, 1),
+    15: (5, 1), 20: (6, 1), 30: (6, 2), 45: (6, 3), 75: (7, 6),
 }
 
 
