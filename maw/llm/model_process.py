@@ -163,6 +163,7 @@ class ModelProcess:
             self.crashes += 1
             self.last_error = ModelCrashed(f"the embedded model's process {death(code)} "
                                            f"while loading {self.describe()}: {REMEDY}")
+            log.warning("maw: %s", self.last_error)  # (the screen's line, as for a call's)
             raise self.last_error
         self.proc, self.info = proc, hello
         threading.Thread(target=self._read, args=(proc,), daemon=True,
