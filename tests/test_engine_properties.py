@@ -25,7 +25,16 @@ from maw.engine import (
     ruleset,
     view,
 )
-from maw.engine.events import Chatted, Divined, MediumResult, RoleAssigned, RoleRevealed
+from maw.engine.actions import ACTIONS
+from maw.engine.events import (
+    Chatted,
+    Divined,
+    MediumResult,
+    NightResult,
+    PhaseStarted,
+    RoleAssigned,
+    RoleRevealed,
+)
 from maw.engine.rules import _why_illegal
 from maw.simulate import play_game
 
@@ -33,9 +42,13 @@ RULESETS = [
     ("maw", 6, {}), ("maw", 7, {"tie": "revote"}), ("maw", 9, {"tie": "random"}),
     ("maw", 4, {"win": "parity"}), ("aiwolf-5", 5, {}), ("aiwolf-9", 9, {}),
     ("aiwolf-9", 9, {"variant": "2021"}), ("aiwolf-13", 13, {}),
-    ("aiwolf-15", 15, {"variant": "2021"}),
+    ("aiwolf-15", 15, {"variant": "2021"}), ("werewolf-12", 12, {}),
+    ("werewolf-12", 12, {"role_set": "B"}),
+    ("werewolf-12", 12, {"same_guard_same_save_kills": "false", "guard_self_guard": "true",
+                         "witch_self_heal_n1": "false", "win": "elimination"}),
 ]
 IDS = [f"{r}-{n}-{'-'.join(o.values()) or 'default'}" for r, n, o in RULESETS]
+SAVE, POISON, SHOOT = (ACTIONS[a].cls for a in ("save", "poison", "shoot"))
 
 
 def allowed_roles(state, player):
@@ -43,7 +56,7 @@ def allowed_roles(state, player):
     if state.phase is Phase.OVER:
         return set(state.names)
     s = state.seat[player]
-    allowed = {player}
+    allowed = {player} | {state.names[i] for i in state.exposed}  # (a spared Idiot)
     if state.roles[s].pack:
         allowed |= {n for n, r in zip(state.names, state.roles, strict=False) if r.pack}
         if state.rules.flow.value == "maw":
@@ -60,8 +73,13 @@ def check_invariants(state, events):
             assert e.audience == pack
         if isinstance(e, RoleAssigned):
             assert e.audience == {e.player}
-        if isinstance(e, (Divined, MediumResult)):
+        if isinstance(e, (Divined, MediumResult, NightResult)):
             assert len(e.audience) == 1
+        if isinstance(e, PhaseStarted) and e.phase in ("witch", "hunt"):
+            # a Witch's or a Hunter's step is known to it alone
+            assert len(e.audience) == 1
+            who = next(iter(e.audience))
+            assert state.role_of(who).name in ("Witch", "Hunter")
     assert actors(state) == tuple(n for n in state.names if legal_actions(state, n))
     for name in state.names:
         v = view(state, name)
@@ -70,12 +88,15 @@ def check_invariants(state, events):
             assert role == state.role_of(other).name
         legal = legal_actions(state, name)
         s = state.seat[name]
+        if state.phase is Phase.HUNT and s == state.shooter:  # the dead Hunter, alone
+            assert legal and all(isinstance(a, SHOOT) for a in legal)
+            continue
         if state.is_over or not state.alive[s]:
             assert legal == ()
             continue
         if state.phase is Phase.DAY and state.rules.flow.value == "maw":
             assert legal, "a living player by a MAW day can always speak or vote"
-        if state.phase is Phase.VOTE and state.votes[s] == -1:
+        if state.phase is Phase.VOTE and state.votes[s] == -1 and s not in state.exposed:
             assert any(isinstance(a, Vote) for a in legal)
         for a in legal:
             if not isinstance(a, Chat):
@@ -83,7 +104,8 @@ def check_invariants(state, events):
 
 
 def all_targeted(state, name):
-    return [k(name, t) for k in (Vote, Attack, Divine, Guard) for t in state.names]
+    return [k(name, t) for k in (Vote, Attack, Divine, Guard, SAVE, POISON, SHOOT)
+            for t in state.names]
 
 
 @pytest.mark.parametrize("name,n,options", RULESETS, ids=IDS)
@@ -97,7 +119,7 @@ def test_random_play_keeps_every_invariant(name, n, options, data, seed):
     for _ in range(3000):
         if state.is_over:
             break
-        movers = [(p, legal_actions(state, p)) for p in state.living()]
+        movers = [(p, legal_actions(state, p)) for p in state.names]
         movers = [(p, acts) for p, acts in movers if acts]
         if not movers or data.draw(st.integers(0, 9), label="timer") == 0:
             action = EndPhase()

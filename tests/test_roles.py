@@ -18,14 +18,14 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
-# its prompt (prompts/roles/Witch.md, for a model that plays it)
-PROMPT = ("You are $name, the Witch, on the village's side. Once in the game, at night, "
-          "you may poison one player: they die at dawn. Poison one you believe is a "
+# its prompt (prompts/roles/Assassin.md, for a model that plays it)
+PROMPT = ("You are $name, the Assassin, on the village's side. Once in the game, at night, "
+          "you may stab one player: they die at dawn. Stab one you believe is a "
           "werewolf, and keep your role to yourself.")
 
 
-def register_witch():
-    """The Witch: one role, one night action and how it resolves. Nothing else."""
+def register_assassin():
+    """The Assassin: one role, one night action and how it resolves. Nothing else."""
     from maw.engine import (
         ActionSpec,
         Night,
@@ -38,46 +38,46 @@ def register_witch():
     )
     from maw.engine.abilities import GUARD_ORDER
 
-    witch = register_role(Role(
-        "Witch", Team.VILLAGE, Species.HUMAN, frozenset({"poison"}), uses=(("poison", 1),),
-        code="witch", power="once a game the Witch poisons one player at night"))
+    assassin = register_role(Role(
+        "Assassin", Team.VILLAGE, Species.HUMAN, frozenset({"stab"}), uses=(("stab", 1),),
+        code="assassin", power="once a game the Assassin stabs one player at night"))
 
-    def poison(dawn, _witch: int, target: int) -> None:  # no guard stops it
+    def stab(dawn, _assassin: int, target: int) -> None:  # no guard stops it
         dawn.kill(target)
 
     register_action(ActionSpec(
-        "poison", night_action("poison"), "poison", True, False, frozenset({"night"}),
-        "Acted", "/poison NAME", "poison NAME tonight (witch, once a game)",
-        Night(GUARD_ORDER + 5, poison)))
-    return witch
+        "stab", night_action("stab"), "stab", True, False, frozenset({"night"}),
+        "Acted", "/stab NAME", "stab NAME tonight (assassin, once a game)",
+        Night(GUARD_ORDER + 5, stab)))
+    return assassin
 
 
-def play_with_the_witch(folder: str) -> dict:
-    """In the child process: 200 engine games and one XMPP game with a Witch."""
+def play_with_the_assassin(folder: str) -> dict:
+    """In the child process: 200 engine games and one XMPP game with an Assassin."""
     import asyncio
 
     from maw.engine import ruleset
     from maw.engine.events import Acted, Murdered
     from maw.simulate import play_game
 
-    register_witch()
-    rules = ruleset("maw", roles="witch:1")
-    out = {"games": 0, "invalid": 0, "poisons": 0, "poisoned_died": 0, "uses_ok": True}
+    register_assassin()
+    rules = ruleset("maw", roles="assassin:1")
+    out = {"games": 0, "invalid": 0, "stabs": 0, "stabbed_died": 0, "uses_ok": True}
     names = [f"P{i}" for i in range(7)]
     for i in range(200):
         events: list = []
         record = play_game(rules, names, "rule", seed=i, events=events)
         out["games"] += 1
         out["invalid"] += record.invalid_actions
-        chosen = [e for e in events if type(e) is Acted and e.action == "poison"]
+        chosen = [e for e in events if type(e) is Acted and e.action == "stab"]
         # (a MAW night's choice may change: the last of a night is the one that acts)
-        poisons = list({e.day: e for e in chosen}.values())
-        out["poisons"] += len(poisons)
-        out["uses_ok"] &= len(poisons) <= 1  # once a game
-        for p in poisons:
+        stabs = list({e.day: e for e in chosen}.values())
+        out["stabs"] += len(stabs)
+        out["uses_ok"] &= len(stabs) <= 1  # once a game
+        for p in stabs:
             died = next((e for e in events if type(e) is Murdered and e.day == p.day and
                          e.player == p.target), None)
-            out["poisoned_died"] += died is not None
+            out["stabbed_died"] += died is not None
     from maw.agents.gamemaster import GameConfig
     from maw.hosting.game import default_seats, run_game
     from maw.hosting.xmpp import free_port, parse_address
@@ -90,9 +90,9 @@ def play_with_the_witch(folder: str) -> dict:
     records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
     audit = audit_log(result.log_path)
     out["xmpp_winner"] = result.outcomes[0].winner.value if result.outcomes[0].winner else None
-    out["xmpp_poison"] = any(r["kind"] == "action" and r["action"] == "Poison"
+    out["xmpp_stab"] = any(r["kind"] == "action" and r["action"] == "Stab"
                              for r in records)
-    out["xmpp_witch"] = "Witch" in next(r for r in records if r["kind"] == "round")[
+    out["xmpp_assassin"] = "Assassin" in next(r for r in records if r["kind"] == "round")[
         "roles"].values()
     out["audit_ok"] = audit.ok
     out["audit"] = [str(v) for v in audit.violations[:3]]
@@ -102,7 +102,7 @@ def play_with_the_witch(folder: str) -> dict:
 @pytest.mark.xmpp
 def test_a_role_defined_here_plays_200_engine_games_and_one_over_xmpp(tmp_path):
     code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import test_roles; "
-            f"print(json.dumps(test_roles.play_with_the_witch({str(tmp_path)!r})))")
+            f"print(json.dumps(test_roles.play_with_the_assassin({str(tmp_path)!r})))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=300, cwd=REPO)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -110,24 +110,24 @@ def test_a_role_defined_here_plays_200_engine_games_and_one_over_xmpp(tmp_path):
     assert got["games"] == 200 and got["invalid"] == 0
     # the rule players use an action they were never taught (its entry says whom it is
     # for), once a game at most, and its victims die
-    assert got["poisons"] > 100 and got["uses_ok"]
-    assert got["poisoned_died"] == got["poisons"]
-    assert got["xmpp_witch"] and got["xmpp_poison"] and got["xmpp_winner"]
+    assert got["stabs"] > 100 and got["uses_ok"]
+    assert got["stabbed_died"] == got["stabs"]
+    assert got["xmpp_assassin"] and got["xmpp_stab"] and got["xmpp_winner"]
     assert got["audit_ok"], got["audit"]
 
 
-def test_the_witch_prompt_renders(tmp_path):
+def test_the_assassin_prompt_renders(tmp_path):
     from maw.llm.decider import PACKAGE_PROMPTS, Prompts
 
     folder = tmp_path / "prompts"
     shutil.copytree(PACKAGE_PROMPTS, folder)  # (a copy of the shipped prompts, and hers)
-    (folder / "roles" / "Witch.md").write_text(PROMPT)
-    text = Prompts(folder).render("roles/Witch.md", name="Ann", pack="")
-    assert text.startswith("You are Ann, the Witch")
+    (folder / "roles" / "Assassin.md").write_text(PROMPT)
+    text = Prompts(folder).render("roles/Assassin.md", name="Ann", pack="")
+    assert text.startswith("You are Ann, the Assassin")
 
 
 def test_an_unknown_night_action_is_an_error_when_it_is_registered():
-    """Not a silent no-op at night (once, a poison was logged as a guard)."""
+    """Not a silent no-op at night (once, a stab was logged as a guard)."""
     from maw.engine import ActionSpec, night_action, register_action
     from maw.errors import ConfigError
 
@@ -137,7 +137,7 @@ def test_an_unknown_night_action_is_an_error_when_it_is_registered():
 
 
 def test_contributing_names_the_three_places_of_a_role():
-    """CONTRIBUTING's "Add a role" names the files this test's Witch needed, no more."""
+    """CONTRIBUTING's "Add a role" names the files this test's Assassin needed, no more."""
     text = (REPO / "CONTRIBUTING.md").read_text()
     section = text.split("## Add a role", 1)[1].split("\n## ", 1)[0]
     places = re.findall(r"^\d\. .*?(?=^\d\. |^$)", section, re.M | re.S)

@@ -9,7 +9,15 @@ action: it asks each entry in turn.
 
 from __future__ import annotations
 
-from maw.engine.actions import ActionSpec, Attack, Divine, Guard, Night, register_action
+from maw.engine.actions import (
+    ActionSpec,
+    Attack,
+    Divine,
+    Guard,
+    Night,
+    night_action,
+    register_action,
+)
 from maw.engine.events import AttackBlocked, Divined, Guarded, VoteCast
 from maw.engine.resolution import NOBODY, Dawn
 from maw.engine.roles import Ability
@@ -17,7 +25,7 @@ from maw.engine.state import GameState
 
 # where the shipped actions resolve: what is learnt first, then who is protected, then
 # the attack (a ruleset's night_order may reorder them)
-DIVINE_ORDER, GUARD_ORDER, ATTACK_ORDER = 10, 20, 30
+DIVINE_ORDER, GUARD_ORDER, SAVE_ORDER, ATTACK_ORDER, POISON_ORDER = 10, 20, 25, 30, 40
 
 
 def _alive_other(state: GameState, s: int, t: int) -> bool:
@@ -28,7 +36,9 @@ def _alive_other(state: GameState, s: int, t: int) -> bool:
 
 
 def _attack_target(state: GameState, s: int, t: int) -> bool:
-    return state.alive[t] and (state.rules.attack_wolves or not state.roles[t].pack)
+    rules = state.rules
+    return state.alive[t] and (rules.attack_wolves or rules.self_knife
+                               or not state.roles[t].pack)
 
 
 def _attack_chosen(state: GameState, s: int, t: int) -> VoteCast:
@@ -39,7 +49,7 @@ def _murder(dawn: Dawn, _s: int, t: int) -> None:
     """The pack's victim dies, unless protected (the pack alone learns it was)."""
     if t == NOBODY:
         return
-    if t in dawn.protected:
+    if t in dawn.protected and t not in dawn.doomed:
         s = dawn.state
         dawn.events.append(AttackBlocked(s.day, s.names[t], s.pack))
         return
@@ -67,9 +77,14 @@ def _divine(dawn: Dawn, s: int, t: int) -> None:
 
 
 def _guard_target(state: GameState, s: int, t: int) -> bool:
-    if state.rules.guard_dead:
-        return t != s
-    return state.alive[t] and t != s
+    rules = state.rules
+    if t == s and not rules.guard_self_guard:
+        return False
+    if not rules.guard_repeat and any(  # not the one it protected last night
+            r.kind == "guard" and r.seat == s and r.target == t and r.day == state.day - 1
+            for r in state.results):
+        return False
+    return rules.guard_dead or state.alive[t]
 
 
 def _guard_chosen(state: GameState, s: int, t: int) -> Guarded:
@@ -81,6 +96,32 @@ def _guard(dawn: Dawn, s: int, t: int) -> None:
     dawn.protected.add(t)
     dawn.learn(s, "guard", t, "")
 
+
+# ---------------------------------------------------------------- the Witch's potions
+# (werewolf-12: the Witch acts in the night's second step, told the pack's victim)
+
+
+def _save_target(state: GameState, s: int, t: int) -> bool:
+    if t != state.victim or not state.alive[t]:
+        return False
+    return t != s or (state.rules.witch_self_heal_n1 and state.day == state.rules.first_day)
+
+
+def _save(dawn: Dawn, _s: int, t: int) -> None:
+    """The victim is saved; guarded as well, it dies under same_guard_same_save_kills."""
+    if t in dawn.protected and dawn.state.rules.same_guard_same_save_kills:
+        dawn.doomed.add(t)
+    else:
+        dawn.protected.add(t)
+
+
+def _poison(dawn: Dawn, _s: int, t: int) -> None:
+    """The target dies, and no protection helps (a poisoned Hunter does not shoot)."""
+    dawn.kill(t, "poisoned")
+
+
+Save = night_action("save")
+Poison = night_action("poison")
 
 register_action(ActionSpec(
     Ability.ATTACK, Attack, Ability.ATTACK, True, False, frozenset({"night"}), "VoteCast",
@@ -96,3 +137,11 @@ register_action(ActionSpec(
     "/guard NAME", "protect NAME from tonight's attack (bodyguard)",
     Night(GUARD_ORDER, _guard, _guard_chosen, _guard_target, first_night=False,
           aim="trust")))
+register_action(ActionSpec(
+    Ability.SAVE, Save, Ability.SAVE, True, False, frozenset({"witch"}), "Acted",
+    "/save NAME", "save NAME, tonight's victim (witch, once a game)",
+    Night(SAVE_ORDER, _save, None, _save_target, aim="trust")))
+register_action(ActionSpec(
+    Ability.POISON, Poison, Ability.POISON, True, False, frozenset({"witch"}), "Acted",
+    "/poison NAME", "poison NAME tonight (witch, once a game)",
+    Night(POISON_ORDER, _poison, None, _alive_other)))

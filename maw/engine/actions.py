@@ -94,6 +94,14 @@ class Whisper:
 
 
 @dataclass(frozen=True, slots=True)
+class Shoot:
+    """A Hunter who has just died shoots ``target`` (werewolf-12)."""
+
+    actor: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class Pass:
     """Let one's turn to speak go (a "listen" while a MAW day's votes are closed,
     ``votes_open=talk``): the votes open once every living player has spoken or passed.
@@ -120,8 +128,8 @@ class Resolve:
     pick: str
 
 
-Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Pass, OpenVotes,
-               EndPhase,
+Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Shoot, Pass,
+               OpenVotes, EndPhase,
                Resolve]
 
 
@@ -186,6 +194,7 @@ class ActionSpec:
     text: bool = False
 
 
+NIGHT_PHASES = frozenset({"night", "witch"})  # the phases night actions are taken in
 _ACTIONS: dict[str, ActionSpec] = {}
 _SPEC_OF: dict[type, ActionSpec] = {}
 _NIGHT: dict[str, type] = {}
@@ -220,7 +229,8 @@ def register_action(spec: ActionSpec) -> ActionSpec:
         if spec.night is None:
             raise ConfigError(f"the night action {spec.name!r} says nothing of how it "
                               "resolves (its ActionSpec needs night=Night(...))")
-        if spec.ability != spec.name or not spec.target or "night" not in spec.phases:
+        if spec.ability != spec.name or not spec.target or not spec.phases or \
+                not spec.phases <= NIGHT_PHASES:
             raise ConfigError(f"the night action {spec.name!r} must be named for its "
                               "ability, name a target and be of the night")
     elif spec.night is not None:
@@ -266,6 +276,8 @@ for _spec in (
     ActionSpec("whisper", Whisper, None, True, False, frozenset({"day"}), "Whispered",
                "/whisper NAME TEXT", "say TEXT to NAME alone (games with whisper=on)",
                text=True),
+    ActionSpec("shoot", Shoot, None, True, False, frozenset({"hunt"}), "Shot",
+               "/shoot NAME", "as a Hunter who has just died, shoot NAME"),
 ):
     register_action(_spec)
 # the night's actions, with how each resolves, are in maw.engine.abilities

@@ -70,6 +70,20 @@ class DayFlow:
     def at_night(self, state: GameState, events: list[Event]) -> GameState:
         return state
 
+    def following(self, state: GameState) -> Phase:
+        """The phase after the current one."""
+        return self.next_phase[state.phase]
+
+    def night_decided(self, state: GameState, target: int, events: list[Event]) -> GameState:
+        """The pack's attack is decided (``target``, -1 for none): resolve the night, or
+        go on to the night's next step."""
+        raise NotImplementedError
+
+    def after_deaths(self, state: GameState, seats: list[int], events: list[Event]
+                     ) -> GameState:
+        """``seats`` died (executed, or at dawn) and the game goes on: the next phase."""
+        raise NotImplementedError
+
 
 def register_flow(cls: type[DayFlow]) -> type[DayFlow]:
     FLOWS[cls.flow] = cls()

@@ -221,6 +221,27 @@ class MediumResult:
 
 
 @dataclass(frozen=True, slots=True)
+class Spared:
+    """The Village Idiot was voted out but lives: revealed, it may vote no more."""
+
+    day: int
+    player: str
+    role: str
+    votes: int
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Shot:
+    """A Hunter who died shoots ``target``, who dies (a public event)."""
+
+    day: int
+    hunter: str
+    target: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver:
     """The end: winner (``None`` for a draw), why, every role, and the points scored."""
 
@@ -236,7 +257,7 @@ Event = Union[
     GameStarted, RoleAssigned, PhaseStarted, Chatted, Overed, Passed, VotesOpened, VoteCast,
     VotesRevealed,
     Executed, NoExecution, Revote, RoleRevealed, Murdered, NoMurder, AttackBlocked,
-    Divined, Guarded, MediumResult, GameOver, Acted, NightResult, Whispered,
+    Divined, Guarded, MediumResult, GameOver, Acted, NightResult, Whispered, Spared, Shot,
 ]
 
 

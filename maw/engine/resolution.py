@@ -29,6 +29,8 @@ from maw.engine.events import (
     Passed,
     PhaseStarted,
     Revote,
+    Shot,
+    Spared,
     VoteCast,
     VotesOpened,
     VotesRevealed,
@@ -71,6 +73,8 @@ def night_abilities(state: GameState, s: int) -> frozenset[str]:
     if state.vote_round:  # an attack revote involves the wolves only
         abilities = frozenset(a for a in abilities
                               if night_spec(a).night.collective)  # type: ignore[union-attr]
+    phase = state.phase.value  # (a night of steps: each ability has its own)
+    abilities = frozenset(a for a in abilities if phase in night_spec(a).phases)
     abilities = flow_of(state).usable_tonight(state, abilities)
     for ability, limit in role.uses:
         if ability in abilities and state.uses.get((s, ability), 0) >= limit:
@@ -82,7 +86,7 @@ def night_abilities(state: GameState, s: int) -> frozenset[str]:
 
 
 def advance(state: GameState, events: list[Event]) -> GameState:
-    nxt = flow_of(state).next_phase[state.phase]
+    nxt = flow_of(state).following(state)
     return enter(state, state.day + (nxt is Phase.DAY), nxt, events)
 
 
@@ -200,7 +204,7 @@ def tie(state: GameState, kind: str, tied: list[int], policy: TiePolicy,
     names = tuple(state.names[t] for t in tied)
     if policy is TiePolicy.NONE:
         if kind == "attack":
-            return finish_night(state, NOBODY, events)
+            return flow_of(state).night_decided(state, NOBODY, events)
         events.append(NoExecution(state.day, "tie", names))
         return advance(state, events)
     if policy is TiePolicy.REVOTE and state.vote_round == 0:
@@ -238,6 +242,10 @@ def resolve_execution(state: GameState, events: list[Event]) -> GameState:
 
 def execute(state: GameState, t: int, count: int, events: list[Event]) -> GameState:
     names = state.names
+    if state.roles[t].survives_execution and t not in state.exposed:
+        # the Village Idiot: revealed, alive, and without a vote from now on
+        events.append(Spared(state.day, names[t], state.roles[t].name, count))
+        return advance(state._replace(exposed=state.exposed | {t}), events)
     state = state._replace(
         alive=replaced(state.alive, t, False), executed_today=t,
         deaths=state.deaths + (Death(state.day, t, "executed"),))
@@ -249,7 +257,7 @@ def execute(state: GameState, t: int, count: int, events: list[Event]) -> GameSt
                 Result(state.day, "medium", m, t, species),))
             events.append(MediumResult(state.day, names[m], names[t], species,
                                        frozenset((names[m],))))
-    return check_end(state, events) or advance(state, events)
+    return check_end(state, events) or flow_of(state).after_deaths(state, [t], events)
 
 
 # ---------------------------------------------------------------- the night's end
@@ -258,14 +266,15 @@ def execute(state: GameState, t: int, count: int, events: list[Event]) -> GameSt
 def resolve_night(state: GameState, events: list[Event]) -> GameState:
     roles, alive = state.roles, state.alive
     wolves = [i for i, a in enumerate(alive) if a and roles[i].pack]
-    counts = tally(state, wolves, lambda t: alive[t] and not roles[t].pack)
+    knife = state.rules.self_knife  # (else a vote for a packmate is discarded)
+    counts = tally(state, wolves, lambda t: alive[t] and (knife or not roles[t].pack))
     state = close_attack_vote(state, events)
     if not counts:
-        return finish_night(state, NOBODY, events)
+        return flow_of(state).night_decided(state, NOBODY, events)
     top = max(counts.values())
     tied = [t for t, c in counts.items() if c == top]
     if len(tied) == 1:
-        return finish_night(state, tied[0], events)
+        return flow_of(state).night_decided(state, tied[0], events)
     return tie(state, "attack", sorted(tied), state.rules.attack_tie, events)
 
 
@@ -287,15 +296,18 @@ class Dawn:
     target: int
     protected: set[int] = field(default_factory=set)
     dying: list[int] = field(default_factory=list)
+    doomed: set[int] = field(default_factory=set)  # no protection saves them
+    causes: dict[int, str] = field(default_factory=dict)  # a death's cause, if not murder
 
     def learn(self, seat: int, kind: str, target: int, value: str) -> None:
         """A private result of ``seat``'s (it shows in its view's results)."""
         s = self.state
         self.state = s._replace(results=s.results + (Result(s.day, kind, seat, target, value),))
 
-    def kill(self, seat: int) -> None:
+    def kill(self, seat: int, cause: str = "murdered") -> None:
         if seat not in self.dying and self.state.alive[seat]:
             self.dying.append(seat)
+            self.causes[seat] = cause
 
 
 def night_order(state: GameState) -> list[ActionSpec]:
@@ -315,8 +327,9 @@ def finish_night(state: GameState, target: int, events: list[Event]) -> GameStat
     """Each night action chosen resolves by its table entry, in the night's order (the
     pack's attack once, on ``target``); then the dying die, and dawn comes."""
     dawn = Dawn(state, events, target)
-    chosen = [(i, state.chosen[i], t) for i, t in enumerate(state.votes)
-              if t != NOBODY and state.alive[i] and state.chosen[i] is not None]
+    chosen = list(state.tonight) + [  # (a night of steps: the earlier steps' choices too)
+        (i, state.chosen[i], t) for i, t in enumerate(state.votes)
+        if t != NOBODY and state.alive[i] and state.chosen[i] is not None]
     for spec in night_order(state):
         night = spec.night
         assert night is not None
@@ -329,15 +342,25 @@ def finish_night(state: GameState, target: int, events: list[Event]) -> GameStat
     for i, ability, _t in chosen:
         if ability is not None and state.roles[i].uses:
             dawn.state = count_use(dawn.state, i, ability)
-    state = dawn.state
+    state = dawn.state._replace(tonight=(), victim=NOBODY)
     day = state.day
     for seat in dawn.dying:
-        state = state._replace(alive=replaced(state.alive, seat, False),
-                               deaths=state.deaths + (Death(day, seat, "murdered"),))
-        events.append(Murdered(day, state.names[seat]))
+        state = state._replace(alive=replaced(state.alive, seat, False), deaths=state.deaths
+                               + (Death(day, seat, dawn.causes.get(seat, "murdered")),))
+        events.append(Murdered(day, state.names[seat]))  # (how, nobody is told)
     if not dawn.dying:
         events.append(NoMurder(day))
-    return check_end(state, events) or advance(state, events)
+    return check_end(state, events) or flow_of(state).after_deaths(state, dawn.dying, events)
+
+
+def shoot(state: GameState, s: int, t: int, events: list[Event]) -> GameState:
+    """The Hunter ``s`` who has just died shoots ``t``; then the game goes on as it would
+    have after the Hunter's death (``state.resume``)."""
+    names = state.names
+    state = state._replace(alive=replaced(state.alive, t, False), shooter=NOBODY,
+                           deaths=state.deaths + (Death(state.day, t, "shot"),))
+    events.append(Shot(state.day, names[s], names[t]))
+    return check_end(state, events) or flow_of(state).after_deaths(state, [t], events)
 
 
 def count_use(state: GameState, s: int, ability: str) -> GameState:
@@ -362,7 +385,7 @@ def resolve(state: GameState, action: Resolve, events: list[Event]) -> GameState
     if kind == "execute":
         count = sum(1 for i, v in enumerate(state.votes) if v == t and state.alive[i])
         return execute(state, t, count, events)
-    return finish_night(state, t, events)
+    return flow_of(state).night_decided(state, t, events)
 
 
 # ---------------------------------------------------------------- the game's end
@@ -382,6 +405,18 @@ def termination(state: GameState) -> Termination | None:
         return Termination.WOLVES_ELIMINATED
     if state.rules.win is WinCondition.PARITY and humans <= wolves:
         return Termination.PARITY
+    if state.rules.win is WinCondition.SIDE:
+        # the werewolves win once every plain villager, or every villager with a power,
+        # is dead (werewolf-12)
+        plain = special = 0
+        for a, role in zip(state.alive, state.roles, strict=True):
+            if a and role.team is Team.VILLAGE and not role.pack:
+                if role.power:
+                    special += 1
+                else:
+                    plain += 1
+        if plain == 0 or special == 0:
+            return Termination.SIDE_ELIMINATED
     if village == 0:
         return Termination.VILLAGE_ELIMINATED
     return None

@@ -42,6 +42,8 @@ class Ability:
     ATTACK = "attack"
     DIVINE = "divine"
     GUARD = "guard"
+    SAVE = "save"
+    POISON = "poison"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,9 @@ class Role:
             players who claim it are believed to have such results.
         fakes: the role it pretends to be (the Possessed claims to be a Seer).
         valued: the village leans on it: wolves aim at its claimants, guards protect them.
+        shoots: on its death (unless poisoned) it shoots one living player (the Hunter).
+        survives_execution: its first execution does not kill it: it is revealed and
+            may no longer vote (the Village Idiot).
     """
 
     name: str
@@ -79,6 +84,8 @@ class Role:
     reports: str = ""
     fakes: str = ""
     valued: bool = False
+    shoots: bool = False
+    survives_execution: bool = False
 
     def __str__(self) -> str:
         return self.name
@@ -99,6 +106,21 @@ BODYGUARD = Role("Bodyguard", Team.VILLAGE, Species.HUMAN, frozenset({Ability.GU
 POSSESSED = Role("Possessed", Team.WEREWOLVES, Species.HUMAN, code="pos",
                  power="the Possessed is a human on the werewolves' side, unknown to them",
                  fakes="Seer")
+# werewolf-12 (AutoWerewolf's game)
+WITCH = Role("Witch", Team.VILLAGE, Species.HUMAN, frozenset({Ability.SAVE, Ability.POISON}),
+             uses=((Ability.SAVE, 1), (Ability.POISON, 1)), code="witch",
+             power="the Witch, told each night whom the werewolves attack, may once a game "
+                   "save that player and once a game poison another (never both in one "
+                   "night)", valued=True)
+HUNTER = Role("Hunter", Team.VILLAGE, Species.HUMAN, code="hunter", shoots=True,
+              power="the Hunter, when it dies (unless poisoned), shoots one living player",
+              valued=True)
+GUARD = Role("Guard", Team.VILLAGE, Species.HUMAN, frozenset({Ability.GUARD}), code="guard",
+             power="each night the Guard protects one player from the attack, never the "
+                   "same player two nights running", valued=True)
+IDIOT = Role("Idiot", Team.VILLAGE, Species.HUMAN, code="idiot", survives_execution=True,
+             power="the Village Idiot survives its first execution, revealed, and may no "
+                   "longer vote")
 
 ROLES: dict[str, Role] = {}  # lower-case name -> role
 
@@ -116,7 +138,8 @@ def register_role(role: Role) -> Role:
     return role
 
 
-for _role in (VILLAGER, WEREWOLF, SEER, MEDIUM, BODYGUARD, POSSESSED):
+for _role in (VILLAGER, WEREWOLF, SEER, MEDIUM, BODYGUARD, POSSESSED, WITCH, HUNTER, GUARD,
+              IDIOT):
     register_role(_role)
 
 

@@ -28,6 +28,7 @@ from maw.engine.actions import (
     Pass,
     Resolve,
     Room,
+    Shoot,
     Unvote,
     Vote,
     Whisper,
@@ -50,6 +51,7 @@ from maw.engine.resolution import (
     pass_turn,
     replaced,
     resolve,
+    shoot,
     talk,
     talk_budget,
     where,
@@ -165,10 +167,12 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
     s = state.seat.get(actor) if isinstance(actor, str) else None
     if s is None:
         return f"{actor!r} is not a player in this game"
+    kind = type(action)
+    if kind is Shoot:
+        return _why_not_shoot(state, s, action)  # type: ignore[arg-type]
     if not state.alive[s]:
         return f"{actor} is dead"
     role, phase, flow = state.roles[s], state.phase, flow_of(state)
-    kind = type(action)
     if kind is Chat or kind is Over:
         room: Room = action.room  # type: ignore[union-attr]
         if flow.room(phase) is not room:
@@ -209,10 +213,12 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
     if spec.ability is None:  # a vote
         if phase is not flow.vote_phase:
             return f"no execution vote during the {phase}"
+        if s in state.exposed:
+            return f"{actor}, revealed as the {role.name}, may no longer vote"
         if not flow.choices_change and state.votes[s] != NOBODY:
             return f"{actor} has already voted"
     else:
-        if phase is not Phase.NIGHT:
+        if phase.value not in spec.phases:
             return f"no {spec.name} during the {phase}"
         if spec.ability not in role.abilities:
             return f"{actor} cannot {spec.name}"
@@ -232,6 +238,20 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
         return f"{target} is not a legal target"
     if flow.choices_change and state.votes[s] == t:
         return f"{actor} already votes for {target}"
+    return None
+
+
+def _why_not_shoot(state: GameState, s: int, action: Shoot) -> str | None:
+    """Why seat ``s`` may not shoot now: only the Hunter who has just died shoots, once."""
+    if state.phase is not Phase.HUNT or state.shooter != s:
+        return f"{state.names[s]} has no shot to take now"
+    t = state.seat.get(action.target) if isinstance(action.target, str) else None
+    if t is None:
+        return f"{action.target!r} is not a player in this game"
+    if t == s:
+        return f"{state.names[s]} may not shoot itself"
+    if not state.alive[t]:
+        return f"{action.target} is dead"
     return None
 
 
@@ -265,9 +285,16 @@ def _why_not_whisper(state: GameState, s: int, action: Whisper) -> str | None:
 def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
     """Every action ``player`` may take now (chat listed once, with empty text)."""
     s = state.seat.get(player)
-    if s is None or state.phase is Phase.OVER or state.pending or not state.alive[s]:
+    if s is None or state.phase is Phase.OVER or state.pending:
         return ()
     names, phase, flow, role = state.names, state.phase, flow_of(state), state.roles[s]
+    if phase is Phase.HUNT:  # the Hunter who has just died, alone
+        if state.shooter != s:
+            return ()
+        return tuple(Shoot(player, names[t]) for t in range(len(names))
+                     if t != s and state.alive[t])
+    if not state.alive[s]:
+        return ()
     acts: list[Action] = []
     room = flow.room(phase)
     if room is not None and (room is Room.VILLAGE or role.pack) and talk_budget(state, s, room):
@@ -278,7 +305,7 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
         acts.extend(Whisper(player, names[t]) for t in range(len(names))
                     if t != s and state.alive[t])
     mine = state.votes[s]
-    if phase is flow.vote_phase and state.ballot:
+    if phase is flow.vote_phase and state.ballot and s not in state.exposed:
         vote = SPEC_OF[Vote]
         if flow.choices_change:
             acts.extend(Vote(player, names[t]) for t in _targets(state, s, vote) if t != mine)
@@ -286,7 +313,7 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
                 acts.append(Unvote(player))
         elif mine == NOBODY:
             acts.extend(Vote(player, names[t]) for t in _targets(state, s, vote))
-    elif phase is Phase.NIGHT and (flow.choices_change or mine == NOBODY):
+    elif phase is not flow.vote_phase and (flow.choices_change or mine == NOBODY):
         for ability in sorted(night_abilities(state, s)):
             kind = NIGHT_ACTIONS[ability]
             spec = SPEC_OF[kind]
@@ -349,6 +376,8 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
         names = state.names
         events.append(Whispered(state.day, names[s], names[t], action.text,  # type: ignore
                                 frozenset((names[s], names[t]))))
+    elif kind is Shoot:
+        state = shoot(state, s, state.seat[action.target], events)  # type: ignore[union-attr]
     elif kind is Unvote:
         state = state._replace(votes=replaced(state.votes, s, NOBODY))
         events.append(VoteCast(state.day, "execute", state.names[s], None))

@@ -30,6 +30,7 @@ class Flow(str, Enum):
 
     MAW = "maw"  # Day (chat + live votes) then Night (Hideout chat + attack votes)
     AIWOLF = "aiwolf"  # Talk, Vote, Whisper, Night (divine, guard, attack)
+    WEREWOLF = "werewolf"  # werewolf-12: Night (attack, divine, guard), Witch, Talk, Vote
 
 
 class TiePolicy(str, Enum):
@@ -52,6 +53,7 @@ class WinCondition(str, Enum):
 
     ELIMINATION = "elimination"  # no village-team player lives
     PARITY = "parity"  # living humans are no more than living werewolves
+    SIDE = "side"  # no plain villager lives, or no villager with a power (werewolf-12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,14 @@ class Ruleset:
         night_order: the night's actions in the order they resolve, by name (empty: the
             table's order, ``maw.engine.abilities``).
         variant: the AIWolf variant ("nlp", "2021"), empty for MAW.
+        role_set: werewolf-12's special roles: "A" (Seer, Witch, Hunter, Guard) or "B"
+            (Seer, Witch, Hunter, Village Idiot).
+        witch_self_heal_n1: werewolf-12: the Witch may save herself on the first night
+            (never later).
+        guard_self_guard: werewolf-12: the Guard may protect itself.
+        same_guard_same_save_kills: werewolf-12: a victim both guarded and saved dies.
+        guard_repeat: a guard may protect the same player two nights running.
+        self_knife: werewolf-12: the pack may kill one of its own (the attack counts).
     """
 
     name: str
@@ -117,6 +127,12 @@ class Ruleset:
     deal: tuple[tuple[str, int], ...] = ()
     night_order: tuple[str, ...] = ()
     variant: str = ""
+    role_set: str = ""
+    witch_self_heal_n1: bool = True
+    guard_self_guard: bool = False
+    same_guard_same_save_kills: bool = True
+    guard_repeat: bool = True
+    self_knife: bool = False
 
     def roles_for(self, n: int) -> tuple[Role, ...]:
         """The multiset of roles dealt to ``n`` players (before shuffling)."""
@@ -177,11 +193,24 @@ _OPTION_TYPES: dict[str, Any] = {
     "attack_wolves": bool, "guard_dead": bool, "talks_per_day": int,
     "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
     "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
-    "whisper": bool,
+    "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
+    "same_guard_same_save_kills": bool, "self_knife": bool,
 }
 _MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
-RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES)
+# werewolf-12 (AutoWerewolf's game): 4 Werewolves, 4 Villagers, a Seer, a Witch, a Hunter,
+# and a Guard (role set A) or a Village Idiot (B)
+_W12_ROLES = {"A": _counts(ww=4, vil=4, seer=1, witch=1, hunter=1, guard=1),
+              "B": _counts(ww=4, vil=4, seer=1, witch=1, hunter=1, idiot=1)}
+_W12 = Ruleset(name="werewolf-12", flow=Flow.WEREWOLF, roles=_W12_ROLES["A"], min_players=12,
+               max_players=12, first_day=0, tie=TiePolicy.NONE,
+               attack_tie=TiePolicy.RANDOM, win=WinCondition.SIDE, self_knife=True,
+               talks_per_day=3, whispers_per_day=None, day0_talk=False, role_set="A",
+               guard_repeat=False)
+_W12_ONLY = ("role_set", "witch_self_heal_n1", "guard_self_guard",
+             "same_guard_same_save_kills", "self_knife")
+
+RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES) + ("werewolf-12",)
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -247,10 +276,24 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
             first_day=0, win=WinCondition.PARITY, variant=variant,
             **_AIWOLF_VARIANTS[variant],
         )
+    elif name == "werewolf-12":
+        if variant:
+            raise ConfigError("ruleset 'werewolf-12' has no variants: its options are "
+                              + ", ".join(_W12_ONLY) + ", win")
+        base = _W12
     else:
         raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
     changes = {("deal" if key == "roles" else key): _coerce(key, value)
                for key, value in options.items()}
+    if base.flow is not Flow.WEREWOLF and any(k in changes for k in _W12_ONLY):
+        raise ConfigError(f"{', '.join(k for k in changes if k in _W12_ONLY)} is an option "
+                          "of the werewolf-12 ruleset")
+    if "role_set" in changes:
+        role_set = str(changes["role_set"]).upper()
+        if role_set not in _W12_ROLES:
+            raise ConfigError(f"bad value {changes['role_set']!r} for ruleset option "
+                              "'role_set' (A: a Guard, B: a Village Idiot)")
+        changes.update(role_set=role_set, roles=_W12_ROLES[role_set])
     if base.flow is not Flow.MAW and any(k in changes for k in _MAW_ONLY):
         raise ConfigError(f"ruleset {name!r} deals fixed roles: "
                           f"{', '.join(k for k in options if k in ('seer', 'roles', 'whisper'))}"

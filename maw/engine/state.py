@@ -25,6 +25,8 @@ class Phase(str, Enum):
     VOTE = "vote"  # AIWolf: the execution vote after the talk
     WHISPER = "whisper"  # AIWolf: the Hideout is open
     NIGHT = "night"  # attack votes (MAW: and the Hideout), divinations, guards
+    WITCH = "witch"  # werewolf-12: the Witch, told the pack's victim, saves or poisons
+    HUNT = "hunt"  # werewolf-12: a Hunter who just died shoots (known to it alone)
     OVER = "over"  # the game has ended
 
     def __str__(self) -> str:
@@ -37,6 +39,7 @@ class Termination(str, Enum):
     WOLVES_ELIMINATED = "no werewolf lives"
     VILLAGE_ELIMINATED = "no villager lives"
     PARITY = "werewolves reached parity"
+    SIDE_ELIMINATED = "the werewolves killed a whole side of the village"
     DAY_LIMIT = "day limit reached"
 
     def __str__(self) -> str:
@@ -46,7 +49,7 @@ class Termination(str, Enum):
 class Death(NamedTuple):
     day: int
     seat: int
-    cause: str  # "executed" | "murdered"
+    cause: str  # "executed" | "murdered" | "poisoned" | "shot"
 
 
 class VoteRecord(NamedTuple):
@@ -96,6 +99,13 @@ class GameState(NamedTuple):
     uses: Mapping[tuple[int, str], int]  # uses so far of the limited abilities (Role.uses)
     ballot: bool = True  # the day's execution votes are open (Ruleset.votes_open)
     whispered: tuple[int, ...] = ()  # whispers each seat sent this phase (Ruleset.whisper)
+    # a night of steps (werewolf-12): the choices of its earlier steps, (seat, ability,
+    # target), and the pack's victim, until dawn resolves them
+    tonight: tuple[tuple[int, str, int], ...] = ()
+    victim: int = -1
+    shooter: int = -1  # the Hunter who shoots now (Phase.HUNT)
+    resume: Phase | None = None  # the phase that follows the Hunter's
+    exposed: frozenset[int] = frozenset()  # Idiots who survived their execution
 
     @property
     def is_over(self) -> bool:

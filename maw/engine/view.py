@@ -8,6 +8,7 @@ from types import MappingProxyType
 
 from maw.engine.actions import Room
 from maw.engine.resolution import NOBODY, flow_of
+from maw.engine.roles import Ability
 from maw.engine.rules import messages_left, open_room
 from maw.engine.rulesets import changed_options
 from maw.engine.state import GameState, Phase
@@ -24,13 +25,16 @@ class PlayerView:
         alive: whether the player lives.
         ruleset: the ruleset's name.
         day: the current day.
-        phase: the current phase ("day", "vote", "whisper", "night", "over").
+        phase: the current phase ("day", "vote", "whisper", "night", "witch", "hunt",
+            "over").
         vote_round: 1 during a revote, else 0.
         players: everyone, in seat order.
         living: the living, in seat order.
-        deaths: (day, player, "executed" | "murdered") for every death so far.
+        deaths: (day, player, "executed" | "murdered" | "shot") for every death so far
+            (a poisoning shows as a murder, but to the Witch).
         known_roles: the roles this player may know: its own; a werewolf also the pack's
-            (and in MAW the roles of the executed); everyone's once the game is over.
+            (and in MAW the roles of the executed); a Village Idiot spared by its
+            execution; everyone's once the game is over.
         pack: the pack (werewolves) if this player belongs to it, else empty.
         room: the room this player may speak in now, if any.
         messages_left: messages this player may still send there (``None``: no limit).
@@ -75,6 +79,7 @@ def view(state: GameState, player: str) -> PlayerView:
     over = state.phase is Phase.OVER
     pack = tuple(n for n, r in zip(names, roles, strict=True) if r.pack) if me.pack else ()
     known = {player: me.name}
+    known.update((names[i], roles[i].name) for i in state.exposed)  # a spared Idiot, to all
     if over:
         known = {n: r.name for n, r in zip(names, roles, strict=True)}
     elif me.pack:
@@ -113,7 +118,9 @@ def view(state: GameState, player: str) -> PlayerView:
         # (an attack revote is the pack's: nobody else may know that it exists)
         vote_round=state.vote_round if phase is not Phase.NIGHT or me.pack else 0,
         players=names, living=state.living(),
-        deaths=tuple((d.day, names[d.seat], d.cause) for d in state.deaths),
+        # (a poisoning is a death in the night to all but the Witch who poured it)
+        deaths=tuple((d.day, names[d.seat], d.cause if d.cause != "poisoned" or
+                      Ability.POISON in me.abilities else "murdered") for d in state.deaths),
         known_roles=MappingProxyType(known), pack=pack,
         room=room.value if may_speak else None,  # type: ignore[union-attr]
         messages_left=left, votes=MappingProxyType(votes), vote_history=history,

@@ -14,6 +14,9 @@
 * A Seer divines its prime suspect it has not yet divined, and acts on what it found;
   a Bodyguard guards the most trusted claimed Seer or Medium; the Possessed claims Seer
   and calls a villager a werewolf.
+* werewolf-12: a Witch saves the pack's victim unless she suspects it more than most,
+  and poisons only a player she is sure of (a known werewolf, or one her beliefs put at
+  even odds or more); a Hunter shoots its prime suspect.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from maw.engine import (
     Unvote,
     Vote,
 )
-from maw.engine.actions import SPEC_OF
+from maw.engine.actions import ACTIONS, SPEC_OF
 from maw.engine.events import Chatted, GameStarted
 from maw.engine.roles import ROLES, reporters, role_named, valued
 from maw.errors import MawError
@@ -40,7 +43,11 @@ from maw.policies import beliefs, claims, voice
 from maw.policies.base import Decider, max_chat, register_decider
 
 _LIAR = 10.0
-_TACTICS = (Attack, Divine, Guard)  # the night actions it has a tactic of its own for
+# the night actions it has a tactic of its own for (the Witch's, by name: registered in
+# maw.engine.abilities)
+_TACTICS = (Attack, Divine, Guard, ACTIONS["save"].cls, ACTIONS["poison"].cls)
+Save, Poison, Shoot = ACTIONS["save"].cls, ACTIONS["poison"].cls, ACTIONS["shoot"].cls
+_SURE = 0.5  # the P(werewolf) at which a Witch poisons
 
 
 def _reported() -> frozenset[str]:
@@ -324,6 +331,11 @@ class RuleDecider(Decider):
             # all packmates withdrew and cast its vote again, over and over
             if best is None and current is not None and Unvote in by_kind:
                 return Unvote(self.player)
+        if Shoot in by_kind:  # a Hunter who has just died: its prime suspect
+            options = [a.target for a in by_kind[Shoot]]  # type: ignore[union-attr]
+            return Shoot(self.player, max(options, key=self._score))
+        if Save in by_kind or Poison in by_kind:
+            return self._potion(view, by_kind)
         if Attack in by_kind:
             # the options leave out the current pick: weigh it too, or the choice flips
             # between two victims at every message
@@ -352,6 +364,23 @@ class RuleDecider(Decider):
                 return kind(self.player, pick(pool, key=self._score))
         if Over in by_kind:
             return by_kind[Over][0]
+        return None
+
+    def _potion(self, view: PlayerView, by_kind: dict[type, list[Action]]) -> Action | None:
+        """The Witch: save a victim she does not suspect more than most; else poison one
+        she is sure of; else keep her potions."""
+        if Save in by_kind:
+            victim = by_kind[Save][0].target  # type: ignore[union-attr]
+            others = sorted(self._score(p) for p in view.living if p != self.player)
+            median = others[len(others) // 2] if others else 0.0
+            if victim not in self.wolf and self._score(victim) <= median:
+                return Save(self.player, victim)
+        if Poison in by_kind:
+            options = [a.target for a in by_kind[Poison]]  # type: ignore[union-attr]
+            sure = [p for p in options if p in self.wolf or (
+                self.beliefs_now or {}).get(p, 0.0) >= _SURE]
+            if sure:
+                return Poison(self.player, max(sure, key=self._score))
         return None
 
     def _night_target(self, view: PlayerView, options: list[str]) -> str | None:

@@ -1,0 +1,281 @@
+"""werewolf-12, AutoWerewolf's game, in the engine: the night's steps (the pack, the Seer
+and the Guard, then the Witch told the victim), the Hunter's shot, the Village Idiot, the
+side-elimination win and the ruleset's variants."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from maw.engine import (
+    Attack,
+    Divine,
+    EndPhase,
+    Guard,
+    Phase,
+    Vote,
+    legal_actions,
+    new_game,
+    play,
+    ruleset,
+    view,
+)
+from maw.engine.actions import ACTIONS
+from maw.engine.events import Murdered, NightResult, NoMurder, PhaseStarted, Shot, Spared
+from maw.engine.roles import GUARD, HUNTER, IDIOT, SEER, VILLAGER, WEREWOLF, WITCH
+from maw.engine.state import Termination
+from maw.errors import ConfigError, IllegalActionError
+
+Save, Poison, Shoot = (ACTIONS[a].cls for a in ("save", "poison", "shoot"))
+NAMES = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu"]
+WOLVES = NAMES[:4]
+# Ann-Dan wolves, Eve-Hal villagers, Ivy the Seer, Jo the Witch, Kim the Hunter, Lu the
+# Guard (role set A) or the Village Idiot (B)
+DEAL = [WEREWOLF] * 4 + [VILLAGER] * 4 + [SEER, WITCH, HUNTER]
+
+
+def game(role_set: str = "A", **options):
+    rules = ruleset("werewolf-12", role_set=role_set, **options)
+    return new_game(rules, NAMES, random.Random(1),
+                    roles=DEAL + [GUARD if role_set == "A" else IDIOT])
+
+
+def living(state, *but: str) -> list[str]:
+    return [n for n in NAMES if state.alive[state.seat[n]] and n not in but]
+
+
+def night(state, victim: str | None, divine: str | None = None, guard: str | None = None):
+    """The night's first step: the pack attacks ``victim``, the Seer divines, the Guard
+    guards; returns the state (the Witch's step, or the day) and the events."""
+    assert state.phase is Phase.NIGHT
+    events: list = []
+    if victim is not None:
+        for wolf in WOLVES:
+            if state.alive[state.seat[wolf]]:
+                state, ev = play(state, Attack(wolf, victim))
+                events += ev
+    if state.phase is Phase.NIGHT and state.alive[state.seat["Ivy"]]:
+        state, ev = play(state, Divine("Ivy", divine or living(state, "Ivy")[0]))
+        events += ev
+    if guard is not None:
+        state, ev = play(state, Guard("Lu", guard))
+        events += ev
+    if state.phase is Phase.NIGHT:  # the timer, for whoever did not choose
+        state, ev = play(state, EndPhase())
+        events += ev
+    return state, events
+
+
+def to_vote(state):
+    assert state.phase is Phase.DAY
+    state, _ = play(state, EndPhase())
+    assert state.phase is Phase.VOTE
+    return state
+
+
+def execute(state, target: str):
+    """Every living voter votes ``target`` (``target`` itself another)."""
+    state = to_vote(state)
+    events: list = []
+    for i, name in enumerate(NAMES):
+        if state.phase is Phase.VOTE and state.alive[i] and i not in state.exposed:
+            other = target if name != target else living(state, target)[0]
+            state, ev = play(state, Vote(name, other))
+            events += ev
+    return state, events
+
+
+def test_the_game_opens_at_night_and_the_witch_alone_learns_the_victim():
+    state = game()
+    assert (state.day, state.phase) == (0, Phase.NIGHT)
+    assert any(isinstance(a, Attack) and a.target == "Bob" for a in legal_actions(state, "Ann"))
+    state, events = night(state, "Eve", guard="Ivy")
+    assert state.phase is Phase.WITCH
+    step = [e for e in events if isinstance(e, PhaseStarted) and e.phase == "witch"]
+    assert step and step[0].audience == {"Jo"}
+    told = [e for e in events if isinstance(e, NightResult)]
+    assert [(e.actor, e.target, e.audience) for e in told] == [("Jo", "Eve", {"Jo"})]
+    assert (0, "attacked", "Eve", "") in view(state, "Jo").results
+    for other in ("Eve", "Ivy", "Ann"):
+        assert view(state, other).phase == "witch"  # (the view is the engine's, not sent)
+        assert not any(k == "attacked" for _d, k, _t, _v in view(state, other).results)
+    assert Save("Jo", "Eve") in legal_actions(state, "Jo")
+    assert Save("Jo", "Fay") not in legal_actions(state, "Jo")  # only the victim
+    assert legal_actions(state, "Ivy") == ()
+
+
+@pytest.mark.parametrize("kills", [True, False])
+def test_a_guard_and_a_save_on_the_same_victim(kills):
+    state = game(same_guard_same_save_kills=kills)
+    state, _ = night(state, "Eve", guard="Eve")
+    state, events = play(state, Save("Jo", "Eve"))
+    assert state.phase is Phase.DAY and state.day == 1
+    assert state.alive[state.seat["Eve"]] is not kills
+    assert any(isinstance(e, Murdered) for e in events) is kills
+
+
+def test_a_save_alone_saves_and_a_guard_alone_guards():
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, events = play(state, Save("Jo", "Eve"))
+    assert all(state.alive) and any(isinstance(e, NoMurder) for e in events)
+    state, _ = night(game(), "Eve", guard="Eve")
+    state, events = play(state, EndPhase())  # the Witch keeps her potions
+    assert all(state.alive)
+
+
+def test_the_witch_uses_one_potion_a_night_and_each_once_a_game():
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = play(state, Save("Jo", "Eve"))
+    assert state.phase is Phase.DAY  # one potion: her step ends with it
+    state, _ = execute(state, "Gus")
+    state, _ = night(state, "Fay", guard="Eve")
+    acts = legal_actions(state, "Jo")
+    assert acts and not any(isinstance(a, Save) for a in acts)  # the save is spent
+    state, events = play(state, Poison("Jo", "Ann"))
+    assert not state.alive[state.seat["Ann"]] and not state.alive[state.seat["Fay"]]
+    state, _ = execute(state, "Hal")
+    state, _ = night(state, "Ivy", guard="Kim")
+    assert state.phase is Phase.DAY  # no potion left: no Witch's step, Ivy dies
+    assert not state.alive[state.seat["Ivy"]]
+
+
+def test_a_poisoning_looks_like_a_murder_to_all_but_the_witch():
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = play(state, Poison("Jo", "Bob"))
+    assert {(n, c) for _d, n, c in view(state, "Jo").deaths} == {("Eve", "murdered"),
+                                                                 ("Bob", "poisoned")}
+    for other in ("Ann", "Ivy", "Kim"):
+        assert {(n, c) for _d, n, c in view(state, other).deaths} == {
+            ("Eve", "murdered"), ("Bob", "murdered")}
+
+
+@pytest.mark.parametrize("allowed", [True, False])
+def test_the_witch_saves_herself_on_the_first_night_only_by_the_variant(allowed):
+    state, _ = night(game(witch_self_heal_n1=allowed), "Jo", guard="Fay")
+    assert state.phase is Phase.WITCH
+    assert (Save("Jo", "Jo") in legal_actions(state, "Jo")) is allowed
+    state, _ = play(state, EndPhase())
+    if allowed:  # never on a later night
+        state = game(witch_self_heal_n1=True)
+        state, _ = night(state, "Eve", guard="Fay")
+        state, _ = play(state, EndPhase())
+        state, _ = execute(state, "Gus")
+        state, _ = night(state, "Jo", guard="Kim")
+        assert state.phase is Phase.WITCH
+        assert Save("Jo", "Jo") not in legal_actions(state, "Jo")
+
+
+def test_a_murdered_hunter_shoots_in_a_step_of_its_own():
+    state, _ = night(game(), "Kim", guard="Fay")
+    state, events = play(state, EndPhase())  # the Witch lets it be
+    assert state.phase is Phase.HUNT and not state.alive[state.seat["Kim"]]
+    step = [e for e in events if isinstance(e, PhaseStarted) and e.phase == "hunt"]
+    assert step and step[0].audience == {"Kim"}
+    acts = legal_actions(state, "Kim")
+    assert Shoot("Kim", "Ann") in acts and all(isinstance(a, Shoot) for a in acts)
+    assert Shoot("Kim", "Kim") not in acts
+    with pytest.raises(IllegalActionError, match="no shot"):
+        play(state, Shoot("Eve", "Ann"))
+    state, events = play(state, Shoot("Kim", "Ann"))
+    shot = [e for e in events if isinstance(e, Shot)]
+    assert [(e.hunter, e.target, e.audience) for e in shot] == [("Kim", "Ann", None)]
+    assert not state.alive[state.seat["Ann"]]
+    assert (state.day, state.phase) == (1, Phase.DAY)
+    assert (1, "Ann", "shot") in view(state, "Eve").deaths or \
+        (0, "Ann", "shot") in view(state, "Eve").deaths
+
+
+def test_a_poisoned_hunter_does_not_shoot():
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = play(state, Poison("Jo", "Kim"))
+    assert (state.day, state.phase) == (1, Phase.DAY)  # straight to the day: no shot
+    assert legal_actions(state, "Kim") == ()
+
+
+def test_an_executed_hunter_shoots_then_the_night_comes():
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = play(state, EndPhase())
+    state, _ = execute(state, "Kim")
+    assert state.phase is Phase.HUNT and state.day == 1
+    state, _ = play(state, EndPhase())  # the timer: no shot
+    assert (state.day, state.phase) == (1, Phase.NIGHT)
+    assert sum(state.alive) == 10
+
+
+def test_the_village_idiot_survives_its_first_execution_and_votes_no_more():
+    state, _ = night(game("B"), "Eve")
+    state, _ = play(state, EndPhase())
+    state, events = execute(state, "Lu")
+    spared = [e for e in events if isinstance(e, Spared)]
+    assert [(e.player, e.role, e.audience) for e in spared] == [("Lu", "Idiot", None)]
+    assert state.alive[state.seat["Lu"]] and state.phase is Phase.NIGHT
+    assert view(state, "Ann").known_roles["Lu"] == "Idiot"  # everyone knows now
+    state, _ = night(state, "Fay")
+    state, _ = play(state, EndPhase())
+    state = to_vote(state)
+    assert not any(isinstance(a, Vote) for a in legal_actions(state, "Lu"))
+    with pytest.raises(IllegalActionError, match="may no longer vote"):
+        play(state, Vote("Lu", "Ann"))
+    # executed a second time, it dies (the vote counts without it)
+    for name in NAMES:
+        i = state.seat[name]
+        if state.phase is Phase.VOTE and state.alive[i] and name != "Lu":
+            state, _ = play(state, Vote(name, "Lu"))
+    assert not state.alive[state.seat["Lu"]]
+
+
+def test_the_guard_never_guards_the_same_player_two_nights_running():
+    state, _ = night(game(), "Eve", guard="Ivy")
+    state, _ = play(state, EndPhase())
+    state, _ = execute(state, "Gus")
+    assert Guard("Lu", "Ivy") not in legal_actions(state, "Lu")
+    assert Guard("Lu", "Fay") in legal_actions(state, "Lu")
+    assert Guard("Lu", "Lu") not in legal_actions(state, "Lu")
+    assert Guard("Lu", "Lu") in legal_actions(game(guard_self_guard=True), "Lu")
+
+
+def test_the_werewolves_win_when_a_whole_side_is_dead():
+    # the four plain villagers die: the werewolves win with the Seer, Witch, Hunter alive
+    state = game()
+    for victim, executed in (("Eve", "Fay"), ("Gus", "Hal")):
+        state, _ = night(state, victim, guard="Ivy" if victim == "Eve" else "Jo")
+        state, _ = play(state, EndPhase())
+        if state.phase is Phase.OVER:
+            break
+        state, _ = execute(state, executed)
+    assert state.phase is Phase.OVER and state.termination is Termination.SIDE_ELIMINATED
+    assert state.winner.value == "werewolves"
+    # the same deaths under total elimination: the game goes on
+    state = game(win="elimination")
+    for victim, executed in (("Eve", "Fay"), ("Gus", "Hal")):
+        state, _ = night(state, victim, guard="Ivy" if victim == "Eve" else "Jo")
+        state, _ = play(state, EndPhase())
+        state, _ = execute(state, executed)
+    assert state.phase is not Phase.OVER
+
+
+def test_the_pack_may_knife_one_of_its_own():
+    state, _ = night(game(), "Bob", guard="Eve")
+    state, _ = play(state, EndPhase())
+    assert not state.alive[state.seat["Bob"]]
+    state = game(self_knife=False)
+    assert not any(isinstance(a, Attack) and a.target == "Bob"
+                   for a in legal_actions(state, "Ann"))
+
+
+def test_the_ruleset_and_its_options():
+    rules = ruleset("werewolf-12", role_set="b")
+    assert sorted(r.name for r in rules.roles_for(12)).count("Idiot") == 1
+    assert "Guard" not in [r.name for r in rules.roles_for(12)]
+    with pytest.raises(ConfigError, match="role_set"):
+        ruleset("werewolf-12", role_set="C")
+    with pytest.raises(ConfigError, match="option of the werewolf-12 ruleset"):
+        ruleset("maw", witch_self_heal_n1=True)
+    with pytest.raises(ConfigError, match="needs 12 players"):
+        rules.roles_for(9)
+    from maw.engine.describe import rules_text
+
+    text = rules_text(ruleset("werewolf-12"), 12).lower()
+    for word in ("witch", "hunter", "guard"):
+        assert word in text, text
