@@ -172,10 +172,11 @@ def test_only_the_pack_learns_of_its_attack_revote(logs):
                   and r["body"]["new_phase"] == "night")
     villager = next(j for j, n in jid.items() if n not in pack)
     leak.insert(i + 1, {**msg, "to": villager})
-    assert f"{jid[villager]} was sent a phase_change of a revote it may not know of" in \
+    assert f"{jid[villager]} was sent a phase_change of a step it may not know of" in \
         first(leak)
     # ... and a public timer record logged in that revote (a web page would show it)
     timer = copy.deepcopy(records)
     timer.insert(i + 1, {"t": msg["t"], "kind": "timer", "round": 1, "day": msg["body"]["day"],
                          "phase": "night", "seconds": 3.0})
-    assert "a timer was logged in a revote only the pack may know of" in first(timer)
+    assert f"a timer was logged in a step only {', '.join(sorted(pack))} may know of" in \
+        first(timer)

@@ -28,6 +28,15 @@ CASES = [
     (h.ResultHeard(day=1, status="no_execution", reason="no votes"),
      "[GM] Nobody was executed (no votes)."),
     (h.ResultHeard(day=1, status="no_murder"), "[GM] Nobody was murdered last night."),
+    (h.ResultHeard(day=2, status="spared", target="Lu", reason="Idiot"),
+     "[GM] Lu was voted out but lives: an Idiot, who votes no more."),
+    (h.ResultHeard(day=2, status="shot", target="Ann", by="Kim"),
+     "[GM] Kim was a Hunter and shot Ann."),
+    (h.Revealed(day=0, what="save", target="Eve", value="attacked"),
+     "[GM] Tonight the werewolves attack Eve: /save Eve, /poison NAME, or let it be."),
+    (h.PhaseBegan(day=0, phase="witch"), "[GM] Night 0: the Witch's turn."),
+    (h.PhaseBegan(day=1, phase="hunt"),
+     "[GM] You are dead, Hunter: /shoot NAME takes one player with you."),
     (h.Revealed(day=1, what="divine", target="Bob", value="human"),
      "[GM] Your divination: Bob is human."),
     (h.Revealed(day=1, what="medium", target="Cid", value="werewolf"),
@@ -62,7 +71,7 @@ def test_every_kind_of_record_is_rendered():
     # every kind of private result has its words
     from maw.protocol import messages as m
 
-    shipped = {"divine", "medium", "role", "blocked", "guard"}  # (convert's)
+    shipped = {"divine", "medium", "role", "blocked", "guard", "save"}  # (convert's)
     assert set(render.REVEALED) == shipped
     # and one a registered action sends is said too
     assert render.heard(h.Revealed(day=1, what="sniff", target="Bob", value="wet")) == \

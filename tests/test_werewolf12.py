@@ -279,3 +279,50 @@ def test_the_ruleset_and_its_options():
     text = rules_text(ruleset("werewolf-12"), 12).lower()
     for word in ("witch", "hunter", "guard"):
         assert word in text, text
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+@pytest.mark.parametrize("role_set,seed", [("A", 3), ("B", 5)])
+async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves(
+        server, tmp_path, role_set, seed):
+    import copy
+    import json
+
+    from maw.agents.gamemaster import GameConfig
+    from maw.hosting.game import default_seats, run_game
+    from maw.records.audit import audit_records
+
+    rules = ruleset("werewolf-12", role_set=role_set)
+    config = GameConfig(players=12, rules=rules, seed=seed, day_seconds=6, night_seconds=3,
+                        early_end=True, log_dir=tmp_path)
+    result = await run_game(config, default_seats(12), server, timeout=240)
+    assert result.outcomes[0].winner is not None
+    log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    audit = audit_records(log)
+    assert audit.ok, audit.violations[:3]
+    jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
+    roles = next(r for r in log if r["kind"] == "round")["roles"]
+    witch = next(n for n, role in roles.items() if role == "Witch")
+    events = [(r["event"], r["data"]) for r in log if r["kind"] == "event"]
+    steps = [d for e, d in events if e == "PhaseStarted" and d["phase"] in ("witch", "hunt")]
+    assert any(d["phase"] == "witch" and d["audience"] == [witch] for d in steps)
+    # the Witch acted over the wire (a save or a poison), and each step's phase_change
+    # reached its one player
+    assert any(r["kind"] == "action" and r["action"] in ("Save", "Poison") for r in log)
+    for phase in ("witch", "hunt"):
+        told = {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "phase_change"
+                and r["body"]["new_phase"] == phase}
+        allowed = {jid[n] for d in steps if d["phase"] == phase for n in d["audience"]}
+        assert told <= allowed, (phase, told - allowed)
+    if role_set == "A":
+        assert any(e == "Guarded" for e, _ in events)
+    # the audit finds a Witch's step told to a villager
+    i, msg = next((i, r) for i, r in enumerate(log) if r["kind"] == "msg" and
+                  r["type"] == "phase_change" and r["body"]["new_phase"] == "witch")
+    villager = next(n for n, role in roles.items() if role == "Villager")
+    leak = copy.deepcopy(log)
+    leak.insert(i + 1, {**msg, "to": jid[villager]})
+    found = audit_records(leak)
+    assert not found.ok and "phase_change of a step it may not know of" in str(
+        found.violations[0])

@@ -2,7 +2,8 @@
 
 Its FSM (design document §3.6.1) is Setup -> AssignRoles -> DayPhase ->
 DayPhaseVoteCount -> NightPhase -> NightPhaseVoteCount -> ... -> EndPhase (-> AssignRoles
-for the next round). The states only sequence phases and run the timers: every rule is
+for the next round); werewolf-12 adds the night's WitchDecision and a dead Hunter's
+HunterShot. The states only sequence phases and run the timers: every rule is
 the engine's (``maw.agents.gamemaster_fsm``). The Referee behaviour
 (``maw.agents.referee``) takes the lobby joins and every player action, checks who sent
 it (a per-player secret token issued privately on joining), lets the engine judge it, and
@@ -19,9 +20,11 @@ from maw.agents.gamemaster_fsm import (
     AssignRolesState,
     DayPhaseState,
     EndPhaseState,
+    HunterShotState,
     NightPhaseState,
     SetupState,
     VoteCountState,
+    WitchDecisionState,
 )
 from maw.agents.moderator import (  # noqa: F401 - the GameMaster's names, where they were
     ROOM_REPLIES,
@@ -48,17 +51,21 @@ class GameMasterAgent(Moderator):
     async def setup(self) -> None:
         fsm = FSMBehaviour()
         names = ["Setup", "AssignRoles", "DayPhase", "DayPhaseVoteCount", "NightPhase",
-                 "NightPhaseVoteCount", "EndPhase"]
+                 "NightPhaseVoteCount", "WitchDecision", "HunterShot", "EndPhase"]
         states = [SetupState(), AssignRolesState(), DayPhaseState(), VoteCountState(),
-                  NightPhaseState(), VoteCountState(), EndPhaseState()]
+                  NightPhaseState(), VoteCountState(), WitchDecisionState(),
+                  HunterShotState(), EndPhaseState()]
         for i, (name, st) in enumerate(zip(names, states, strict=True)):
             fsm.add_state(name, st, initial=i == 0)
         for src, dests in {
             "Setup": ["AssignRoles"], "AssignRoles": ["DayPhase", "NightPhase", "EndPhase"],
             "DayPhase": ["DayPhaseVoteCount"],
-            "DayPhaseVoteCount": ["NightPhase", "DayPhase", "EndPhase"],
+            "DayPhaseVoteCount": ["NightPhase", "DayPhase", "HunterShot", "EndPhase"],
             "NightPhase": ["NightPhaseVoteCount"],
-            "NightPhaseVoteCount": ["DayPhase", "NightPhase", "EndPhase"],
+            "NightPhaseVoteCount": ["DayPhase", "NightPhase", "WitchDecision", "HunterShot",
+                                    "EndPhase"],
+            "WitchDecision": ["NightPhaseVoteCount"],
+            "HunterShot": ["DayPhaseVoteCount"],
             "EndPhase": ["AssignRoles"],
         }.items():
             for dest in dests:

@@ -83,6 +83,10 @@ def _next_fsm_state(gm: Moderator) -> str:
     assert s is not None
     if s.is_over:
         return "EndPhase"
+    if s.phase is engine.Phase.WITCH:
+        return "WitchDecision"
+    if s.phase is engine.Phase.HUNT:
+        return "HunterShot"
     return "DayPhase" if s.phase in (engine.Phase.DAY, engine.Phase.VOTE) else "NightPhase"
 
 
@@ -134,6 +138,22 @@ class DayPhaseState(PhaseState):
 class NightPhaseState(PhaseState):
     parts = (engine.Phase.WHISPER, engine.Phase.NIGHT)
     count_state = "NightPhaseVoteCount"
+
+
+class WitchDecisionState(PhaseState):
+    """werewolf-12: the Witch, told the pack's victim, saves or poisons (AutoWerewolf's
+    "Witch Decision"); only she knows the step is on."""
+
+    parts = (engine.Phase.WITCH,)
+    count_state = "NightPhaseVoteCount"
+
+
+class HunterShotState(PhaseState):
+    """werewolf-12: a Hunter who has just died shoots (AutoWerewolf's "Hunter shot"); only
+    it knows the step is on."""
+
+    parts = (engine.Phase.HUNT,)
+    count_state = "DayPhaseVoteCount"
 
 
 class VoteCountState(GMState):

@@ -292,9 +292,9 @@ class Moderator(MawAgent):
                     await self.announce(behaviour, body)
         now = self.marker()
         if now[:4] != before[:4]:
-            audience = self._private_revote(events, before)
+            audience = self._private_step(events, before)
             if audience is not None:
-                await self.open_revote(behaviour, audience, before)
+                await self.open_private(behaviour, audience, before)
             else:
                 self.hidden = None
                 await self.open_phase(behaviour)
@@ -331,26 +331,26 @@ class Moderator(MawAgent):
             await self.send_options(behaviour, name)
 
     @staticmethod
-    def _private_revote(events, before: tuple) -> frozenset[str] | None:
-        """The audience of a revote that only some may know of (the pack's attack revote),
-        if ``events`` opened one in the same phase; else ``None``."""
+    def _private_step(events, before: tuple) -> frozenset[str] | None:
+        """The audience of a step that only some may know of, if ``events`` opened one:
+        the pack's attack revote, a Witch's or a Hunter's step (werewolf-12); else
+        ``None``."""
         started = [e for e in events if type(e) is ev.PhaseStarted]
-        if not started:
+        if not started or started[-1].audience is None:
             return None
-        last = started[-1]
-        if last.vote_round and last.audience is not None and \
-                (last.day, last.phase) == (before[1], before[2].value):
-            return last.audience
-        return None
+        return started[-1].audience
 
-    async def open_revote(self, behaviour: CyclicBehaviour, audience: frozenset[str],
-                          before: tuple) -> None:
-        """A revote only ``audience`` may know of: its players get their new options;
-        for everyone else the phase goes on as it was (no new timer, nothing sent, their
-        stamp still good), so nobody else learns of it by a message's arrival."""
+    async def open_private(self, behaviour: CyclicBehaviour, audience: frozenset[str],
+                           before: tuple) -> None:
+        """A step only ``audience`` may know of: its players get their new options (and a
+        step of its own, its time); for everyone else the phase goes on as it was (no
+        timer logged, nothing sent, their stamp still good), so nobody else learns of it
+        by a message's arrival."""
         old = ":".join(str(x) for x in before[:4])
-        if self.hidden is None:
-            self.hidden = (old, audience)
+        self.hidden = (self.hidden[0] if self.hidden else old, audience)
+        s = self.state
+        if s is not None and s.phase.value != before[2].value:  # a step, not a revote
+            self.deadline.set(self.phase_seconds())
         self.idle -= audience
         for name in self.seats:
             if name in audience:

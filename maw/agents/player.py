@@ -202,7 +202,7 @@ class PlayerAgent(MawAgent):
     def next_state(self) -> str:
         if self.round_over:
             return "Lobby"
-        if self.status == "dead":
+        if self.status == "dead" and not self.options:  # (a Hunter who died may shoot)
             return "Dead"
         # options without a view: the round has begun, its first phase is yet to come
         return "Awake" if self.options and self.view else "Asleep"
@@ -314,7 +314,7 @@ def _vote(agent: PlayerAgent, body: m.VoteCast) -> None:
 
 def _result(agent: PlayerAgent, body: m.VoteResult) -> None:
     agent.note(h.ResultHeard(day=body.day, status=body.status, target=body.target,
-                             tied=list(body.tied), reason=body.reason))
+                             tied=list(body.tied), reason=body.reason, by=body.by))
 
 
 def _whispered(agent: PlayerAgent, body: m.PrivateLine) -> None:

@@ -236,7 +236,8 @@ class Keyboard(CyclicBehaviour):
             self.kill()
         if parsed.action is None:
             return
-        if (agent.view or {}).get("alive") is False:
+        if (agent.view or {}).get("alive") is False and \
+                parsed.action.type not in {o.action for o in agent.options}:  # (a Hunter's shot)
             agent.console.show("! you are dead: you can watch the game, not act in it")
             return
         if pending is None:

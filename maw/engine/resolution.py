@@ -44,10 +44,20 @@ from maw.errors import IllegalActionError
 NOBODY = -1
 
 
+def public_phase(state: GameState) -> str:
+    """The phase as everyone knows it: a Witch's or a Hunter's step is known to it alone
+    (werewolf-12), so to the others it is the night (or the vote) it follows."""
+    if state.phase is Phase.WITCH or (state.phase is Phase.HUNT and state.resume is Phase.DAY):
+        return Phase.NIGHT.value
+    if state.phase is Phase.HUNT:
+        return Phase.VOTE.value
+    return state.phase.value
+
+
 def where(state: GameState) -> str:
     # (not at night: an attack revote is the pack's, and a refusal reaches anyone)
     extra = ", revote" if state.vote_round and state.phase is not Phase.NIGHT else ""
-    return f"day {state.day}, {state.phase}{extra}"
+    return f"day {state.day}, {public_phase(state)}{extra}"
 
 
 def replaced(values: tuple, i: int, value: object) -> tuple:

@@ -49,6 +49,7 @@ from maw.engine.resolution import (
     night_abilities,
     open_votes,
     pass_turn,
+    public_phase,
     replaced,
     resolve,
     shoot,
@@ -212,14 +213,14 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
         return f"{kind.__name__} is not a player action"
     if spec.ability is None:  # a vote
         if phase is not flow.vote_phase:
-            return f"no execution vote during the {phase}"
+            return f"no execution vote during the {public_phase(state)}"
         if s in state.exposed:
             return f"{actor}, revealed as the {role.name}, may no longer vote"
         if not flow.choices_change and state.votes[s] != NOBODY:
             return f"{actor} has already voted"
     else:
         if phase.value not in spec.phases:
-            return f"no {spec.name} during the {phase}"
+            return f"no {spec.name} during the {public_phase(state)}"
         if spec.ability not in role.abilities:
             return f"{actor} cannot {spec.name}"
         if spec.ability not in night_abilities(state, s):

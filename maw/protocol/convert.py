@@ -84,6 +84,13 @@ def event_messages(event: engine.Event, day: int, round_: int,
             return [(None, m.VoteResult(day=event.day, target=None, status="no_execution",
                                         votes=carry.get("votes", []), reason=event.reason,
                                         tied=list(event.tied)))]
+        case ev.Spared():  # the Village Idiot: executed, revealed, alive
+            return [(None, m.VoteResult(day=event.day, target=event.player, status="spared",
+                                        votes=carry.get("votes", []), reason=event.role))]
+        case ev.Shot():
+            return [(event.target, m.Kill(day=event.day, cause="shot")),
+                    (None, m.VoteResult(day=event.day, target=event.target, status="shot",
+                                        by=event.hunter))]
         case ev.NoMurder():
             return [(None, m.VoteResult(day=event.day, target=None, status="no_murder"))]
         case ev.Revote():

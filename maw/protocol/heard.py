@@ -108,10 +108,12 @@ class ResultHeard(_Heard):
 
     kind: Literal["result"] = "result"
     day: int
-    status: Literal["executed", "murdered", "no_execution", "no_murder", "revote"]
+    status: Literal["executed", "murdered", "no_execution", "no_murder", "revote", "spared",
+                    "shot"]
     target: str | None = None
     tied: list[str] = []
     reason: str = ""
+    by: str | None = None
 
 
 class Revealed(_Heard):

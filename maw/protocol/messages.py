@@ -275,10 +275,12 @@ class VoteResult(Body):
     type: Literal["vote_result"] = "vote_result"
     day: int
     target: str | None
-    status: Literal["executed", "murdered", "no_execution", "no_murder", "revote"]
+    status: Literal["executed", "murdered", "no_execution", "no_murder", "revote", "spared",
+                    "shot"]
     votes: list[tuple[str, str]] = []
     tied: list[str] = []
     reason: str = ""
+    by: str | None = None  # who shot (a Hunter, werewolf-12)
 
 
 class Kill(Body):
@@ -286,7 +288,7 @@ class Kill(Body):
 
     type: Literal["kill"] = "kill"
     day: int
-    cause: Literal["executed", "murdered"]
+    cause: Literal["executed", "murdered", "shot"]
 
 
 class Reveal(Body):

@@ -39,6 +39,10 @@ def heard(record: Any) -> str:
                         "votes open once everyone has spoken or passed.")
             if record.votes == "opened":
                 return f"[GM] Day {record.day}: the votes are open."
+            if record.phase == "witch":  # (her step alone: nobody else hears of it)
+                return f"[GM] Night {record.day}: the Witch's turn."
+            if record.phase == "hunt":
+                return "[GM] You are dead, Hunter: /shoot NAME takes one player with you."
             return f"[GM] Day {record.day}, {record.phase}{revote}."
         case h.RoundBegan():
             return (f"[GM] Round {record.round} of {record.rounds} starts with "
@@ -53,15 +57,21 @@ def heard(record: Any) -> str:
 REVEALED = {  # a private result, by its kind
     "divine": "[GM] Your divination: {t} is {v}.",
     "medium": "[GM] Your reading: {t} was {v}.",
-    "role": "[GM] {t} was a {v}.",
+    "role": "[GM] {t} was {av}.",
     "blocked": "[GM] The attack on {t} was blocked: {t} was {v}.",
     "guard": "[GM] You guard {t}.",
+    "save": "[GM] Tonight the werewolves attack {t}: /save {t}, /poison NAME, or let it be.",
 }
 
 
 def _revealed(r: h.Revealed) -> str:
     return REVEALED.get(r.what, "[GM] {w}: {t} is {v}.").format(w=r.what, t=r.target,
-                                                              v=r.value)
+                                                              v=r.value, av=_a(r.value))
+
+
+def _a(noun: str) -> str:
+    """"a Seer", "an Idiot"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def _and(names: list[str] | tuple[str, ...]) -> str:
@@ -77,6 +87,10 @@ def _result(r: h.ResultHeard) -> str:
         return f"[GM] {r.target} was found murdered."
     if r.status == "revote":
         return f"[GM] Tie between {_and(r.tied)}: vote again."
+    if r.status == "spared":
+        return f"[GM] {r.target} was voted out but lives: {_a(r.reason)}, who votes no more."
+    if r.status == "shot":
+        return f"[GM] {r.by} was a Hunter and shot {r.target}."
     if r.status == "no_execution":
         if r.tied:
             return f"[GM] Nobody was executed: a tie between {_and(r.tied)}."
@@ -93,10 +107,11 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             return f"== A game of {d['ruleset']} with {', '.join(d['players'])}"
         case "RoleAssigned":
             pack = f", pack {', '.join(d['pack'])}" if d.get("pack") else ""
-            return f"   {d['player']} is a {d['role']}{pack}"
+            return f"   {d['player']} is {_a(d['role'])}{pack}"
         case "PhaseStarted":
             extra = f" (revote: {', '.join(d['candidates'])})" if d.get("candidates") else ""
-            return f"-- Day {d['day']}, {d['phase']}{extra}. Alive: {', '.join(d['living'])}"
+            return (f"-- Day {d['day']}, {d['phase']}{extra}{tag}. "
+                    f"Alive: {', '.join(d['living'])}")
         case "Chatted":
             room = d["room"] if isinstance(d["room"], str) else d["room"].value
             return f"   [{room}] {d['speaker']}: {d['text']}"
@@ -125,9 +140,14 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "Revote":
             return f"** Tie between {_and(d['tied'])}: vote again{tag}"
         case "RoleRevealed":
-            return f"   {d['player']} was a {d['role']}{tag}"
+            return f"   {d['player']} was {_a(d['role'])}{tag}"
         case "Murdered":
             return f"** {d['player']} is found murdered"
+        case "Spared":
+            return (f"** {d['player']} is voted out but lives: {_a(d['role'])}, who votes no "
+                    "more")
+        case "Shot":
+            return f"** {d['hunter']}, a Hunter, shoots {d['target']}"
         case "NoMurder":
             return "** Nobody was murdered"
         case "AttackBlocked":
@@ -140,6 +160,8 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             return f"   [whisper] {d['speaker']} to {d['target']}: {d['text']}"
         case "Acted":
             return f"   {d['actor']}: {d['action']} {d['target']}{tag}"
+        case "NightResult" if d["value"] == "attacked":  # the Witch's step
+            return f"   {d['actor']} is told the pack attacks {d['target']}{tag}"
         case "NightResult":
             return f"   {d['actor']} learns by {d['action']}: {d['target']} {d['value']}{tag}"
         case "MediumResult":

@@ -119,8 +119,9 @@ def audit_records(records: list[dict]) -> Audit:
     deliveries: set[tuple[str, str]] = set()  # (player, body JSON) the events send now
     carry: dict = {}
     ended = False  # the last round dealt has its outcome
-    # who may know of the revote going on (None: everyone; a private one, the pack's)
-    revote_audience: frozenset[str] | None = None
+    # a step only some may know of (the pack's attack revote, a Witch's or a Hunter's
+    # step): (its audience, its phase, its vote round); None while everyone may know
+    hidden: tuple[frozenset[str], str, int] | None = None
     for line, r in enumerate(records, 1):
         kind = r.get("kind")
         ended = ended or kind == "outcome"
@@ -163,7 +164,8 @@ def audit_records(records: list[dict]) -> Audit:
             deliveries = set()
             for e in events:
                 if isinstance(e, engine.events.PhaseStarted):
-                    revote_audience = e.audience if e.vote_round else None
+                    hidden = None if e.audience is None else (e.audience, e.phase,
+                                                              e.vote_round)
             for e in events:
                 for name, body in convert.event_messages(e, state.day, round_, carry):
                     to = [name] if name is not None else (
@@ -191,9 +193,10 @@ def audit_records(records: list[dict]) -> Audit:
                 bad(line, f"the log's outcome ({r['winner']}, {r['reason']}, day {r['day']}) "
                           f"is not the engine's ({winner}, {got.termination.value}, day "
                           f"{got.day})")
-        elif kind == "timer" and revote_audience is not None:
-            # (a timer record is public: a new one in a private revote tells it exists)
-            bad(line, "a timer was logged in a revote only the pack may know of")
+        elif kind == "timer" and hidden is not None:
+            # (a timer record is public: a new one in a private step tells it exists)
+            bad(line, f"a timer was logged in a step only {', '.join(sorted(hidden[0]))} "
+                      "may know of")
         elif kind == "msg" and r["to"] in seat_of:
             player, body_ = seat_of[r["to"]], r.get("body") or {}
             out.messages += 1
@@ -218,10 +221,11 @@ def audit_records(records: list[dict]) -> Audit:
             elif kind_ == "phase_change":
                 # its arrival and its metadata say what the phase is: a revote only to
                 # those who may know of it, the options the rules give this player now
-                private = revote_audience is not None and player not in revote_audience
+                private = hidden is not None and player not in hidden[0]
                 told = body_.get("vote_round", 0)
-                if private and told:
-                    bad(line, f"{player} was sent a phase_change of a revote it may not "
+                if private and hidden is not None and (
+                        body_.get("new_phase"), told) == (hidden[1], hidden[2]):
+                    bad(line, f"{player} was sent a phase_change of a step it may not "
                               f"know of (vote_round {told}, {body_.get('new_phase')})")
                 elif not private and (told, body_.get("new_phase"), body_.get("day")) != (
                         state.vote_round, state.phase.value, state.day):
