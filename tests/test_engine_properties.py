@@ -91,6 +91,10 @@ def check_invariants(state, events):
         if state.phase is Phase.HUNT and s == state.shooter:  # the dead Hunter, alone
             assert legal and all(isinstance(a, SHOOT) for a in legal)
             continue
+        if not state.alive[s] and state.phase in (Phase.BADGE, Phase.LAST_WORDS):
+            # a dead sheriff passes its badge; the dead owed last words speak, once
+            assert not legal or s in (state.sheriff, *state.speakers)
+            continue
         if state.is_over or not state.alive[s]:
             assert legal == ()
             continue

@@ -36,9 +36,24 @@ DEAL = [WEREWOLF] * 4 + [VILLAGER] * 4 + [SEER, WITCH, HUNTER]
 
 
 def game(role_set: str = "A", **options):
+    """A game with the deal above (no sheriff unless asked: its election is tested alone)."""
+    options.setdefault("sheriff", False)
     rules = ruleset("werewolf-12", role_set=role_set, **options)
     return new_game(rules, NAMES, random.Random(1),
                     roles=DEAL + [GUARD if role_set == "A" else IDIOT])
+
+
+STEPS = (Phase.LAST_WORDS, Phase.BADGE, Phase.CANDIDACY, Phase.CAMPAIGN, Phase.ELECTION)
+
+
+def go(state, action):
+    """``play``, then let the timer end the public steps that follow (last words, ...)."""
+    state, events = play(state, action)
+    events = list(events)
+    while state.phase in STEPS:
+        state, more = play(state, EndPhase())
+        events += more
+    return state, events
 
 
 def living(state, *but: str) -> list[str]:
@@ -62,7 +77,7 @@ def night(state, victim: str | None, divine: str | None = None, guard: str | Non
         state, ev = play(state, Guard("Lu", guard))
         events += ev
     if state.phase is Phase.NIGHT:  # the timer, for whoever did not choose
-        state, ev = play(state, EndPhase())
+        state, ev = go(state, EndPhase())
         events += ev
     return state, events
 
@@ -81,7 +96,7 @@ def execute(state, target: str):
     for i, name in enumerate(NAMES):
         if state.phase is Phase.VOTE and state.alive[i] and i not in state.exposed:
             other = target if name != target else living(state, target)[0]
-            state, ev = play(state, Vote(name, other))
+            state, ev = go(state, Vote(name, other))
             events += ev
     return state, events
 
@@ -109,7 +124,7 @@ def test_the_game_opens_at_night_and_the_witch_alone_learns_the_victim():
 def test_a_guard_and_a_save_on_the_same_victim(kills):
     state = game(same_guard_same_save_kills=kills)
     state, _ = night(state, "Eve", guard="Eve")
-    state, events = play(state, Save("Jo", "Eve"))
+    state, events = go(state, Save("Jo", "Eve"))
     assert state.phase is Phase.DAY and state.day == 1
     assert state.alive[state.seat["Eve"]] is not kills
     assert any(isinstance(e, Murdered) for e in events) is kills
@@ -117,22 +132,22 @@ def test_a_guard_and_a_save_on_the_same_victim(kills):
 
 def test_a_save_alone_saves_and_a_guard_alone_guards():
     state, _ = night(game(), "Eve", guard="Fay")
-    state, events = play(state, Save("Jo", "Eve"))
+    state, events = go(state, Save("Jo", "Eve"))
     assert all(state.alive) and any(isinstance(e, NoMurder) for e in events)
     state, _ = night(game(), "Eve", guard="Eve")
-    state, events = play(state, EndPhase())  # the Witch keeps her potions
+    state, events = go(state, EndPhase())  # the Witch keeps her potions
     assert all(state.alive)
 
 
 def test_the_witch_uses_one_potion_a_night_and_each_once_a_game():
     state, _ = night(game(), "Eve", guard="Fay")
-    state, _ = play(state, Save("Jo", "Eve"))
+    state, _ = go(state, Save("Jo", "Eve"))
     assert state.phase is Phase.DAY  # one potion: her step ends with it
     state, _ = execute(state, "Gus")
     state, _ = night(state, "Fay", guard="Eve")
     acts = legal_actions(state, "Jo")
     assert acts and not any(isinstance(a, Save) for a in acts)  # the save is spent
-    state, events = play(state, Poison("Jo", "Ann"))
+    state, events = go(state, Poison("Jo", "Ann"))
     assert not state.alive[state.seat["Ann"]] and not state.alive[state.seat["Fay"]]
     state, _ = execute(state, "Hal")
     state, _ = night(state, "Ivy", guard="Kim")
@@ -142,7 +157,7 @@ def test_the_witch_uses_one_potion_a_night_and_each_once_a_game():
 
 def test_a_poisoning_looks_like_a_murder_to_all_but_the_witch():
     state, _ = night(game(), "Eve", guard="Fay")
-    state, _ = play(state, Poison("Jo", "Bob"))
+    state, _ = go(state, Poison("Jo", "Bob"))
     assert {(n, c) for _d, n, c in view(state, "Jo").deaths} == {("Eve", "murdered"),
                                                                  ("Bob", "poisoned")}
     for other in ("Ann", "Ivy", "Kim"):
@@ -155,11 +170,11 @@ def test_the_witch_saves_herself_on_the_first_night_only_by_the_variant(allowed)
     state, _ = night(game(witch_self_heal_n1=allowed), "Jo", guard="Fay")
     assert state.phase is Phase.WITCH
     assert (Save("Jo", "Jo") in legal_actions(state, "Jo")) is allowed
-    state, _ = play(state, EndPhase())
+    state, _ = go(state, EndPhase())
     if allowed:  # never on a later night
         state = game(witch_self_heal_n1=True)
         state, _ = night(state, "Eve", guard="Fay")
-        state, _ = play(state, EndPhase())
+        state, _ = go(state, EndPhase())
         state, _ = execute(state, "Gus")
         state, _ = night(state, "Jo", guard="Kim")
         assert state.phase is Phase.WITCH
@@ -168,16 +183,16 @@ def test_the_witch_saves_herself_on_the_first_night_only_by_the_variant(allowed)
 
 def test_a_murdered_hunter_shoots_in_a_step_of_its_own():
     state, _ = night(game(), "Kim", guard="Fay")
-    state, events = play(state, EndPhase())  # the Witch lets it be
+    state, events = go(state, EndPhase())  # the Witch lets it be
     assert state.phase is Phase.HUNT and not state.alive[state.seat["Kim"]]
     step = [e for e in events if isinstance(e, PhaseStarted) and e.phase == "hunt"]
     assert step and step[0].audience == {"Kim"}
     acts = legal_actions(state, "Kim")
     assert Shoot("Kim", "Ann") in acts and all(isinstance(a, Shoot) for a in acts)
     assert Shoot("Kim", "Kim") not in acts
-    with pytest.raises(IllegalActionError, match="no shot"):
+    with pytest.raises(IllegalActionError, match="Eve may not shoot now"):
         play(state, Shoot("Eve", "Ann"))
-    state, events = play(state, Shoot("Kim", "Ann"))
+    state, events = go(state, Shoot("Kim", "Ann"))
     shot = [e for e in events if isinstance(e, Shot)]
     assert [(e.hunter, e.target, e.audience) for e in shot] == [("Kim", "Ann", None)]
     assert not state.alive[state.seat["Ann"]]
@@ -188,31 +203,31 @@ def test_a_murdered_hunter_shoots_in_a_step_of_its_own():
 
 def test_a_poisoned_hunter_does_not_shoot():
     state, _ = night(game(), "Eve", guard="Fay")
-    state, _ = play(state, Poison("Jo", "Kim"))
+    state, _ = go(state, Poison("Jo", "Kim"))
     assert (state.day, state.phase) == (1, Phase.DAY)  # straight to the day: no shot
     assert legal_actions(state, "Kim") == ()
 
 
 def test_an_executed_hunter_shoots_then_the_night_comes():
     state, _ = night(game(), "Eve", guard="Fay")
-    state, _ = play(state, EndPhase())
+    state, _ = go(state, EndPhase())
     state, _ = execute(state, "Kim")
     assert state.phase is Phase.HUNT and state.day == 1
-    state, _ = play(state, EndPhase())  # the timer: no shot
+    state, _ = go(state, EndPhase())  # the timer: no shot
     assert (state.day, state.phase) == (1, Phase.NIGHT)
     assert sum(state.alive) == 10
 
 
 def test_the_village_idiot_survives_its_first_execution_and_votes_no_more():
     state, _ = night(game("B"), "Eve")
-    state, _ = play(state, EndPhase())
+    state, _ = go(state, EndPhase())
     state, events = execute(state, "Lu")
     spared = [e for e in events if isinstance(e, Spared)]
     assert [(e.player, e.role, e.audience) for e in spared] == [("Lu", "Idiot", None)]
     assert state.alive[state.seat["Lu"]] and state.phase is Phase.NIGHT
     assert view(state, "Ann").known_roles["Lu"] == "Idiot"  # everyone knows now
     state, _ = night(state, "Fay")
-    state, _ = play(state, EndPhase())
+    state, _ = go(state, EndPhase())
     state = to_vote(state)
     assert not any(isinstance(a, Vote) for a in legal_actions(state, "Lu"))
     with pytest.raises(IllegalActionError, match="may no longer vote"):
@@ -227,7 +242,7 @@ def test_the_village_idiot_survives_its_first_execution_and_votes_no_more():
 
 def test_the_guard_never_guards_the_same_player_two_nights_running():
     state, _ = night(game(), "Eve", guard="Ivy")
-    state, _ = play(state, EndPhase())
+    state, _ = go(state, EndPhase())
     state, _ = execute(state, "Gus")
     assert Guard("Lu", "Ivy") not in legal_actions(state, "Lu")
     assert Guard("Lu", "Fay") in legal_actions(state, "Lu")
@@ -240,7 +255,7 @@ def test_the_werewolves_win_when_a_whole_side_is_dead():
     state = game()
     for victim, executed in (("Eve", "Fay"), ("Gus", "Hal")):
         state, _ = night(state, victim, guard="Ivy" if victim == "Eve" else "Jo")
-        state, _ = play(state, EndPhase())
+        state, _ = go(state, EndPhase())
         if state.phase is Phase.OVER:
             break
         state, _ = execute(state, executed)
@@ -250,14 +265,14 @@ def test_the_werewolves_win_when_a_whole_side_is_dead():
     state = game(win="elimination")
     for victim, executed in (("Eve", "Fay"), ("Gus", "Hal")):
         state, _ = night(state, victim, guard="Ivy" if victim == "Eve" else "Jo")
-        state, _ = play(state, EndPhase())
+        state, _ = go(state, EndPhase())
         state, _ = execute(state, executed)
     assert state.phase is not Phase.OVER
 
 
 def test_the_pack_may_knife_one_of_its_own():
     state, _ = night(game(), "Bob", guard="Eve")
-    state, _ = play(state, EndPhase())
+    state, _ = go(state, EndPhase())
     assert not state.alive[state.seat["Bob"]]
     state = game(self_knife=False)
     assert not any(isinstance(a, Attack) and a.target == "Bob"

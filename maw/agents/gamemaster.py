@@ -2,8 +2,9 @@
 
 Its FSM (design document §3.6.1) is Setup -> AssignRoles -> DayPhase ->
 DayPhaseVoteCount -> NightPhase -> NightPhaseVoteCount -> ... -> EndPhase (-> AssignRoles
-for the next round); werewolf-12 adds the night's WitchDecision and a dead Hunter's
-HunterShot. The states only sequence phases and run the timers: every rule is
+for the next round); werewolf-12 adds the night's WitchDecision, a dead Hunter's
+HunterShot, day 1's SheriffElection, LastWords and a dead sheriff's BadgeHandover. The
+states only sequence phases and run the timers: every rule is
 the engine's (``maw.agents.gamemaster_fsm``). The Referee behaviour
 (``maw.agents.referee``) takes the lobby joins and every player action, checks who sent
 it (a per-player secret token issued privately on joining), lets the engine judge it, and
@@ -18,11 +19,14 @@ from spade.behaviour import FSMBehaviour, OneShotBehaviour
 from maw.agents.base import of_types
 from maw.agents.gamemaster_fsm import (
     AssignRolesState,
+    BadgeHandoverState,
     DayPhaseState,
     EndPhaseState,
     HunterShotState,
+    LastWordsState,
     NightPhaseState,
     SetupState,
+    SheriffElectionState,
     VoteCountState,
     WitchDecisionState,
 )
@@ -50,22 +54,23 @@ class GameMasterAgent(Moderator):
 
     async def setup(self) -> None:
         fsm = FSMBehaviour()
-        names = ["Setup", "AssignRoles", "DayPhase", "DayPhaseVoteCount", "NightPhase",
-                 "NightPhaseVoteCount", "WitchDecision", "HunterShot", "EndPhase"]
-        states = [SetupState(), AssignRolesState(), DayPhaseState(), VoteCountState(),
-                  NightPhaseState(), VoteCountState(), WitchDecisionState(),
-                  HunterShotState(), EndPhaseState()]
+        phases = {"DayPhase": DayPhaseState(), "NightPhase": NightPhaseState(),
+                  "WitchDecision": WitchDecisionState(), "HunterShot": HunterShotState(),
+                  "SheriffElection": SheriffElectionState(), "LastWords": LastWordsState(),
+                  "BadgeHandover": BadgeHandoverState()}
+        names = ["Setup", "AssignRoles", "DayPhaseVoteCount", "NightPhaseVoteCount",
+                 *phases, "EndPhase"]
+        states = [SetupState(), AssignRolesState(), VoteCountState(), VoteCountState(),
+                  *phases.values(), EndPhaseState()]
         for i, (name, st) in enumerate(zip(names, states, strict=True)):
             fsm.add_state(name, st, initial=i == 0)
+        # each phase's state goes to its count; a count to whatever phase the rules opened
+        # (werewolf-12's steps come after any of them)
         for src, dests in {
-            "Setup": ["AssignRoles"], "AssignRoles": ["DayPhase", "NightPhase", "EndPhase"],
-            "DayPhase": ["DayPhaseVoteCount"],
-            "DayPhaseVoteCount": ["NightPhase", "DayPhase", "HunterShot", "EndPhase"],
-            "NightPhase": ["NightPhaseVoteCount"],
-            "NightPhaseVoteCount": ["DayPhase", "NightPhase", "WitchDecision", "HunterShot",
-                                    "EndPhase"],
-            "WitchDecision": ["NightPhaseVoteCount"],
-            "HunterShot": ["DayPhaseVoteCount"],
+            "Setup": ["AssignRoles"], "AssignRoles": [*phases, "EndPhase"],
+            **{p: [st.count_state] for p, st in phases.items()},
+            "DayPhaseVoteCount": [*phases, "EndPhase"],
+            "NightPhaseVoteCount": [*phases, "EndPhase"],
             "EndPhase": ["AssignRoles"],
         }.items():
             for dest in dests:

@@ -78,6 +78,9 @@ class AssignRolesState(GMState):
         self.set_next_state(_next_fsm_state(gm))
 
 
+ELECTION = (engine.Phase.CANDIDACY, engine.Phase.CAMPAIGN, engine.Phase.ELECTION)
+
+
 def _next_fsm_state(gm: Moderator) -> str:
     s = gm.state
     assert s is not None
@@ -87,6 +90,12 @@ def _next_fsm_state(gm: Moderator) -> str:
         return "WitchDecision"
     if s.phase is engine.Phase.HUNT:
         return "HunterShot"
+    if s.phase in ELECTION:
+        return "SheriffElection"
+    if s.phase is engine.Phase.LAST_WORDS:
+        return "LastWords"
+    if s.phase is engine.Phase.BADGE:
+        return "BadgeHandover"
     return "DayPhase" if s.phase in (engine.Phase.DAY, engine.Phase.VOTE) else "NightPhase"
 
 
@@ -153,6 +162,28 @@ class HunterShotState(PhaseState):
     it knows the step is on."""
 
     parts = (engine.Phase.HUNT,)
+    count_state = "DayPhaseVoteCount"
+
+
+class SheriffElectionState(PhaseState):
+    """werewolf-12, day 1: candidacy, the candidates' speeches, the others' vote
+    (AutoWerewolf's "SheriffElection")."""
+
+    parts = ELECTION
+    count_state = "DayPhaseVoteCount"
+
+
+class LastWordsState(PhaseState):
+    """werewolf-12: the executed, and the first night's dead, speak once ("LastWords")."""
+
+    parts = (engine.Phase.LAST_WORDS,)
+    count_state = "DayPhaseVoteCount"
+
+
+class BadgeHandoverState(PhaseState):
+    """werewolf-12: a sheriff who has just died passes the badge or tears it."""
+
+    parts = (engine.Phase.BADGE,)
     count_state = "DayPhaseVoteCount"
 
 

@@ -268,9 +268,10 @@ class Moderator(MawAgent):
 
     def phase_seconds(self) -> float:
         phase = self.state.phase if self.state else engine.Phase.DAY
-        if phase in (engine.Phase.DAY, engine.Phase.VOTE):
-            return self.config.day_seconds
-        return self.config.night_seconds
+        if phase in (engine.Phase.WHISPER, engine.Phase.NIGHT, engine.Phase.WITCH,
+                     engine.Phase.HUNT):
+            return self.config.night_seconds
+        return self.config.day_seconds  # (the day, and werewolf-12's public steps)
 
     async def publish(self, behaviour: CyclicBehaviour, events: tuple[engine.Event, ...],
                       before: tuple) -> None:
@@ -395,7 +396,8 @@ class Moderator(MawAgent):
             members = [n for n in s.names if room is engine.Room.VILLAGE or n in s.pack]
             body: m.Body = m.OpenRoom(
                 day=s.day, round=self.round,
-                writers={n: self.seats[n].jid for n in members if s.alive[s.seat[n]]},
+                writers={n: self.seats[n].jid for n in members if s.alive[s.seat[n]]
+                         or s.seat[n] in s.speakers},  # (last words: the dead speak once)
                 readers={n: self.seats[n].jid for n in members})
         else:
             body = m.CloseRoom()

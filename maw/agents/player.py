@@ -563,6 +563,12 @@ class AwakeState(PlayerState):
             p.poke()
         elif isinstance(reply, m.Refuse):
             p.hear(h.Notice(text=f"Refused: {reply.reason}"))
+            if stamp == p.stamp and not isinstance(body, m.Chat | m.Whisper):
+                # not offered again this phase: a decider that keeps choosing a refused
+                # option (its options gone stale) would flood the GameMaster with it
+                target = getattr(body, "target", None)
+                p.options = [o for o in p.options
+                             if (o.action, o.target) != (body.type, target)]
 
 
 class AsleepState(PlayerState):

@@ -102,6 +102,43 @@ class Shoot:
 
 
 @dataclass(frozen=True, slots=True)
+class Run:
+    """Stand for sheriff (werewolf-12, day 1)."""
+
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw:
+    """Stand down as a sheriff candidate, before the vote."""
+
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class Badge:
+    """A sheriff who has just died passes the badge to ``target``."""
+
+    actor: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tear:
+    """A sheriff who has just died tears the badge: no sheriff from now on."""
+
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
+class Explode:
+    """A werewolf reveals itself by day and dies: the day ends at once, with no vote
+    (werewolf-12 with ``self_explode=on``)."""
+
+    actor: str
+
+
+@dataclass(frozen=True, slots=True)
 class Pass:
     """Let one's turn to speak go (a "listen" while a MAW day's votes are closed,
     ``votes_open=talk``): the votes open once every living player has spoken or passed.
@@ -128,8 +165,8 @@ class Resolve:
     pick: str
 
 
-Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Shoot, Pass,
-               OpenVotes, EndPhase,
+Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Shoot, Run,
+               Withdraw, Badge, Tear, Explode, Pass, OpenVotes, EndPhase,
                Resolve]
 
 
@@ -267,8 +304,9 @@ def action_name(action: Action) -> str:
 for _spec in (
     ActionSpec("chat", Chat, None, False, True, frozenset({"day", "whisper", "night"}),
                "Chatted", "TEXT", "say TEXT in the open room", text=True),
-    ActionSpec("vote", Vote, None, True, False, frozenset({"day", "vote"}), "VoteCast",
-               "/vote NAME", "vote to execute NAME (again to change it)"),
+    ActionSpec("vote", Vote, None, True, False, frozenset({"day", "vote", "election"}),
+               "VoteCast", "/vote NAME", "vote to execute NAME (again to change it), or for "
+               "a sheriff candidate"),
     ActionSpec("unvote", Unvote, None, False, False, frozenset({"day"}), "VoteCast",
                "/unvote", "withdraw your vote"),
     ActionSpec("over", Over, None, False, True, frozenset({"day", "whisper"}), "Overed",
@@ -278,6 +316,16 @@ for _spec in (
                text=True),
     ActionSpec("shoot", Shoot, None, True, False, frozenset({"hunt"}), "Shot",
                "/shoot NAME", "as a Hunter who has just died, shoot NAME"),
+    ActionSpec("run", Run, None, False, False, frozenset({"candidacy"}), "Ran", "/run",
+               "stand for sheriff (1.5 votes; day 1)"),
+    ActionSpec("withdraw", Withdraw, None, False, False, frozenset({"campaign"}), "Withdrew",
+               "/withdraw", "stand down as a sheriff candidate"),
+    ActionSpec("badge", Badge, None, True, False, frozenset({"badge"}), "BadgePassed",
+               "/badge NAME", "as the sheriff who has just died, pass the badge to NAME"),
+    ActionSpec("tear", Tear, None, False, False, frozenset({"badge"}), "BadgePassed",
+               "/tear", "as the sheriff who has just died, tear the badge"),
+    ActionSpec("explode", Explode, None, False, False, frozenset({"day"}), "Exploded",
+               "/explode", "as a werewolf, reveal yourself and die: the day ends, no vote"),
 ):
     register_action(_spec)
 # the night's actions, with how each resolves, are in maw.engine.abilities

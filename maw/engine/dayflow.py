@@ -70,6 +70,30 @@ class DayFlow:
     def at_night(self, state: GameState, events: list[Event]) -> GameState:
         return state
 
+    # the phases whose actions the flow takes itself (``legal``, ``why_not``, ``act``)
+    steps: ClassVar[frozenset[Phase]] = frozenset()
+
+    def owns(self, state: GameState, action: object) -> bool:
+        """Is ``action`` (now) one the flow judges and applies itself?"""
+        return False
+
+    def legal(self, state: GameState, s: int) -> tuple:
+        """Seat ``s``'s actions in one of the flow's own steps."""
+        return ()
+
+    def extra(self, state: GameState, s: int) -> tuple:
+        """Actions of the flow's own that seat ``s`` may take besides the core's."""
+        return ()
+
+    def why_not(self, state: GameState, s: int, action: object) -> str | None:
+        """Why seat ``s`` may not take ``action``, one the flow ``owns``."""
+        return "not an action of this game"
+
+    def act(self, state: GameState, s: int, action: object, events: list[Event]
+            ) -> GameState:
+        """Apply ``action``, one the flow ``owns`` (``why_not`` said yes)."""
+        raise NotImplementedError
+
     def following(self, state: GameState) -> Phase:
         """The phase after the current one."""
         return self.next_phase[state.phase]

@@ -116,7 +116,7 @@ class VotesRevealed:
 class Executed:
     day: int
     player: str
-    votes: int
+    votes: float  # (a whole number but under a werewolf-12 sheriff's 1.5 votes)
     audience: frozenset[str] | None = None
 
 
@@ -227,7 +227,7 @@ class Spared:
     day: int
     player: str
     role: str
-    votes: int
+    votes: float
     audience: frozenset[str] | None = None
 
 
@@ -238,6 +238,46 @@ class Shot:
     day: int
     hunter: str
     target: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """``player`` stands for sheriff (or, ``withdrawn``, stands down)."""
+
+    day: int
+    player: str
+    withdrawn: bool = False
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SheriffElected:
+    """The election's result: ``sheriff`` ("" for none: a tie, no candidate, no voter),
+    with the votes."""
+
+    day: int
+    sheriff: str
+    votes: tuple[tuple[str, str], ...] = ()
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BadgePassed:
+    """A dead sheriff's badge goes to ``target`` ("" when it is torn: no sheriff again)."""
+
+    day: int
+    sheriff: str
+    target: str
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exploded:
+    """A werewolf revealed itself and died: the day ends, with no vote."""
+
+    day: int
+    player: str
     audience: frozenset[str] | None = None
 
 
@@ -258,6 +298,7 @@ Event = Union[
     VotesRevealed,
     Executed, NoExecution, Revote, RoleRevealed, Murdered, NoMurder, AttackBlocked,
     Divined, Guarded, MediumResult, GameOver, Acted, NightResult, Whispered, Spared, Shot,
+    Ran, SheriffElected, BadgePassed, Exploded,
 ]
 
 

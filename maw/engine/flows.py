@@ -12,6 +12,7 @@ shape of day (the 12-player game) is one new class here, registered with
 * :class:`AiwolfFlow` — the AIWolf contest: Talk, then one private vote each, then the
   wolves' Whisper, then the Night (one choice each: attack, divine, guard); nobody attacks
   or guards on the first night.
+* ``maw.engine.werewolf`` — werewolf-12, AutoWerewolf's game (its own module: its steps).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from types import MappingProxyType
 from maw.engine import resolution as r
 from maw.engine.actions import Room, night_spec
 from maw.engine.dayflow import DayFlow, register_flow
-from maw.engine.events import Event, NightResult, PhaseStarted, RoleRevealed
+from maw.engine.events import Event, RoleRevealed
 from maw.engine.rulesets import Flow, VotesOpen
-from maw.engine.state import GameState, Phase, Result
+from maw.engine.state import GameState, Phase
 
 NOBODY = r.NOBODY
 
@@ -193,138 +194,3 @@ class AiwolfFlow(CoreFlow):
         if not any(r.night_abilities(state, i) for i in range(len(state.names))):
             return r.resolve_night(state, events)
         return state
-
-
-@register_flow
-class WerewolfFlow(AiwolfFlow):
-    """werewolf-12, AutoWerewolf's game: night first (the pack's attack, the Seer, the
-    Guard, with the Hideout open), then the Witch's step, told the pack's victim; at dawn
-    the night resolves; a Hunter who died shoots in a step of its own; then the talk and
-    the vote. The Witch's and the Hunter's steps are known to them alone: whether they
-    come tells the others nothing."""
-
-    flow = Flow.WEREWOLF
-    next_phase = MappingProxyType({Phase.DAY: Phase.VOTE, Phase.VOTE: Phase.NIGHT,
-                                   Phase.NIGHT: Phase.DAY, Phase.WITCH: Phase.DAY,
-                                   Phase.HUNT: Phase.DAY})
-    rooms = MappingProxyType({Phase.DAY: Room.VILLAGE, Phase.NIGHT: Room.HIDEOUT})
-
-    def usable_tonight(self, state: GameState, abilities: frozenset[str]
-                       ) -> frozenset[str]:
-        return abilities  # (the first night too)
-
-    def skips(self, state: GameState, day: int, phase: Phase) -> bool:
-        return phase in (Phase.DAY, Phase.VOTE) and day == state.rules.first_day
-
-    def following(self, state: GameState) -> Phase:
-        if state.phase is Phase.HUNT and state.resume is not None:
-            return state.resume
-        return self.next_phase[state.phase]
-
-    def actors(self, state: GameState) -> tuple[str, ...]:
-        names, phase = state.names, state.phase
-        if phase is Phase.HUNT:
-            return (names[state.shooter],)
-        if phase is Phase.VOTE:
-            return tuple(names[i] for i, a in enumerate(state.alive)
-                         if a and state.votes[i] == NOBODY and i not in state.exposed)
-        if phase is Phase.WITCH:
-            return tuple(names[i] for i in range(len(names))
-                         if state.votes[i] == NOBODY and _may_act(state, i))
-        if phase is Phase.NIGHT:  # who chooses, and the pack in its Hideout
-            return tuple(names[i] for i, (a, role) in enumerate(zip(
-                state.alive, state.roles, strict=True)) if a and (
-                (state.votes[i] == NOBODY and r.night_abilities(state, i)) or
-                (role.pack and r.talk_budget(state, i, Room.HIDEOUT))))
-        return super().actors(state)
-
-    def voters(self, state: GameState) -> list[int]:
-        return [i for i, a in enumerate(state.alive) if a and i not in state.exposed]
-
-    def after_vote(self, state: GameState, t: int, events: list[Event]) -> GameState:
-        """The vote is counted once every living player who may vote has."""
-        if all(state.votes[i] != NOBODY for i in self.voters(state)):
-            return r.resolve_execution(state, events)
-        return state
-
-    def after_talk(self, state: GameState, s: int, room: Room, events: list[Event]
-                   ) -> GameState:
-        if room is Room.HIDEOUT:  # the night ends by its choices, not its talk
-            return state
-        return super().after_talk(state, s, room, events)
-
-    def after_night_choice(self, state: GameState, t: int, events: list[Event]) -> GameState:
-        if state.phase is Phase.WITCH:  # one potion a night: the Witch has chosen
-            if any(state.chosen[i] is None and _may_act(state, i)
-                   for i, a in enumerate(state.alive) if a):
-                return state
-            return r.finish_night(state, state.victim, events)
-        return super().after_night_choice(state, t, events)
-
-    def end_phase(self, state: GameState, events: list[Event]) -> GameState:
-        if state.phase is Phase.WITCH:
-            return r.finish_night(state, state.victim, events)
-        if state.phase is Phase.HUNT:  # no shot
-            return self.resume(state, events)
-        return super().end_phase(state, events)
-
-    def night_decided(self, state: GameState, target: int, events: list[Event]) -> GameState:
-        """The pack's victim is known: the Witch's step, if a Witch may act tonight."""
-        n = len(state.names)
-        tonight = tuple((i, ability, t) for i, (t, ability) in enumerate(zip(
-            state.votes, state.chosen, strict=True))
-            if t != NOBODY and state.alive[i] and ability is not None)
-        step = state._replace(phase=Phase.WITCH, victim=target, tonight=tonight,
-                              vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n)
-        witches = [i for i in range(n) if _may_act(step, i)]
-        if not witches:
-            return r.finish_night(state, target, events)
-        names = state.names
-        audience = frozenset(names[i] for i in witches)
-        events.append(PhaseStarted(state.day, Phase.WITCH.value, 0, state.living(), (),
-                                   audience))
-        if target != NOBODY:
-            results = step.results + tuple(Result(state.day, "attacked", i, target, "")
-                                           for i in witches)
-            step = step._replace(results=results)
-            for i in witches:
-                events.append(NightResult(state.day, names[i], "save", names[target],
-                                          "attacked", frozenset((names[i],))))
-        return step
-
-    def after_deaths(self, state: GameState, seats: list[int], events: list[Event]
-                     ) -> GameState:
-        """A Hunter among the dead (not poisoned) shoots first, in a step of its own."""
-        causes = {d.seat: d.cause for d in state.deaths}
-        hunters = [x for x in seats if state.roles[x].shoots and causes.get(x) != "poisoned"]
-        if hunters:
-            resume = state.resume if state.phase is Phase.HUNT else \
-                Phase.NIGHT if state.phase is Phase.VOTE else Phase.DAY
-            h, n = hunters[0], len(state.names)
-            state = state._replace(phase=Phase.HUNT, shooter=h, resume=resume, vote_round=0,
-                                   votes=(NOBODY,) * n, chosen=(None,) * n)
-            events.append(PhaseStarted(state.day, Phase.HUNT.value, 0, state.living(), (),
-                                       frozenset((state.names[h],))))
-            return state
-        if state.phase is Phase.HUNT:
-            return self.resume(state, events)
-        if state.phase in (Phase.NIGHT, Phase.WITCH):  # dawn: the day
-            return r.enter(state, state.day + 1, Phase.DAY, events)
-        return r.advance(state, events)
-
-    def resume(self, state: GameState, events: list[Event]) -> GameState:
-        nxt = state.resume or Phase.DAY
-        state = state._replace(shooter=NOBODY, resume=None)
-        return r.enter(state, state.day + (nxt is Phase.DAY), nxt, events)
-
-
-def _may_act(state: GameState, s: int) -> bool:
-    """Has seat ``s`` a night action with a target it may name now (a Witch whose save
-    is left has nobody to save on a night without a victim)?"""
-    for ability in r.night_abilities(state, s):
-        night = night_spec(ability).night
-        assert night is not None
-        ok = night.may_target or (lambda st, i, t: st.alive[t] and t != i)
-        if any(ok(state, s, t) for t in range(len(state.names))):
-            return True
-    return False

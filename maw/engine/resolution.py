@@ -29,7 +29,6 @@ from maw.engine.events import (
     Passed,
     PhaseStarted,
     Revote,
-    Shot,
     Spared,
     VoteCast,
     VotesOpened,
@@ -178,12 +177,14 @@ def choose(state: GameState, s: int, t: int, action: Action, events: list[Event]
 # ---------------------------------------------------------------- votes and ties
 
 
-def tally(state: GameState, voters: Iterable[int], valid) -> dict[int, int]:
-    counts: dict[int, int] = {}
+def tally(state: GameState, voters: Iterable[int], valid,
+          sheriff: bool = False) -> dict[int, float]:
+    """Votes per target; with ``sheriff``, the sheriff's counts 1.5 (werewolf-12)."""
+    counts: dict[int, float] = {}
     for i in voters:
         t = state.votes[i]
         if t != NOBODY and valid(t):
-            counts[t] = counts.get(t, 0) + 1
+            counts[t] = counts.get(t, 0) + (1.5 if sheriff and i == state.sheriff else 1)
     return counts
 
 
@@ -239,7 +240,8 @@ def resolve_execution(state: GameState, events: list[Event]) -> GameState:
     alive = state.alive
     events.append(reveal_votes(state, "execute"))
     state = log_votes(state, "execute")
-    counts = tally(state, (i for i, a in enumerate(alive) if a), lambda t: alive[t])
+    counts = tally(state, (i for i, a in enumerate(alive) if a), lambda t: alive[t],
+                   sheriff=True)
     if not counts:
         events.append(NoExecution(state.day, "no votes"))
         return advance(state, events)
@@ -250,7 +252,7 @@ def resolve_execution(state: GameState, events: list[Event]) -> GameState:
     return tie(state, "execute", sorted(tied), state.rules.tie, events)
 
 
-def execute(state: GameState, t: int, count: int, events: list[Event]) -> GameState:
+def execute(state: GameState, t: int, count: float, events: list[Event]) -> GameState:
     names = state.names
     if state.roles[t].survives_execution and t not in state.exposed:
         # the Village Idiot: revealed, alive, and without a vote from now on
@@ -363,16 +365,6 @@ def finish_night(state: GameState, target: int, events: list[Event]) -> GameStat
     return check_end(state, events) or flow_of(state).after_deaths(state, dawn.dying, events)
 
 
-def shoot(state: GameState, s: int, t: int, events: list[Event]) -> GameState:
-    """The Hunter ``s`` who has just died shoots ``t``; then the game goes on as it would
-    have after the Hunter's death (``state.resume``)."""
-    names = state.names
-    state = state._replace(alive=replaced(state.alive, t, False), shooter=NOBODY,
-                           deaths=state.deaths + (Death(state.day, t, "shot"),))
-    events.append(Shot(state.day, names[s], names[t]))
-    return check_end(state, events) or flow_of(state).after_deaths(state, [t], events)
-
-
 def count_use(state: GameState, s: int, ability: str) -> GameState:
     """One more use of a limited ability (``Role.uses``)."""
     if all(a != ability for a, _ in state.roles[s].uses):
@@ -393,7 +385,8 @@ def resolve(state: GameState, action: Resolve, events: list[Event]) -> GameState
     kind = state.pending
     state = state._replace(pending="", candidates=())
     if kind == "execute":
-        count = sum(1 for i, v in enumerate(state.votes) if v == t and state.alive[i])
+        count = sum(1.5 if i == state.sheriff else 1 for i, v in enumerate(state.votes)
+                    if v == t and state.alive[i])
         return execute(state, t, count, events)
     return flow_of(state).night_decided(state, t, events)
 

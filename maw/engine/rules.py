@@ -15,7 +15,11 @@ import random
 from collections.abc import Iterable
 from types import MappingProxyType
 
-from maw.engine import abilities, flows  # noqa: F401 - register the shipped nights, flows
+from maw.engine import (  # noqa: F401 - register the shipped nights, flows
+    abilities,
+    flows,
+    werewolf,
+)
 from maw.engine.actions import (
     NIGHT_ACTIONS,
     SPEC_OF,
@@ -28,7 +32,6 @@ from maw.engine.actions import (
     Pass,
     Resolve,
     Room,
-    Shoot,
     Unvote,
     Vote,
     Whisper,
@@ -52,7 +55,6 @@ from maw.engine.resolution import (
     public_phase,
     replaced,
     resolve,
-    shoot,
     talk,
     talk_budget,
     where,
@@ -138,6 +140,9 @@ def messages_left(state: GameState, player: str) -> int | None:
     for no limit, 0 if it may not speak there at all."""
     s = state.seat[player]
     room = open_room(state)
+    flow = flow_of(state)
+    if state.phase in flow.steps:  # a step's one speech (last words, a candidate's)
+        return int(any(type(a) is Chat for a in flow.legal(state, s)))
     if room is None or not state.alive[s] or state.pending or \
             (room is Room.HIDEOUT and not state.roles[s].pack):
         return 0
@@ -169,8 +174,9 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
     if s is None:
         return f"{actor!r} is not a player in this game"
     kind = type(action)
-    if kind is Shoot:
-        return _why_not_shoot(state, s, action)  # type: ignore[arg-type]
+    flow = flow_of(state)
+    if flow.owns(state, action):  # a step of the flow's own (werewolf-12's), or its action
+        return flow.why_not(state, s, action)
     if not state.alive[s]:
         return f"{actor} is dead"
     role, phase, flow = state.roles[s], state.phase, flow_of(state)
@@ -212,6 +218,8 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
     if spec is None or not spec.target:
         return f"{kind.__name__} is not a player action"
     if spec.ability is None:  # a vote
+        if kind is not Vote:  # (another flow's: a werewolf-12 Hunter's shot, say)
+            return f"no {spec.name} in this game now"
         if phase is not flow.vote_phase:
             return f"no execution vote during the {public_phase(state)}"
         if s in state.exposed:
@@ -239,20 +247,6 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
         return f"{target} is not a legal target"
     if flow.choices_change and state.votes[s] == t:
         return f"{actor} already votes for {target}"
-    return None
-
-
-def _why_not_shoot(state: GameState, s: int, action: Shoot) -> str | None:
-    """Why seat ``s`` may not shoot now: only the Hunter who has just died shoots, once."""
-    if state.phase is not Phase.HUNT or state.shooter != s:
-        return f"{state.names[s]} has no shot to take now"
-    t = state.seat.get(action.target) if isinstance(action.target, str) else None
-    if t is None:
-        return f"{action.target!r} is not a player in this game"
-    if t == s:
-        return f"{state.names[s]} may not shoot itself"
-    if not state.alive[t]:
-        return f"{action.target} is dead"
     return None
 
 
@@ -289,11 +283,8 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
     if s is None or state.phase is Phase.OVER or state.pending:
         return ()
     names, phase, flow, role = state.names, state.phase, flow_of(state), state.roles[s]
-    if phase is Phase.HUNT:  # the Hunter who has just died, alone
-        if state.shooter != s:
-            return ()
-        return tuple(Shoot(player, names[t]) for t in range(len(names))
-                     if t != s and state.alive[t])
+    if phase in flow.steps:  # a step of the flow's own: the dead may act in some
+        return tuple(flow.legal(state, s))
     if not state.alive[s]:
         return ()
     acts: list[Action] = []
@@ -320,6 +311,7 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
             spec = SPEC_OF[kind]
             acts.extend(kind(player, names[t]) for t in _targets(state, s, spec)
                         if t != mine)
+    acts.extend(flow.extra(state, s))
     return tuple(acts)
 
 
@@ -377,8 +369,8 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
         names = state.names
         events.append(Whispered(state.day, names[s], names[t], action.text,  # type: ignore
                                 frozenset((names[s], names[t]))))
-    elif kind is Shoot:
-        state = shoot(state, s, state.seat[action.target], events)  # type: ignore[union-attr]
+    elif flow_of(state).owns(state, action):
+        state = flow_of(state).act(state, s, action, events)
     elif kind is Unvote:
         state = state._replace(votes=replaced(state.votes, s, NOBODY))
         events.append(VoteCast(state.day, "execute", state.names[s], None))

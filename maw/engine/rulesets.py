@@ -102,6 +102,9 @@ class Ruleset:
         same_guard_same_save_kills: werewolf-12: a victim both guarded and saved dies.
         guard_repeat: a guard may protect the same player two nights running.
         self_knife: werewolf-12: the pack may kill one of its own (the attack counts).
+        self_explode: werewolf-12: a werewolf may reveal itself by day and die, ending
+            the day at once with no vote.
+        sheriff: werewolf-12: a sheriff is elected on day 1 (1.5 votes).
     """
 
     name: str
@@ -133,6 +136,8 @@ class Ruleset:
     same_guard_same_save_kills: bool = True
     guard_repeat: bool = True
     self_knife: bool = False
+    self_explode: bool = False
+    sheriff: bool = False
 
     def roles_for(self, n: int) -> tuple[Role, ...]:
         """The multiset of roles dealt to ``n`` players (before shuffling)."""
@@ -194,7 +199,8 @@ _OPTION_TYPES: dict[str, Any] = {
     "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
     "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
     "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
-    "same_guard_same_save_kills": bool, "self_knife": bool,
+    "same_guard_same_save_kills": bool, "self_knife": bool, "self_explode": bool,
+    "sheriff": bool,
 }
 _MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
@@ -206,9 +212,9 @@ _W12 = Ruleset(name="werewolf-12", flow=Flow.WEREWOLF, roles=_W12_ROLES["A"], mi
                max_players=12, first_day=0, tie=TiePolicy.NONE,
                attack_tie=TiePolicy.RANDOM, win=WinCondition.SIDE, self_knife=True,
                talks_per_day=3, whispers_per_day=None, day0_talk=False, role_set="A",
-               guard_repeat=False)
+               guard_repeat=False, sheriff=True, self_explode=True)
 _W12_ONLY = ("role_set", "witch_self_heal_n1", "guard_self_guard",
-             "same_guard_same_save_kills", "self_knife")
+             "same_guard_same_save_kills", "self_knife", "self_explode", "sheriff")
 
 RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES) + ("werewolf-12",)
 

@@ -27,6 +27,11 @@ class Phase(str, Enum):
     NIGHT = "night"  # attack votes (MAW: and the Hideout), divinations, guards
     WITCH = "witch"  # werewolf-12: the Witch, told the pack's victim, saves or poisons
     HUNT = "hunt"  # werewolf-12: a Hunter who just died shoots (known to it alone)
+    BADGE = "badge"  # werewolf-12: a sheriff who just died passes the badge, or tears it
+    LAST_WORDS = "last_words"  # werewolf-12: the executed and the first night's dead speak
+    CANDIDACY = "candidacy"  # werewolf-12, day 1: who stands for sheriff
+    CAMPAIGN = "campaign"  # the candidates speak, and may withdraw
+    ELECTION = "election"  # the others vote among the candidates
     OVER = "over"  # the game has ended
 
     def __str__(self) -> str:
@@ -49,7 +54,7 @@ class Termination(str, Enum):
 class Death(NamedTuple):
     day: int
     seat: int
-    cause: str  # "executed" | "murdered" | "poisoned" | "shot"
+    cause: str  # "executed" | "murdered" | "poisoned" | "shot" | "exploded"
 
 
 class VoteRecord(NamedTuple):
@@ -104,8 +109,14 @@ class GameState(NamedTuple):
     tonight: tuple[tuple[int, str, int], ...] = ()
     victim: int = -1
     shooter: int = -1  # the Hunter who shoots now (Phase.HUNT)
-    resume: Phase | None = None  # the phase that follows the Hunter's
+    resume: Phase | None = None  # the phase that follows the steps after deaths
     exposed: frozenset[int] = frozenset()  # Idiots who survived their execution
+    shooters: tuple[int, ...] = ()  # dead Hunters still owed their shot
+    speakers: tuple[int, ...] = ()  # the dead owed their last words
+    running: frozenset[int] = frozenset()  # sheriff candidates (those still standing)
+    ran: frozenset[int] = frozenset()  # everyone who stood (they do not vote)
+    sheriff: int = -1  # the sheriff (1.5 votes), -1 for none
+    elected: bool = False  # the day-1 election has been held
 
     @property
     def is_over(self) -> bool:

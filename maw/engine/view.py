@@ -108,7 +108,8 @@ def view(state: GameState, player: str) -> PlayerView:
     results = tuple((r.day, r.kind, names[r.target], r.species)
                     for r in state.results if r.seat == s)
     room = open_room(state)
-    may_speak = room is not None and alive[s] and (room is Room.VILLAGE or me.pack) \
+    speaker = alive[s] or (phase is Phase.LAST_WORDS and s in state.speakers)  # (last words)
+    may_speak = room is not None and speaker and (room is Room.VILLAGE or me.pack) \
         and not state.pending
     limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
     left = messages_left(state, player) if may_speak and limit is not None else None

@@ -16,7 +16,9 @@
   and calls a villager a werewolf.
 * werewolf-12: a Witch saves the pack's victim (unless she knows it for a werewolf) and
   poisons only a player she is sure of (a known werewolf, or one her beliefs put at 90%
-  or more); a Hunter shoots its prime suspect.
+  or more); a Hunter shoots its prime suspect. A player stands for sheriff when it has
+  results to tell (a Seer), else now and then; it elects, and passes a badge to, the one
+  it trusts most (a werewolf, a packmate).
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ _LIAR = 10.0
 # maw.engine.abilities)
 _TACTICS = (Attack, Divine, Guard, ACTIONS["save"].cls, ACTIONS["poison"].cls)
 Save, Poison, Shoot = ACTIONS["save"].cls, ACTIONS["poison"].cls, ACTIONS["shoot"].cls
+Run, Badge = ACTIONS["run"].cls, ACTIONS["badge"].cls
+_RUN = 0.2  # how often a player with nothing to report stands for sheriff
 _SURE = 0.9  # the P(werewolf) at which a Witch poisons
 
 
@@ -331,6 +335,19 @@ class RuleDecider(Decider):
             # all packmates withdrew and cast its vote again, over and over
             if best is None and current is not None and Unvote in by_kind:
                 return Unvote(self.player)
+        if Run in by_kind:  # stand for sheriff with something to tell, or now and then
+            me = role_named(view.role)
+            if (me.reports and view.results) or self.rng.random() < _RUN:
+                return Run(self.player)
+            return None
+        if view.phase == "election" and Vote in by_kind:  # the one it trusts most
+            options = [a.target for a in by_kind[Vote]]  # type: ignore[union-attr]
+            mates = [p for p in options if p in view.pack]
+            return Vote(self.player, mates[0] if mates else min(options, key=self._score))
+        if Badge in by_kind:  # a dead sheriff: to the one it trusts most
+            options = [a.target for a in by_kind[Badge]]  # type: ignore[union-attr]
+            mates = [p for p in options if p in view.pack]
+            return Badge(self.player, mates[0] if mates else min(options, key=self._score))
         if Shoot in by_kind:  # a Hunter who has just died: its prime suspect
             options = [a.target for a in by_kind[Shoot]]  # type: ignore[union-attr]
             return Shoot(self.player, max(options, key=self._score))

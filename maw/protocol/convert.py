@@ -91,6 +91,19 @@ def event_messages(event: engine.Event, day: int, round_: int,
             return [(event.target, m.Kill(day=event.day, cause="shot")),
                     (None, m.VoteResult(day=event.day, target=event.target, status="shot",
                                         by=event.hunter))]
+        case ev.Ran():
+            return [(None, m.VoteResult(day=event.day, target=event.player,
+                                        status="withdrew" if event.withdrawn else "ran"))]
+        case ev.SheriffElected():
+            return [(None, m.VoteResult(day=event.day, target=event.sheriff or None,
+                                        status="elected", votes=list(event.votes)))]
+        case ev.BadgePassed():
+            return [(None, m.VoteResult(day=event.day, target=event.target or None,
+                                        status="badge", by=event.sheriff))]
+        case ev.Exploded():
+            return [(event.player, m.Kill(day=event.day, cause="exploded")),
+                    (None, m.VoteResult(day=event.day, target=event.player,
+                                        status="exploded"))]
         case ev.NoMurder():
             return [(None, m.VoteResult(day=event.day, target=None, status="no_murder"))]
         case ev.Revote():

@@ -109,7 +109,7 @@ class ResultHeard(_Heard):
     kind: Literal["result"] = "result"
     day: int
     status: Literal["executed", "murdered", "no_execution", "no_murder", "revote", "spared",
-                    "shot"]
+                    "shot", "ran", "withdrew", "elected", "badge", "exploded"]
     target: str | None = None
     tied: list[str] = []
     reason: str = ""

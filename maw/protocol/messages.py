@@ -212,6 +212,20 @@ def _targeted(spec: ActionSpec) -> type[Targeted]:
 
 TARGETED: dict[str, type[Targeted]] = {
     s.name: _targeted(s) for s in ACTIONS.values() if s.target and not s.text}
+
+
+def _plain(spec: ActionSpec) -> type[PlayerActionBase]:
+    """The wire model of an action that names nobody (``run``, ``tear``, ``explode``)."""
+    model = create_model(spec.cls.__name__, __base__=PlayerActionBase, __module__=__name__,
+                         type=(Literal[spec.name], spec.name))  # type: ignore[arg-type]
+    model.__doc__ = f"{spec.usage}: {spec.help}."
+    return model
+
+
+_WRITTEN = ("chat", "unvote", "over", "whisper")  # the models written out below
+PLAIN: dict[str, type[PlayerActionBase]] = {
+    s.name: _plain(s) for s in ACTIONS.values()
+    if not s.target and not s.text and not s.room and s.name not in _WRITTEN}
 Vote = TARGETED["vote"]
 Attack = TARGETED["attack"]
 Divine = TARGETED["divine"]
@@ -242,7 +256,7 @@ class Listen(PlayerActionBase):
 
 # every action of the engine's table has its wire model, and "listen" (nothing to do now)
 _ACTION_MODELS: dict[str, type[PlayerActionBase]] = {
-    "chat": Chat, "unvote": Unvote, "over": Over, "whisper": Whisper, **TARGETED,
+    "chat": Chat, "unvote": Unvote, "over": Over, "whisper": Whisper, **TARGETED, **PLAIN,
     "listen": Listen}
 if set(_ACTION_MODELS) != {*ACTIONS, "listen"}:  # pragma: no cover - a table entry without
     raise TypeError(f"wire models {sorted(_ACTION_MODELS)} do not match the actions "
@@ -276,7 +290,7 @@ class VoteResult(Body):
     day: int
     target: str | None
     status: Literal["executed", "murdered", "no_execution", "no_murder", "revote", "spared",
-                    "shot"]
+                    "shot", "ran", "withdrew", "elected", "badge", "exploded"]
     votes: list[tuple[str, str]] = []
     tied: list[str] = []
     reason: str = ""
@@ -288,7 +302,7 @@ class Kill(Body):
 
     type: Literal["kill"] = "kill"
     day: int
-    cause: Literal["executed", "murdered", "shot"]
+    cause: Literal["executed", "murdered", "shot", "exploded"]
 
 
 class Reveal(Body):
@@ -447,11 +461,16 @@ def _added(spec: ActionSpec) -> None:
     global AnyBody, ADAPTER
     if spec.name in ACTION_TYPES:
         return
-    if not spec.target:
-        raise ConfigError(f"the action {spec.name!r} names no target: only targeted actions "
-                          "may be added to the table after MAW's own")
-    model = _targeted(spec)
-    TARGETED[spec.name] = model
+    if spec.text or spec.room:
+        raise ConfigError(f"the action {spec.name!r} carries text or a room: only actions "
+                          "that name a target, or nobody, may be added to the table after "
+                          "MAW's own")
+    if spec.target:
+        model: type[PlayerActionBase] = _targeted(spec)
+        TARGETED[spec.name] = model  # type: ignore[assignment]
+    else:
+        model = _plain(spec)
+        PLAIN[spec.name] = model
     ACTION_TYPES[spec.name] = model
     AnyBody, ADAPTER = _union()
 

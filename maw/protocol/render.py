@@ -43,6 +43,8 @@ def heard(record: Any) -> str:
                 return f"[GM] Night {record.day}: the Witch's turn."
             if record.phase == "hunt":
                 return "[GM] You are dead, Hunter: /shoot NAME takes one player with you."
+            if record.phase in STEP_WORDS:
+                return f"[GM] Day {record.day}, {STEP_WORDS[record.phase]}"
             return f"[GM] Day {record.day}, {record.phase}{revote}."
         case h.RoundBegan():
             return (f"[GM] Round {record.round} of {record.rounds} starts with "
@@ -53,6 +55,14 @@ def heard(record: Any) -> str:
             return f"[GM] {record.text}"
     raise TypeError(f"not a heard record: {record!r}")
 
+
+STEP_WORDS = {  # werewolf-12's public steps, as a person reads them
+    "candidacy": "the sheriff's election: /run to stand (1.5 votes, speaks last).",
+    "campaign": "the candidates speak, once each (/withdraw to stand down).",
+    "election": "vote for a sheriff with /vote NAME (candidates do not vote).",
+    "last_words": "last words: the dead speak once.",
+    "badge": "the sheriff is dead: /badge NAME passes the badge, /tear tears it.",
+}
 
 REVEALED = {  # a private result, by its kind
     "divine": "[GM] Your divination: {t} is {v}.",
@@ -91,6 +101,20 @@ def _result(r: h.ResultHeard) -> str:
         return f"[GM] {r.target} was voted out but lives: {_a(r.reason)}, who votes no more."
     if r.status == "shot":
         return f"[GM] {r.by} was a Hunter and shot {r.target}."
+    if r.status == "ran":
+        return f"[GM] {r.target} stands for sheriff."
+    if r.status == "withdrew":
+        return f"[GM] {r.target} stands down."
+    if r.status == "elected":
+        if r.target is None:
+            return "[GM] No sheriff is elected."
+        return f"[GM] {r.target} is elected sheriff: 1.5 votes from now on."
+    if r.status == "badge":
+        if r.target is None:
+            return f"[GM] {r.by} tears the sheriff's badge: no sheriff from now on."
+        return f"[GM] {r.by} passes the sheriff's badge to {r.target}."
+    if r.status == "exploded":
+        return f"[GM] {r.target} reveals itself as a werewolf and explodes: the day ends."
     if r.status == "no_execution":
         if r.tied:
             return f"[GM] Nobody was executed: a tie between {_and(r.tied)}."
@@ -132,6 +156,7 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             return f"   {d['voter']} {verb} {d['target']}{tag}"
         case "Executed":
             votes = d["votes"]
+            votes = int(votes) if float(votes).is_integer() else votes
             return f"** {d['player']} is executed ({votes} vote{'' if votes == 1 else 's'})"
         case "NoExecution":
             if d.get("tied"):
@@ -148,6 +173,18 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
                     "more")
         case "Shot":
             return f"** {d['hunter']}, a Hunter, shoots {d['target']}"
+        case "Ran":
+            return f"   {d['player']} {'stands down' if d['withdrawn'] else 'stands for sheriff'}"
+        case "SheriffElected":
+            votes = _tally({"votes": d["votes"], "kind": "sheriff", "day": d["day"]})
+            return (f"** {d['sheriff']} is elected sheriff" if d["sheriff"]
+                    else "** No sheriff is elected") + (
+                f" ({votes.split(': ', 1)[1]})" if votes else "")
+        case "BadgePassed":
+            return (f"** {d['sheriff']} passes the badge to {d['target']}" if d["target"]
+                    else f"** {d['sheriff']} tears the badge")
+        case "Exploded":
+            return f"** {d['player']} reveals itself as a werewolf and explodes: the day ends"
         case "NoMurder":
             return "** Nobody was murdered"
         case "AttackBlocked":
@@ -182,7 +219,8 @@ def _tally(d: dict[str, Any]) -> str | None:
         return None
     parts = [f"{target} {len(voters)} ({', '.join(voters)})"
              for target, voters in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
-    what = "the votes" if d["kind"] == "execute" else "the attack votes"
+    what = {"execute": "the votes", "sheriff": "the sheriff votes"}.get(d["kind"],
+                                                                       "the attack votes")
     again = " (revote)" if d.get("vote_round") else ""
     tag = f" (to {', '.join(sorted(d['audience']))})" if d.get("audience") else ""
     return f"   Day {d['day']}, {what}{again}: {'; '.join(parts)}{tag}"
