@@ -10,10 +10,13 @@ import pytest
 
 from maw.engine import (
     Attack,
+    Chat,
     Divine,
     EndPhase,
     Guard,
+    Over,
     Phase,
+    Room,
     Vote,
     legal_actions,
     new_game,
@@ -21,8 +24,21 @@ from maw.engine import (
     ruleset,
     view,
 )
-from maw.engine.actions import ACTIONS
-from maw.engine.events import Murdered, NightResult, NoMurder, PhaseStarted, Shot, Spared
+from maw.engine.actions import ACTIONS, Badge, Explode, Run, Tear, Withdraw
+from maw.engine.events import (
+    BadgePassed,
+    Chatted,
+    Executed,
+    Exploded,
+    Murdered,
+    NightResult,
+    NoMurder,
+    PhaseStarted,
+    Ran,
+    SheriffElected,
+    Shot,
+    Spared,
+)
 from maw.engine.roles import GUARD, HUNTER, IDIOT, SEER, VILLAGER, WEREWOLF, WITCH
 from maw.engine.state import Termination
 from maw.errors import ConfigError, IllegalActionError
@@ -341,3 +357,157 @@ async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves
     found = audit_records(leak)
     assert not found.ok and "phase_change of a step it may not know of" in str(
         found.violations[0])
+
+
+# ---------------------------------------------------------------- the public steps
+
+def to_candidacy(**options):
+    """A game with a sheriff: night 0 kills Eve, who says her last words; then day 1's
+    candidacy."""
+    state = game(sheriff=True, **options)
+    for wolf in WOLVES:
+        state, _ = play(state, Attack(wolf, "Eve"))
+    state, _ = play(state, Divine("Ivy", "Ann"))
+    state, _ = play(state, Guard("Lu", "Fay"))
+    state, _ = play(state, EndPhase())  # the Witch lets it be
+    assert state.phase is Phase.LAST_WORDS
+    return state
+
+
+def test_the_first_nights_dead_say_last_words_and_later_nights_dead_do_not():
+    state = game()
+    for wolf in WOLVES:
+        state, _ = play(state, Attack(wolf, "Eve"))
+    state, _ = play(state, Divine("Ivy", "Ann"))
+    state, _ = play(state, Guard("Lu", "Fay"))
+    state, _ = play(state, EndPhase())  # the Witch lets it be
+    assert state.phase is Phase.LAST_WORDS and state.speakers == (4,)
+    assert legal_actions(state, "Eve") == (Chat("Eve", Room.VILLAGE), Over("Eve", Room.VILLAGE))
+    assert legal_actions(state, "Fay") == ()  # the living listen
+    assert view(state, "Eve").room == "Village" and view(state, "Fay").room is None
+    state, events = play(state, Chat("Eve", Room.VILLAGE, "It was Ann, I am sure."))
+    assert [e.speaker for e in events if isinstance(e, Chatted)] == ["Eve"]
+    assert (state.day, state.phase) == (1, Phase.DAY)  # she spoke: on to the day
+    with pytest.raises(IllegalActionError, match="Eve is dead"):
+        play(state, Chat("Eve", Room.VILLAGE, "and another thing"))
+    # an executed player speaks; the second night's victim does not
+    state, _ = execute(state, "Gus")  # (``execute`` lets the timer end the last words)
+    state, _ = night(state, "Fay", guard="Hal")
+    assert state.phase is Phase.WITCH
+    state, _ = play(state, EndPhase())
+    assert (state.day, state.phase) == (2, Phase.DAY)
+
+
+def test_the_sheriff_is_elected_by_those_who_did_not_stand():
+    state = to_candidacy()
+    state, _ = play(state, EndPhase())  # Eve's last words: she says nothing
+    assert (state.day, state.phase) == (1, Phase.CANDIDACY)
+    assert Run("Ivy") in legal_actions(state, "Ivy") and legal_actions(state, "Eve") == ()
+    for name in ("Ivy", "Ann", "Bob"):
+        state, events = play(state, Run(name))
+        assert [(e.player, e.audience) for e in events if isinstance(e, Ran)] == [(name, None)]
+    state, _ = play(state, EndPhase())
+    assert state.phase is Phase.CAMPAIGN
+    assert legal_actions(state, "Fay") == ()  # the others listen
+    state, _ = play(state, Withdraw("Bob"))
+    state, _ = play(state, Chat("Ivy", Room.VILLAGE, "I am the Seer: Ann is a werewolf."))
+    with pytest.raises(IllegalActionError):
+        play(state, Chat("Ivy", Room.VILLAGE, "and again"))  # one speech
+    state, _ = play(state, Chat("Ann", Room.VILLAGE, "Ivy lies."))
+    assert state.phase is Phase.ELECTION  # every candidate has spoken
+    assert legal_actions(state, "Bob") == ()  # he stood: he does not vote
+    assert set(legal_actions(state, "Fay")) == {Vote("Fay", "Ivy"), Vote("Fay", "Ann")}
+    events: list = []
+    for name in ("Cid", "Dan", "Fay", "Gus", "Hal", "Jo", "Kim", "Lu"):
+        state, ev = play(state, Vote(name, "Ann" if name in ("Cid", "Dan") else "Ivy"))
+        events += ev
+    elected = [e for e in events if isinstance(e, SheriffElected)]
+    assert [(e.sheriff, e.audience) for e in elected] == [("Ivy", None)]
+    assert state.sheriff == state.seat["Ivy"] and state.phase is Phase.DAY
+
+
+@pytest.mark.parametrize("how", ["tie", "all run", "nobody runs"])
+def test_no_sheriff_on_a_tie_or_when_all_or_none_stand(how):
+    state = to_candidacy()
+    state, _ = play(state, EndPhase())
+    alive = living(state)
+    runners = {"tie": ["Ivy", "Ann"], "all run": alive, "nobody runs": []}[how]
+    events: list = []
+    for name in runners:
+        state, ev = play(state, Run(name))
+        events += ev
+    if state.phase is Phase.CANDIDACY:
+        state, ev = play(state, EndPhase())
+        events += ev
+    if how == "tie":
+        state, _ = play(state, EndPhase())  # the speeches' timer
+        voters = [n for n in alive if n not in runners]
+        for i, name in enumerate(voters[:8]):
+            state, ev = play(state, Vote(name, runners[i % 2]))
+            events += ev
+        state, ev = play(state, EndPhase())
+        events += ev
+    elected = [e for e in events if isinstance(e, SheriffElected)]
+    assert [e.sheriff for e in elected] == [""] and state.sheriff == -1
+    assert state.phase is Phase.DAY
+
+
+def elect(state, sheriff: str):
+    """Day 1's election with ``sheriff`` the only candidate (unopposed)."""
+    state, _ = play(state, EndPhase())  # last words
+    state, _ = play(state, Run(sheriff))
+    state, _ = play(state, EndPhase())
+    state, events = play(state, Over(sheriff, Room.VILLAGE))
+    assert state.sheriff == state.seat[sheriff] and state.phase is Phase.DAY
+    return state
+
+
+def test_the_sheriffs_vote_counts_one_and_a_half():
+    state = elect(to_candidacy(), "Ivy")
+    state = to_vote(state)
+    events: list = []
+    # Ann: the sheriff and four (5.5); Bob: five (5); without the badge, a tie
+    ann = ["Ivy", "Fay", "Gus", "Hal", "Jo"]
+    for name in living(state):
+        target = "Ann" if name in ann else "Cid" if name == "Bob" else "Bob"
+        state, ev = play(state, Vote(name, target))
+        events += ev
+    executed = [e for e in events if isinstance(e, Executed)]
+    assert [(e.player, e.votes) for e in executed] == [("Ann", 5.5)]
+
+
+@pytest.mark.parametrize("choice", ["pass", "tear", "timer"])
+def test_a_dead_sheriff_passes_the_badge_or_tears_it(choice):
+    state = elect(to_candidacy(), "Ivy")
+    state, _ = execute(state, "Gus")
+    state, _ = night(state, "Ivy", guard="Hal")
+    state, _ = play(state, EndPhase())  # the Witch lets it be
+    assert state.phase is Phase.BADGE and not state.alive[state.seat["Ivy"]]
+    acts = legal_actions(state, "Ivy")
+    assert Tear("Ivy") in acts and Badge("Ivy", "Fay") in acts and Badge("Ivy", "Gus") not in acts
+    action = {"pass": Badge("Ivy", "Fay"), "tear": Tear("Ivy"), "timer": EndPhase()}[choice]
+    state, events = play(state, action)
+    passed = [e for e in events if isinstance(e, BadgePassed)]
+    assert [(e.sheriff, e.target) for e in passed] == [("Ivy", "Fay" if choice == "pass" else "")]
+    assert state.sheriff == (state.seat["Fay"] if choice == "pass" else -1)
+    assert state.phase is Phase.DAY and state.day == 2
+
+
+def test_a_werewolf_explodes_and_the_day_ends_with_no_vote():
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = go(state, EndPhase())
+    assert state.phase is Phase.DAY
+    assert Explode("Ann") in legal_actions(state, "Ann")
+    assert Explode("Fay") not in legal_actions(state, "Fay")
+    with pytest.raises(IllegalActionError, match="Fay is not a werewolf"):
+        play(state, Explode("Fay"))
+    state, events = play(state, Explode("Ann"))
+    assert [(e.player, e.audience) for e in events if isinstance(e, Exploded)] == [("Ann", None)]
+    assert not state.alive[state.seat["Ann"]]
+    assert (state.day, state.phase) == (1, Phase.NIGHT)  # no vote, no last words
+    off = game(self_explode=False)
+    off, _ = night(off, "Eve", guard="Fay")
+    off, _ = go(off, EndPhase())
+    assert Explode("Ann") not in legal_actions(off, "Ann")
+    with pytest.raises(IllegalActionError, match="self_explode=off"):
+        play(off, Explode("Ann"))

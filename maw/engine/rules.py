@@ -359,7 +359,10 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
     if reason is not None:
         raise IllegalActionError(f"{reason} ({where(state)})")
     s = state.seat[action.actor]  # type: ignore[union-attr]
-    if kind is Chat or kind is Over:
+    flow = flow_of(state)
+    if flow.owns(state, action):  # a step of the flow's own, or an action of its own
+        state = flow.act(state, s, action, events)
+    elif kind is Chat or kind is Over:
         state = talk(state, s, action, events)  # type: ignore[arg-type]
     elif kind is Pass:
         state = pass_turn(state, s, events)
@@ -369,8 +372,6 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
         names = state.names
         events.append(Whispered(state.day, names[s], names[t], action.text,  # type: ignore
                                 frozenset((names[s], names[t]))))
-    elif flow_of(state).owns(state, action):
-        state = flow_of(state).act(state, s, action, events)
     elif kind is Unvote:
         state = state._replace(votes=replaced(state.votes, s, NOBODY))
         events.append(VoteCast(state.day, "execute", state.names[s], None))

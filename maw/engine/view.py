@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from maw.engine.actions import Room
+from maw.engine.actions import Chat, Room
 from maw.engine.resolution import NOBODY, flow_of
 from maw.engine.roles import Ability
 from maw.engine.rules import messages_left, open_room
@@ -108,9 +108,11 @@ def view(state: GameState, player: str) -> PlayerView:
     results = tuple((r.day, r.kind, names[r.target], r.species)
                     for r in state.results if r.seat == s)
     room = open_room(state)
-    speaker = alive[s] or (phase is Phase.LAST_WORDS and s in state.speakers)  # (last words)
-    may_speak = room is not None and speaker and (room is Room.VILLAGE or me.pack) \
-        and not state.pending
+    if phase in flow.steps:  # (a step's one speech: last words, a candidate's)
+        may_speak = any(type(a) is Chat for a in flow.legal(state, s))
+    else:
+        may_speak = room is not None and alive[s] and (room is Room.VILLAGE or me.pack) \
+            and not state.pending
     limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
     left = messages_left(state, player) if may_speak and limit is not None else None
     return PlayerView(
