@@ -260,6 +260,49 @@ def test_a_rule_game_ends_in_a_second_and_its_page_stays_up_to_replay(browser, t
         proc.kill()
 
 
+def test_a_werewolf12_page_shows_the_sheriff_the_potions_and_the_nights_steps(browser,
+                                                                             tmp_path):
+    """AutoWerewolf's game on the page: the sheriff's badge on its seat, the Witch's
+    potions left, and the night's steps and the election in the timeline."""
+    from selenium.webdriver.common.by import By
+
+    port = free_port()
+    proc = maw("game", "--ruleset", "werewolf-12", "--players", "12", "--policy", "rule",
+               "--seed", "3", "--early-end", "--xmpp", f"embedded:{free_port()}",
+               "--log-dir", str(tmp_path), "--web", str(port))
+    out: list[str] = []
+    try:
+        said_line(proc, r"page stays up", out, 120)
+        browser.get(f"http://127.0.0.1:{port}/")
+        wait(lambda: browser.find_element(By.ID, "status").text == "GAME OVER", what="the end")
+        log = read_log(tmp_path)
+        events = [(r["event"], r["data"]) for r in log if r["kind"] == "event"]
+        sheriff = ""
+        for name, d in events:
+            if name == "SheriffElected":
+                sheriff = d["sheriff"]
+            elif name == "BadgePassed":
+                sheriff = d["target"]
+        witch = next(n for n, role in next(r for r in log if r["kind"] == "round")[
+            "roles"].items() if role == "Witch")
+        spent = {d["action"] for name, d in events if name == "Acted" and d["actor"] == witch}
+        left = [p for p in ("save", "poison") if p not in spent]
+        seats = browser.execute_script(
+            "return Object.fromEntries([...document.querySelectorAll('#players .seat')]"
+            ".map(e => [e.dataset.name, e.innerText]))")
+        assert set(seats) >= {witch}
+        assert f"potions: {', '.join(left) or 'none'}" in seats[witch]
+        badged = [n for n, t in seats.items() if "★ sheriff" in t]
+        assert badged == ([sheriff] if sheriff else [])
+        page = browser.execute_script("return document.body.textContent")  # (all tabs)
+        assert "Night 0 · the Witch's step" in page
+        assert ("is elected sheriff" in page) or ("No sheriff is elected" in page)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        proc.kill()
+
+
 def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path):
     from selenium.webdriver.common.by import By
 

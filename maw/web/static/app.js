@@ -12,7 +12,7 @@ function fresh() {
   return {players: {}, order: [], jids: {}, phase: "", day: 0, round: 0, voteRound: 0,
           timer: null, village: [], hideout: [], votes: {}, votesKind: "", winner: null,
           board: {}, gmState: "", t: 0, records: 0, seed: null, votesOpen: true,
-          candidates: []};
+          candidates: [], sheriff: null};
 }
 
 function seat(s, name) {
@@ -34,7 +34,11 @@ function and(names) {
 
 function phaseName(phase, day) {
   return {day: `Day ${day}`, vote: `Day ${day} · the vote`, whisper: `Night ${day} · the wolves whisper`,
-          night: `Night ${day}`, over: "The end"}[phase] || `Day ${day}, ${phase}`;
+          night: `Night ${day}`, witch: `Night ${day} · the Witch's step`,
+          hunt: `Day ${day} · the Hunter's shot`, badge: `Day ${day} · the sheriff's badge`,
+          last_words: `Day ${day} · last words`, candidacy: `Day ${day} · who stands for sheriff`,
+          campaign: `Day ${day} · the candidates speak`, election: `Day ${day} · the sheriff's election`,
+          over: "The end"}[phase] || `Day ${day}, ${phase}`;
 }
 
 function tallyText(pairs) {
@@ -96,8 +100,38 @@ const EVENTS = {
   Guarded(s, d) { note(s, `${d.bodyguard} guards ${d.target}`, "secret"); },
   MediumResult(s, d) { note(s, `${d.medium} read ${d.target}: ${d.species}`, "secret"); },
   Whispered(s, d) { note(s, `${d.speaker} whispers to ${d.target}: ${d.text}`, "secret"); },
-  Acted(s, d) { note(s, `${d.actor}: ${d.action} ${d.target}`, "secret"); },
+  Acted(s, d) {
+    if (d.action === "save" || d.action === "poison") {  // a Witch's potion, spent
+      const p = seat(s, d.actor); p.potions = (p.potions || ["save", "poison"]).filter((x) => x !== d.action);
+    }
+    note(s, `${d.actor}: ${d.action} ${d.target}`, "secret");
+  },
   NightResult(s, d) { note(s, `${d.actor} learns by ${d.action}: ${d.target} ${d.value}`, "secret"); },
+  // werewolf-12: the Witch's potions, the Hunter's shot, the Idiot, the sheriff
+  Spared(s, d) {
+    seat(s, d.player).role = d.role; seat(s, d.player).spared = true;
+    note(s, `${d.player} is voted out but lives: a ${d.role}, who votes no more`, "death");
+  },
+  Shot(s, d) {
+    const p = seat(s, d.target); p.alive = false; p.death = {day: d.day, cause: "shot"};
+    seat(s, d.hunter).role = "Hunter";
+    note(s, `${d.hunter}, a Hunter, shoots ${d.target}`, "death");
+  },
+  Ran(s, d) { note(s, `${d.player} ${d.withdrawn ? "stands down" : "stands for sheriff"}`); },
+  SheriffElected(s, d) {
+    s.sheriff = d.sheriff || null;
+    note(s, d.sheriff ? `${d.sheriff} is elected sheriff${d.votes.length ? ": " + tallyText(d.votes) : ""}`
+                      : "No sheriff is elected", "votes");
+  },
+  BadgePassed(s, d) {
+    s.sheriff = d.target || null;
+    note(s, d.target ? `${d.sheriff} passes the sheriff's badge to ${d.target}` : `${d.sheriff} tears the badge`);
+  },
+  Exploded(s, d) {
+    const p = seat(s, d.player); p.alive = false; p.death = {day: d.day, cause: "exploded"};
+    p.role = "Werewolf";
+    note(s, `${d.player} reveals itself as a werewolf and explodes: the day ends`, "death");
+  },
   Passed() {},
   Overed() {},
   GameOver(s, d) {
@@ -112,7 +146,7 @@ function apply(s, r) {
     case "started": s.seed = r.seed; break;
     case "join": seat(s, r.player); s.jids[r.jid] = r.player; break;
     case "round":
-      s.round = r.round; s.winner = null;
+      s.round = r.round; s.winner = null; s.sheriff = null;
       for (const [n, role] of Object.entries(r.roles)) seat(s, n).role = role;
       break;
     case "timer": s.timer = {t: r.t, seconds: r.seconds}; break;
@@ -234,7 +268,12 @@ function drawTable(s) {
     const p = s.players[name];
     const tags = [];
     if (p.death) tags.push(el("span", {class: "tag death"}, `${p.death.cause} · ${p.death.cause === "murdered" ? "night" : "day"} ${p.death.day}`));
+    // (the Witch's and the Hunter's steps are private: the page shows them to spectators)
     if (p.gone) tags.push(el("span", {class: "tag left"}, "left"));
+    if (s.sheriff === name) tags.push(el("span", {class: "tag sheriff", title: "the sheriff: 1.5 votes"}, "★ sheriff"));
+    if (p.role === "Witch") tags.push(el("span", {class: "tag potions", title: "the Witch's potions left"},
+                                         `potions: ${(p.potions || ["save", "poison"]).join(", ") || "none"}`));
+    if (p.spared) tags.push(el("span", {class: "tag tied"}, "no vote"));
     if (p.standIn) tags.push(el("span", {class: "tag stand-in"}, `stand-in: ${p.standIn}`));
     if (s.candidates.includes(name) && p.alive) tags.push(el("span", {class: "tag tied"}, "tied"));
     const b = el("button", {class: "seat" + (p.alive ? "" : " dead") + (view.selected === name ? " selected" : "")
