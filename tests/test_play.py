@@ -401,3 +401,54 @@ def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
     jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
     got = {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "private_line"}
     assert got == {jid["Ann"]}  # Ann alone heard it
+
+
+def witch_seed(names: list[str], person: str) -> int:
+    """A seed whose deal makes ``person`` the Witch of a werewolf-12 game."""
+    import random
+
+    from maw.engine import new_game, ruleset
+
+    for seed in range(1, 500):
+        state = new_game(ruleset("werewolf-12"), sorted(names), random.Random(f"{seed}:1"))
+        if state.role_of(person).name == "Witch":
+            return seed
+    raise AssertionError("no seed deals the Witch")
+
+
+def test_a_person_plays_the_witch_and_stands_for_sheriff_in_werewolf12(tmp_path):
+    names = ["Alice", "Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon",
+             "Kim"]
+    seed = witch_seed(names, "Alice")
+    game, xmpp = host(free_port(), tmp_path, "--ruleset", "werewolf-12", "--players", "12",
+                      "--seed", str(seed), "--day-seconds", "30", "--night-seconds", "20")
+    child = person(xmpp, "Alice")
+    try:
+        child.expect("You are a Witch")
+        child.expect(r"Tonight the werewolves attack (\w+): /save", timeout=90)
+        victim = child.match.group(1)
+        child.sendline(f"/save {victim}")
+        child.expect(r"Day 1, the sheriff's election: /run", timeout=90)
+        child.sendline("/run")
+        child.expect(r"Alice stands for sheriff")
+        child.sendintr()
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        child.close()
+    game.kill()
+    game.wait(timeout=30)
+    log = records(tmp_path)
+    saves = [r["data"] for r in log if r["kind"] == "action" and r["action"] == "Save"]
+    assert saves == [{"actor": "Alice", "target": victim}]
+    events = [(r["event"], r["data"]) for r in log if r["kind"] == "event"]
+    guarded = any(e == "Guarded" and d["target"] == victim for e, d in events)
+    if guarded:  # saved and guarded: the victim dies (same_guard_same_save_kills)
+        assert ("Murdered", {"day": 0, "player": victim, "audience": None}) in events
+    else:  # she saved the victim
+        assert ("NoMurder", {"day": 0, "audience": None}) in events
+    assert any(e == "Ran" and d["player"] == "Alice" for e, d in events)
+    # her step was hers alone: no other seat was told of it
+    jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
+    told = {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "phase_change"
+            and r["body"]["new_phase"] == "witch"}
+    assert told == {jid["Alice"]}
