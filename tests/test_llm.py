@@ -916,3 +916,31 @@ async def test_a_model_writes_no_longer_chat_than_the_ruleset_takes():
     assert "at most\n30 characters" in backend.calls[0][-1]["content"] or \
         "at most 30 characters" in backend.calls[0][-1]["content"].replace("\n", " ")
     engine.play(state, action)  # legal under these rules
+
+
+@pytest.mark.parametrize("answer,expected", [
+    ('{"action": "run"}', "run"), ('{"action": "save", "target": "Eve"}', "save")])
+async def test_a_model_takes_werewolf12s_new_actions_from_the_table(answer, expected):
+    """The Witch's save and a sheriff candidacy reach the model's choices with no code of
+    their own in the decider: the table offers them, the schema allows them."""
+    from maw.engine.actions import ACTIONS
+    from maw.engine.roles import GUARD, HUNTER, SEER, VILLAGER, WEREWOLF, WITCH
+
+    names = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu"]
+    deal = [WEREWOLF] * 4 + [VILLAGER] * 4 + [SEER, WITCH, HUNTER, GUARD]
+    state = engine.new_game(engine.ruleset("werewolf-12"), names, random.Random(1), roles=deal)
+    for wolf in names[:4]:
+        state, _ = engine.play(state, engine.Attack(wolf, "Eve"))
+    state, _ = engine.play(state, engine.Divine("Ivy", "Ann"))
+    state, _ = engine.play(state, engine.Guard("Lu", "Fay"))
+    if expected == "run":  # through the Witch's step and Eve's last words to day 1
+        state, _ = engine.play(state, engine.EndPhase())
+        state, _ = engine.play(state, engine.EndPhase())
+        assert state.phase.value == "candidacy"
+    player = "Jo" if expected == "save" else "Fay"
+    legal = engine.legal_actions(state, player)
+    d, backend = decider_for(player, answer)
+    action = await d.adecide(engine.view(state, player), legal, [])
+    assert type(action) is ACTIONS[expected].cls and action in legal
+    assert f'"{expected}"' in json.dumps(backend.schemas[-1] if hasattr(backend, "schemas")
+                                         else backend.calls[-1])
