@@ -56,7 +56,7 @@ def allowed_roles(state, player):
     if state.phase is Phase.OVER:
         return set(state.names)
     s = state.seat[player]
-    allowed = {player} | {state.names[i] for i in state.exposed}  # (a spared Idiot)
+    allowed = {player} | {state.names[i] for i in state.revealed}  # (seen by all)
     if state.roles[s].pack:
         allowed |= {n for n, r in zip(state.names, state.roles, strict=False) if r.pack}
         if state.rules.flow.value == "maw":

@@ -213,6 +213,7 @@ def test_a_murdered_hunter_shoots_in_a_step_of_its_own():
     assert [(e.hunter, e.target, e.audience) for e in shot] == [("Kim", "Ann", None)]
     assert not state.alive[state.seat["Ann"]]
     assert (state.day, state.phase) == (1, Phase.DAY)
+    assert view(state, "Eve").known_roles["Kim"] == "Hunter"  # the shot showed it
     assert (1, "Ann", "shot") in view(state, "Eve").deaths or \
         (0, "Ann", "shot") in view(state, "Eve").deaths
 
@@ -505,6 +506,7 @@ def test_a_werewolf_explodes_and_the_day_ends_with_no_vote():
     assert [(e.player, e.audience) for e in events if isinstance(e, Exploded)] == [("Ann", None)]
     assert not state.alive[state.seat["Ann"]]
     assert (state.day, state.phase) == (1, Phase.NIGHT)  # no vote, no last words
+    assert view(state, "Fay").known_roles["Ann"] == "Werewolf"  # everyone saw it
     off = game(self_explode=False)
     off, _ = night(off, "Eve", guard="Fay")
     off, _ = go(off, EndPhase())

@@ -257,7 +257,8 @@ def execute(state: GameState, t: int, count: float, events: list[Event]) -> Game
     if state.roles[t].survives_execution and t not in state.exposed:
         # the Village Idiot: revealed, alive, and without a vote from now on
         events.append(Spared(state.day, names[t], state.roles[t].name, count))
-        return advance(state._replace(exposed=state.exposed | {t}), events)
+        return advance(state._replace(exposed=state.exposed | {t},
+                                      revealed=state.revealed | {t}), events)
     state = state._replace(
         alive=replaced(state.alive, t, False), executed_today=t,
         deaths=state.deaths + (Death(state.day, t, "executed"),))

@@ -117,6 +117,8 @@ class GameState(NamedTuple):
     ran: frozenset[int] = frozenset()  # everyone who stood (they do not vote)
     sheriff: int = -1  # the sheriff (1.5 votes), -1 for none
     elected: bool = False  # the day-1 election has been held
+    revealed: frozenset[int] = frozenset()  # roles everyone has seen: a spared Idiot, a
+    # Hunter who shot, a werewolf who exploded
 
     @property
     def is_over(self) -> bool:

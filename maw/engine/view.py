@@ -33,8 +33,9 @@ class PlayerView:
         deaths: (day, player, "executed" | "murdered" | "shot") for every death so far
             (a poisoning shows as a murder, but to the Witch).
         known_roles: the roles this player may know: its own; a werewolf also the pack's
-            (and in MAW the roles of the executed); a Village Idiot spared by its
-            execution; everyone's once the game is over.
+            (and in MAW the roles of the executed); the roles everyone saw (a spared
+            Village Idiot, a Hunter who shot, a werewolf who exploded); everyone's once
+            the game is over.
         pack: the pack (werewolves) if this player belongs to it, else empty.
         room: the room this player may speak in now, if any.
         messages_left: messages this player may still send there (``None``: no limit).
@@ -79,7 +80,8 @@ def view(state: GameState, player: str) -> PlayerView:
     over = state.phase is Phase.OVER
     pack = tuple(n for n, r in zip(names, roles, strict=True) if r.pack) if me.pack else ()
     known = {player: me.name}
-    known.update((names[i], roles[i].name) for i in state.exposed)  # a spared Idiot, to all
+    # a spared Idiot, a Hunter who shot, a werewolf who exploded: everyone saw it
+    known.update((names[i], roles[i].name) for i in state.revealed)
     if over:
         known = {n: r.name for n, r in zip(names, roles, strict=True)}
     elif me.pack:

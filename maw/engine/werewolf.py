@@ -179,7 +179,8 @@ class WerewolfFlow(AiwolfFlow):
         if kind is Shoot:
             t = state.seat[action.target]  # type: ignore[attr-defined]
             state = state._replace(alive=r.replaced(state.alive, t, False), shooter=NOBODY,
-                                   deaths=state.deaths + (Death(state.day, t, "shot"),))
+                                   deaths=state.deaths + (Death(state.day, t, "shot"),),
+                                   revealed=state.revealed | {s})
             events.append(Shot(state.day, names[s], names[t]))
             return r.check_end(state, events) or self.after_deaths(state, [t], events)
         if kind is Badge or kind is Tear:
@@ -219,7 +220,8 @@ class WerewolfFlow(AiwolfFlow):
             return state
         if kind is Explode:
             state = state._replace(alive=r.replaced(state.alive, s, False),
-                                   deaths=state.deaths + (Death(state.day, s, "exploded"),))
+                                   deaths=state.deaths + (Death(state.day, s, "exploded"),),
+                                   revealed=state.revealed | {s})
             events.append(Exploded(state.day, names[s]))
             # the day ends at once, with no vote: on to the night (after the steps a
             # death brings, a sheriff's badge)
