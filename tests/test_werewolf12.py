@@ -24,7 +24,7 @@ from maw.engine import (
     ruleset,
     view,
 )
-from maw.engine.actions import ACTIONS, Badge, Explode, Run, Tear, Withdraw
+from maw.engine.actions import ACTIONS, Badge, Explode, First, Run, Tear, Withdraw
 from maw.engine.events import (
     BadgePassed,
     Chatted,
@@ -38,6 +38,7 @@ from maw.engine.events import (
     SheriffElected,
     Shot,
     Spared,
+    SpeakingOrder,
 )
 from maw.engine.roles import GUARD, HUNTER, IDIOT, SEER, VILLAGER, WEREWOLF, WITCH
 from maw.engine.state import Termination
@@ -52,8 +53,10 @@ DEAL = [WEREWOLF] * 4 + [VILLAGER] * 4 + [SEER, WITCH, HUNTER]
 
 
 def game(role_set: str = "A", **options):
-    """A game with the deal above (no sheriff unless asked: its election is tested alone)."""
+    """A game with the deal above (no sheriff and a free talk unless asked: they are
+    tested alone)."""
     options.setdefault("sheriff", False)
+    options.setdefault("speaking_order", False)
     rules = ruleset("werewolf-12", role_set=role_set, **options)
     return new_game(rules, NAMES, random.Random(1),
                     roles=DEAL + [GUARD if role_set == "A" else IDIOT])
@@ -459,7 +462,8 @@ def elect(state, sheriff: str):
     state, _ = play(state, Run(sheriff))
     state, _ = play(state, EndPhase())
     state, events = play(state, Over(sheriff, Room.VILLAGE))
-    assert state.sheriff == state.seat[sheriff] and state.phase is Phase.DAY
+    assert state.sheriff == state.seat[sheriff]
+    assert state.phase is (Phase.ORDER if state.rules.speaking_order else Phase.DAY)
     return state
 
 
@@ -513,3 +517,40 @@ def test_a_werewolf_explodes_and_the_day_ends_with_no_vote():
     assert Explode("Ann") not in legal_actions(off, "Ann")
     with pytest.raises(IllegalActionError, match="self_explode=off"):
         play(off, Explode("Ann"))
+
+
+def test_the_days_speeches_go_round_from_the_side_the_sheriff_chooses():
+    state = elect(to_candidacy(speaking_order=True), "Ivy")
+    # Ivy (seat 8) chooses a neighbour: Hal (7) or Jo (9); nobody else acts
+    assert set(legal_actions(state, "Ivy")) == {First("Ivy", "Hal"), First("Ivy", "Jo")}
+    assert legal_actions(state, "Fay") == ()
+    state, events = play(state, First("Ivy", "Hal"))
+    away = ["Hal", "Gus", "Fay", "Dan", "Cid", "Bob", "Ann", "Lu", "Kim", "Jo"]  # (Eve died)
+    told = [e for e in events if isinstance(e, SpeakingOrder)]
+    assert [(e.order, e.audience) for e in told] == [((*away, "Ivy"), None)]
+    assert state.phase is Phase.DAY
+    # one speech each, in turn: only the speaker may talk (a werewolf may still explode)
+    for i, name in enumerate([*away, "Ivy"]):
+        for other in ("Fay", "Kim"):
+            if other != name:
+                assert not any(isinstance(a, Chat) for a in legal_actions(state, other))
+        with pytest.raises(IllegalActionError):
+            play(state, Chat("Gus" if name != "Gus" else "Fay", Room.VILLAGE, "out of turn"))
+        action = Over(name, Room.VILLAGE) if i % 3 == 2 else Chat(name, Room.VILLAGE, "hm")
+        state, _ = play(state, action)
+    assert state.phase is Phase.VOTE  # everyone has had a turn
+
+
+@pytest.mark.parametrize("sheriff", [True, False])
+def test_the_speaking_order_by_default(sheriff):
+    state = to_candidacy(speaking_order=True)
+    if sheriff:
+        state = elect(state, "Ivy")
+        state, events = play(state, EndPhase())  # the sheriff's timer: from its left
+        expected = ("Jo", "Kim", "Lu", "Ann", "Bob", "Cid", "Dan", "Fay", "Gus", "Hal", "Ivy")
+    else:  # no sheriff: from the seat after the last death (Eve's)
+        state, _ = play(state, EndPhase())  # last words
+        state, events = play(state, EndPhase())  # nobody stands
+        expected = ("Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu", "Ann", "Bob", "Cid", "Dan")
+    assert [e.order for e in events if isinstance(e, SpeakingOrder)] == [expected]
+    assert state.phase is Phase.DAY and state.order == tuple(state.seat[n] for n in expected)

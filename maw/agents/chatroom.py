@@ -39,7 +39,8 @@ def announcement_text(body: m.Body) -> str:
     if isinstance(body, m.VoteResult):
         return render.heard(h.ResultHeard(day=body.day, status=body.status,
                                           target=body.target, tied=list(body.tied),
-                                          reason=body.reason, by=body.by))
+                                          reason=body.reason, by=body.by,
+                                          order=list(body.order)))
     if isinstance(body, m.EndGame):
         return render.heard(h.GameEnded(winner=body.winning_team, reason=body.reason))
     assert isinstance(body, m.Scores)

@@ -223,9 +223,11 @@ class Moderator(MawAgent):
 
     def marker(self) -> tuple:
         """Changes when the players' options change for everyone: a new phase, a revote,
-        the day's votes opening (``votes_open=talk``)."""
+        the day's votes opening (``votes_open=talk``), the next speaker's turn
+        (werewolf-12)."""
         s = self.state
-        return (self.round, s.day, s.phase, s.vote_round, s.ballot) if s else (self.round,)
+        return (self.round, s.day, s.phase, s.vote_round, s.ballot, s.turn) if s \
+            else (self.round,)
 
     def wake(self, events: tuple[engine.Event, ...], actor: str) -> None:
         """Players who will hear of ``events`` may want to act again: not idle any more.
@@ -239,8 +241,10 @@ class Moderator(MawAgent):
                 self.idle -= e.audience
 
     def stamp(self) -> str:
-        """Names the phase (the votes opening does not make a new one)."""
-        return ":".join(str(x) for x in self.marker()[:4])
+        """Names the phase (the votes opening does not make a new one), and the turn in
+        a day of turns (werewolf-12): a "listen" or an action chosen in the last speaker's
+        turn is not taken for one in this."""
+        return stamp_of(self.marker())
 
     def apply(self, action: engine.Action) -> tuple[engine.Event, ...]:
         """The one place the game state changes."""
@@ -299,7 +303,8 @@ class Moderator(MawAgent):
             else:
                 self.hidden = None
                 await self.open_phase(behaviour)
-        elif now != before:  # the day's votes opened: new options for everyone
+        elif now != before:  # the day's votes opened, a turn passed: everyone's new options
+            self.idle.clear()  # (a player idle a moment ago may act now)
             for name in self.seats:
                 await self.send_options(behaviour, name)
         self.changes.poke()
@@ -347,7 +352,7 @@ class Moderator(MawAgent):
         step of its own, its time); for everyone else the phase goes on as it was (no
         timer logged, nothing sent, their stamp still good), so nobody else learns of it
         by a message's arrival."""
-        old = ":".join(str(x) for x in before[:4])
+        old = stamp_of(before)
         self.hidden = (self.hidden[0] if self.hidden else old, audience)
         s = self.state
         if s is not None and s.phase.value != before[2].value:  # a step, not a revote
@@ -440,6 +445,12 @@ class Moderator(MawAgent):
     def waiting_for(self, actors) -> bool:
         """Is the phase still waiting for one of ``actors`` (not idle, not gone)?"""
         return any(a not in self.idle and not self.seats[a].gone for a in actors)
+
+
+def stamp_of(marker: tuple) -> str:
+    """A phase's stamp from its marker (``Moderator.marker``)."""
+    turn = marker[5] if len(marker) > 5 else 0
+    return ":".join(str(x) for x in marker[:4]) + (f":t{turn}" if turn else "")
 
 
 def share_host_key(gm: Moderator, rooms: list[MawAgent]) -> None:

@@ -314,7 +314,8 @@ def _vote(agent: PlayerAgent, body: m.VoteCast) -> None:
 
 def _result(agent: PlayerAgent, body: m.VoteResult) -> None:
     agent.note(h.ResultHeard(day=body.day, status=body.status, target=body.target,
-                             tied=list(body.tied), reason=body.reason, by=body.by))
+                             tied=list(body.tied), reason=body.reason, by=body.by,
+                             order=list(body.order)))
 
 
 def _whispered(agent: PlayerAgent, body: m.PrivateLine) -> None:

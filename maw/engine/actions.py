@@ -124,6 +124,15 @@ class Badge:
 
 
 @dataclass(frozen=True, slots=True)
+class First:
+    """The sheriff has ``target``, its left or right neighbour, speak first today: the
+    speeches go round from that side, and the sheriff speaks last (werewolf-12)."""
+
+    actor: str
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class Tear:
     """A sheriff who has just died tears the badge: no sheriff from now on."""
 
@@ -166,7 +175,7 @@ class Resolve:
 
 
 Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Shoot, Run,
-               Withdraw, Badge, Tear, Explode, Pass, OpenVotes, EndPhase,
+               Withdraw, Badge, First, Tear, Explode, Pass, OpenVotes, EndPhase,
                Resolve]
 
 
@@ -322,6 +331,9 @@ for _spec in (
                "/withdraw", "stand down as a sheriff candidate"),
     ActionSpec("badge", Badge, None, True, False, frozenset({"badge"}), "BadgePassed",
                "/badge NAME", "as the sheriff who has just died, pass the badge to NAME"),
+    ActionSpec("first", First, None, True, False, frozenset({"order"}), "SpeakingOrder",
+               "/first NAME", "as the sheriff, have NAME (your left or right neighbour) "
+               "speak first today; you speak last"),
     ActionSpec("tear", Tear, None, False, False, frozenset({"badge"}), "BadgePassed",
                "/tear", "as the sheriff who has just died, tear the badge"),
     ActionSpec("explode", Explode, None, False, False, frozenset({"day"}), "Exploded",

@@ -273,6 +273,15 @@ class BadgePassed:
 
 
 @dataclass(frozen=True, slots=True)
+class SpeakingOrder:
+    """Today's speeches go in this order, one each (werewolf-12)."""
+
+    day: int
+    order: tuple[str, ...]
+    audience: frozenset[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Exploded:
     """A werewolf revealed itself and died: the day ends, with no vote."""
 
@@ -298,7 +307,7 @@ Event = Union[
     VotesRevealed,
     Executed, NoExecution, Revote, RoleRevealed, Murdered, NoMurder, AttackBlocked,
     Divined, Guarded, MediumResult, GameOver, Acted, NightResult, Whispered, Spared, Shot,
-    Ran, SheriffElected, BadgePassed, Exploded,
+    Ran, SheriffElected, BadgePassed, Exploded, SpeakingOrder,
 ]
 
 

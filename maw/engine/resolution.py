@@ -112,7 +112,7 @@ def enter(state: GameState, day: int, phase: Phase, events: list[Event]) -> Game
     n = len(state.names)
     state = state._replace(
         day=day, phase=phase, vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n,
-        spoken=(0,) * n, done=(False,) * n, whispered=(0,) * n,
+        spoken=(0,) * n, done=(False,) * n, whispered=(0,) * n, turn=0,
         executed_today=NOBODY if phase is Phase.DAY else state.executed_today,
         ballot=not flow.talk_first(state, phase),
     )

@@ -105,6 +105,8 @@ class Ruleset:
         self_explode: werewolf-12: a werewolf may reveal itself by day and die, ending
             the day at once with no vote.
         sheriff: werewolf-12: a sheriff is elected on day 1 (1.5 votes).
+        speaking_order: werewolf-12: the day's talk goes round the table, one speech each
+            (from the side the sheriff chooses; the sheriff last), then the vote.
     """
 
     name: str
@@ -138,6 +140,7 @@ class Ruleset:
     self_knife: bool = False
     self_explode: bool = False
     sheriff: bool = False
+    speaking_order: bool = False
 
     def roles_for(self, n: int) -> tuple[Role, ...]:
         """The multiset of roles dealt to ``n`` players (before shuffling)."""
@@ -200,7 +203,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
     "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
     "same_guard_same_save_kills": bool, "self_knife": bool, "self_explode": bool,
-    "sheriff": bool,
+    "sheriff": bool, "speaking_order": bool,
 }
 _MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
@@ -212,9 +215,10 @@ _W12 = Ruleset(name="werewolf-12", flow=Flow.WEREWOLF, roles=_W12_ROLES["A"], mi
                max_players=12, first_day=0, tie=TiePolicy.NONE,
                attack_tie=TiePolicy.RANDOM, win=WinCondition.SIDE, self_knife=True,
                talks_per_day=3, whispers_per_day=None, day0_talk=False, role_set="A",
-               guard_repeat=False, sheriff=True, self_explode=True)
+               guard_repeat=False, sheriff=True, self_explode=True, speaking_order=True)
 _W12_ONLY = ("role_set", "witch_self_heal_n1", "guard_self_guard",
-             "same_guard_same_save_kills", "self_knife", "self_explode", "sheriff")
+             "same_guard_same_save_kills", "self_knife", "self_explode", "sheriff",
+             "speaking_order")
 
 RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES) + ("werewolf-12",)
 

@@ -32,6 +32,7 @@ class Phase(str, Enum):
     CANDIDACY = "candidacy"  # werewolf-12, day 1: who stands for sheriff
     CAMPAIGN = "campaign"  # the candidates speak, and may withdraw
     ELECTION = "election"  # the others vote among the candidates
+    ORDER = "order"  # the sheriff says from which side the day's speeches go
     OVER = "over"  # the game has ended
 
     def __str__(self) -> str:
@@ -117,6 +118,8 @@ class GameState(NamedTuple):
     ran: frozenset[int] = frozenset()  # everyone who stood (they do not vote)
     sheriff: int = -1  # the sheriff (1.5 votes), -1 for none
     elected: bool = False  # the day-1 election has been held
+    order: tuple[int, ...] = ()  # the day's speaking order (werewolf-12's turns)
+    turn: int = 0  # whose turn it is in ``order``
     revealed: frozenset[int] = frozenset()  # roles everyone has seen: a spared Idiot, a
     # Hunter who shot, a werewolf who exploded
 

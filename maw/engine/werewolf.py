@@ -24,6 +24,7 @@ from maw.engine.actions import (
     Badge,
     Chat,
     Explode,
+    First,
     Over,
     Room,
     Run,
@@ -45,6 +46,7 @@ from maw.engine.events import (
     Ran,
     SheriffElected,
     Shot,
+    SpeakingOrder,
     VoteCast,
 )
 from maw.engine.flows import AiwolfFlow
@@ -54,9 +56,9 @@ from maw.engine.state import Death, GameState, Phase, Result
 NOBODY = r.NOBODY
 # the steps this flow runs itself: their actions are its own
 STEPS = frozenset({Phase.HUNT, Phase.BADGE, Phase.LAST_WORDS, Phase.CANDIDACY,
-                   Phase.CAMPAIGN, Phase.ELECTION})
+                   Phase.CAMPAIGN, Phase.ELECTION, Phase.ORDER, Phase.DAY})
 PRIVATE = frozenset({Phase.WITCH, Phase.HUNT})  # known only to the one who acts
-OWN = (Shoot, Badge, Tear, Run, Withdraw, Explode)  # the actions only this flow takes
+OWN = (Shoot, Badge, First, Tear, Run, Withdraw, Explode)  # the actions only it takes
 
 
 @register_flow
@@ -106,9 +108,6 @@ class WerewolfFlow(AiwolfFlow):
                 alive, state.roles, strict=True)) if a and (
                 (state.votes[i] == NOBODY and r.night_abilities(state, i)) or
                 (role.pack and r.talk_budget(state, i, Room.HIDEOUT))))
-        if phase is Phase.DAY:  # the talk, and a werewolf's explosion
-            return tuple(names[i] for i in seats if alive[i] and (
-                r.talk_budget(state, i, Room.VILLAGE) or self.extra(state, i)))
         return super().actors(state)
 
     def legal(self, state: GameState, s: int) -> tuple[Action, ...]:
@@ -127,6 +126,16 @@ class WerewolfFlow(AiwolfFlow):
         # (a speech is one message; Over says one is done, before or after it)
         if not alive[s]:
             return ()
+        if phase is Phase.DAY:  # the talk (in turns, or free), and a werewolf's explosion
+            if state.rules.speaking_order:
+                mine = state.turn < len(state.order) and state.order[state.turn] == s
+            else:
+                mine = r.talk_budget(state, s, Room.VILLAGE)
+            talk = (Chat(me, Room.VILLAGE), Over(me, Room.VILLAGE)) if mine else ()
+            return (*talk, *self.extra(state, s))
+        if phase is Phase.ORDER:
+            return tuple(First(me, names[t]) for t in self.neighbours(state, s)) \
+                if s == state.sheriff else ()
         if phase is Phase.CANDIDACY:
             return () if s in state.ran else (Run(me),)
         if phase is Phase.CAMPAIGN:
@@ -189,15 +198,20 @@ class WerewolfFlow(AiwolfFlow):
             return self.next_step(state._replace(sheriff=t), events)
         if kind is Chat or kind is Over:
             if kind is Chat:
-                state = state._replace(spoken=r.replaced(state.spoken, s, 1))
+                state = state._replace(spoken=r.replaced(state.spoken, s, state.spoken[s] + 1))
                 events.append(Chatted(state.day, Room.VILLAGE, names[s], action.text))  # type: ignore
             else:
                 state = state._replace(done=r.replaced(state.done, s, True))
                 events.append(Overed(state.day, Room.VILLAGE, names[s]))
+            if state.phase is Phase.DAY:
+                return self.talked(state, s, events)
             talkers = state.speakers if state.phase is Phase.LAST_WORDS else state.running
             if all(state.spoken[i] or state.done[i] for i in talkers):
                 return self.end_phase(state, events)
             return state
+        if kind is First:
+            first = state.seat[action.target]  # type: ignore[attr-defined]
+            return self.day_in_turns(state, s, first, events)
         if kind is Run:
             events.append(Ran(state.day, names[s]))
             state = state._replace(ran=state.ran | {s}, running=state.running | {s})
@@ -228,6 +242,70 @@ class WerewolfFlow(AiwolfFlow):
             state = state._replace(resume=Phase.NIGHT)
             return r.check_end(state, events) or self.after_deaths(state, [s], events)
         raise AssertionError(f"not an action of werewolf-12's steps: {action!r}")
+
+    # ------------------------------------------------------------ the day's talk
+
+    def neighbours(self, state: GameState, s: int) -> list[int]:
+        """The living players to the left (next in seat order) and right of seat ``s``."""
+        n, alive = len(state.names), state.alive
+        left = next((t for k in range(1, n) if alive[t := (s + k) % n]), s)
+        right = next((t for k in range(1, n) if alive[t := (s - k) % n]), s)
+        return sorted({left, right} - {s})
+
+    def round_from(self, state: GameState, first: int, step: int, last: int) -> tuple[int, ...]:
+        """The living, round the table from ``first`` by ``step``, ``last`` at the end."""
+        n = len(state.names)
+        seats = [(first + step * k) % n for k in range(n)]
+        order = [t for t in seats if state.alive[t] and t != last]
+        return (*order, last) if last != NOBODY and state.alive[last] else tuple(order)
+
+    def day_in_turns(self, state: GameState, sheriff: int, first: int,
+                     events: list[Event]) -> GameState:
+        """The day opens with its speaking order: from ``first`` round the table (away
+        from the sheriff, who speaks last), or without a sheriff from the seat after the
+        last death."""
+        n = len(state.names)
+        if sheriff != NOBODY:
+            step = 1 if self._clockwise(state, sheriff, first) else -1
+            order = self.round_from(state, first, step, sheriff)
+        else:
+            after = state.deaths[-1].seat + 1 if state.deaths else 0
+            order = self.round_from(state, after % n, 1, NOBODY)
+        state = r.enter(state, state.day, Phase.DAY, events)
+        events.append(SpeakingOrder(state.day, tuple(state.names[i] for i in order)))
+        return state._replace(order=order, turn=0)
+
+    @staticmethod
+    def _clockwise(state: GameState, s: int, t: int) -> bool:
+        """Is ``t`` the first living seat after ``s`` in seat order?"""
+        n = len(state.names)
+        return next(x for k in range(1, n) if state.alive[x := (s + k) % n]) == t
+
+    def talked(self, state: GameState, s: int, events: list[Event]) -> GameState:
+        """A speech of the day (or an Over): the next speaker's turn, or, everyone done,
+        the vote."""
+        if state.rules.speaking_order:
+            turn = state.turn + 1
+            while turn < len(state.order) and not state.alive[state.order[turn]]:
+                turn += 1
+            state = state._replace(turn=turn)
+            return r.advance(state, events) if turn >= len(state.order) else state
+        if any(r.talk_budget(state, i, Room.VILLAGE) for i, a in enumerate(state.alive) if a):
+            return state
+        return r.advance(state, events)
+
+    def open_day(self, state: GameState, day: int, events: list[Event]) -> GameState:
+        """A new day: its speaking order first (the sheriff's choice, if there is one)."""
+        rules = state.rules
+        if 0 < r.day_limit(state) <= day - rules.first_day:
+            return r.finish(state._replace(day=day - 1), r.Termination.DAY_LIMIT, events)
+        if not rules.speaking_order:
+            return r.enter(state, day, Phase.DAY, events)
+        state = state._replace(day=day, order=(), turn=0)
+        if state.sheriff != NOBODY and state.alive[state.sheriff] and \
+                self.neighbours(state, state.sheriff):
+            return self.open(state, Phase.ORDER, events)
+        return self.day_in_turns(state, NOBODY, NOBODY, events)
 
     def electors(self, state: GameState) -> list[int]:
         return [i for i, a in enumerate(state.alive) if a and i not in state.ran]
@@ -268,6 +346,10 @@ class WerewolfFlow(AiwolfFlow):
             return self.next_step(state._replace(sheriff=NOBODY), events)
         if phase is Phase.LAST_WORDS:
             return self.next_step(state._replace(speakers=()), events)
+        if phase is Phase.ORDER:  # the timer: from the sheriff's left (the next seat)
+            h = state.sheriff
+            left = next(t for t in self.neighbours(state, h) if self._clockwise(state, h, t))
+            return self.day_in_turns(state, h, left, events)
         if phase is Phase.CANDIDACY:
             if not state.running or not self.electors(state):
                 return self.elected(state, NOBODY, events)
@@ -297,11 +379,11 @@ class WerewolfFlow(AiwolfFlow):
              audience: frozenset[str] | None = None) -> GameState:
         """Open a step of the same day (the votes and the talk counts afresh)."""
         if phase is Phase.DAY:
-            return r.enter(state, state.day, Phase.DAY, events)
+            return self.open_day(state, state.day, events)
         n = len(state.names)
         state = state._replace(phase=phase, vote_round=0, votes=(NOBODY,) * n,
                                chosen=(None,) * n, spoken=(0,) * n, done=(False,) * n,
-                               ballot=True)
+                               ballot=True, turn=0)
         events.append(PhaseStarted(state.day, phase.value, 0, state.living(), (), audience))
         return state
 
@@ -371,6 +453,8 @@ class WerewolfFlow(AiwolfFlow):
             state = state._replace(day=day, running=frozenset(), ran=frozenset(),
                                    executed_today=NOBODY, whispered=(0,) * n)
             return self.open(state, Phase.CANDIDACY, events)
+        if nxt is Phase.DAY:
+            return self.open_day(state, day, events)
         return r.enter(state, day, nxt, events)
 
 

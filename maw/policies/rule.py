@@ -49,7 +49,7 @@ _LIAR = 10.0
 # maw.engine.abilities)
 _TACTICS = (Attack, Divine, Guard, ACTIONS["save"].cls, ACTIONS["poison"].cls)
 Save, Poison, Shoot = ACTIONS["save"].cls, ACTIONS["poison"].cls, ACTIONS["shoot"].cls
-Run, Badge = ACTIONS["run"].cls, ACTIONS["badge"].cls
+Run, Badge, First = ACTIONS["run"].cls, ACTIONS["badge"].cls, ACTIONS["first"].cls
 _RUN = 0.2  # how often a player with nothing to report stands for sheriff
 _SURE = 0.9  # the P(werewolf) at which a Witch poisons
 
@@ -344,6 +344,9 @@ class RuleDecider(Decider):
             options = [a.target for a in by_kind[Vote]]  # type: ignore[union-attr]
             mates = [p for p in options if p in view.pack]
             return Vote(self.player, mates[0] if mates else min(options, key=self._score))
+        if First in by_kind:  # the sheriff: the side its prime suspect sits on speaks first
+            options = [a.target for a in by_kind[First]]  # type: ignore[union-attr]
+            return First(self.player, max(options, key=self._score))
         if Badge in by_kind:  # a dead sheriff: to the one it trusts most
             options = [a.target for a in by_kind[Badge]]  # type: ignore[union-attr]
             mates = [p for p in options if p in view.pack]

@@ -100,6 +100,9 @@ def event_messages(event: engine.Event, day: int, round_: int,
         case ev.BadgePassed():
             return [(None, m.VoteResult(day=event.day, target=event.target or None,
                                         status="badge", by=event.sheriff))]
+        case ev.SpeakingOrder():
+            return [(None, m.VoteResult(day=event.day, target=None, status="order",
+                                        order=list(event.order)))]
         case ev.Exploded():
             return [(event.player, m.Kill(day=event.day, cause="exploded")),
                     (None, m.VoteResult(day=event.day, target=event.player,

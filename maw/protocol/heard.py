@@ -109,11 +109,12 @@ class ResultHeard(_Heard):
     kind: Literal["result"] = "result"
     day: int
     status: Literal["executed", "murdered", "no_execution", "no_murder", "revote", "spared",
-                    "shot", "ran", "withdrew", "elected", "badge", "exploded"]
+                    "shot", "ran", "withdrew", "elected", "badge", "exploded", "order"]
     target: str | None = None
     tied: list[str] = []
     reason: str = ""
     by: str | None = None
+    order: list[str] = []
 
 
 class Revealed(_Heard):

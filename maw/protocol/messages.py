@@ -290,11 +290,12 @@ class VoteResult(Body):
     day: int
     target: str | None
     status: Literal["executed", "murdered", "no_execution", "no_murder", "revote", "spared",
-                    "shot", "ran", "withdrew", "elected", "badge", "exploded"]
+                    "shot", "ran", "withdrew", "elected", "badge", "exploded", "order"]
     votes: list[tuple[str, str]] = []
     tied: list[str] = []
     reason: str = ""
     by: str | None = None  # who shot (a Hunter, werewolf-12)
+    order: list[str] = []  # today's speaking order (werewolf-12)
 
 
 class Kill(Body):

@@ -62,6 +62,7 @@ STEP_WORDS = {  # werewolf-12's public steps, as a person reads them
     "election": "vote for a sheriff with /vote NAME (candidates do not vote).",
     "last_words": "last words: the dead speak once.",
     "badge": "the sheriff is dead: /badge NAME passes the badge, /tear tears it.",
+    "order": "the sheriff says who speaks first: /first NAME (a neighbour).",
 }
 
 REVEALED = {  # a private result, by its kind
@@ -113,6 +114,8 @@ def _result(r: h.ResultHeard) -> str:
         if r.target is None:
             return f"[GM] {r.by} tears the sheriff's badge: no sheriff from now on."
         return f"[GM] {r.by} passes the sheriff's badge to {r.target}."
+    if r.status == "order":
+        return f"[GM] Today's speeches, one each, in turn: {', '.join(r.order)}."
     if r.status == "exploded":
         return f"[GM] {r.target} reveals itself as a werewolf and explodes: the day ends."
     if r.status == "no_execution":
@@ -183,6 +186,8 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "BadgePassed":
             return (f"** {d['sheriff']} passes the badge to {d['target']}" if d["target"]
                     else f"** {d['sheriff']} tears the badge")
+        case "SpeakingOrder":
+            return f"   speaking order: {', '.join(d['order'])}"
         case "Exploded":
             return f"** {d['player']} reveals itself as a werewolf and explodes: the day ends"
         case "NoMurder":

@@ -38,6 +38,7 @@ function phaseName(phase, day) {
           hunt: `Day ${day} · the Hunter's shot`, badge: `Day ${day} · the sheriff's badge`,
           last_words: `Day ${day} · last words`, candidacy: `Day ${day} · who stands for sheriff`,
           campaign: `Day ${day} · the candidates speak`, election: `Day ${day} · the sheriff's election`,
+          order: `Day ${day} · the sheriff's speaking order`,
           over: "The end"}[phase] || `Day ${day}, ${phase}`;
 }
 
@@ -117,6 +118,7 @@ const EVENTS = {
     seat(s, d.hunter).role = "Hunter";
     note(s, `${d.hunter}, a Hunter, shoots ${d.target}`, "death");
   },
+  SpeakingOrder(s, d) { note(s, `Today's speeches in turn: ${d.order.join(", ")}`); },
   Ran(s, d) { note(s, `${d.player} ${d.withdrawn ? "stands down" : "stands for sheriff"}`); },
   SheriffElected(s, d) {
     s.sheriff = d.sheriff || null;
