@@ -562,7 +562,7 @@ async function archive() {
   const cell = (label, attrs, ...children) => el("td", {...attrs, "data-label": label}, ...children);
   const rows = games.map((g) => el("tr", {"data-id": g.id},
     cell("date", {}, g.date), cell("seed", {class: "num"}, g.seed ?? ""), cell("ruleset", {}, g.ruleset),
-    cell("players", {class: "players", title: g.players.join(", ")}, `${g.players.length}: ${g.players.join(", ")}`),
+    cell("players", {class: "players", title: g.players.join(", ")}, g.players.length ? `${g.players.length}: ${g.players.join(", ")}` : "none (the lobby never filled)"),
     cell("winner", {class: `winner-${g.winner}`}, g.winner), cell("days", {class: "num"}, g.days),
     cell("length", {class: "num"}, `${g.seconds.toFixed(1)} s`),
     cell("", {}, el("a", {href: `/?game=${encodeURIComponent(g.id)}`, class: "replay-link"}, "replay"))));
