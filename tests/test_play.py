@@ -358,22 +358,24 @@ def test_the_status_bar_fits_any_width_and_cuts_nothing():
     assert len(s.toolbar(width=160).splitlines()) < len(s.toolbar(width=80).splitlines())
 
 
-def seer_seed(names: list[str], person: str) -> int:
-    """A seed whose deal makes ``person`` the Seer of a 7-player maw game with a Seer."""
+def seed_dealing(names: list[str], person: str, role: str, ruleset_name: str = "maw",
+                 **options) -> int:
+    """A seed whose deal makes ``person`` a ``role`` (``maw play``'s game: its round 1)."""
     import random
 
     from maw.engine import new_game, ruleset
 
-    rules = ruleset("maw", seer=1)
+    rules = ruleset(ruleset_name, **options)
     for seed in range(1, 500):
         state = new_game(rules, sorted(names), random.Random(f"{seed}:1"))
-        if state.role_of(person).name == "Seer":
+        if state.role_of(person).name == role:
             return seed
-    raise AssertionError("no seed deals the Seer")
+    raise AssertionError(f"no seed deals {person} the {role}")
 
 
 def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
-    seed = seer_seed(["Alice", "Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], "Alice")
+    seed = seed_dealing(["Alice", "Ann", "Bob", "Cid", "Dee", "Eve", "Fay"], "Alice", "Seer",
+                        seer=1)
     game, xmpp = host(free_port(), tmp_path, "--players", "7", "--rule", "seer=1", "--rule",
                       "whisper=on", "--seed", str(seed), "--day-seconds", "30",
                       "--night-seconds", "12")
@@ -403,23 +405,10 @@ def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
     assert got == {jid["Ann"]}  # Ann alone heard it
 
 
-def witch_seed(names: list[str], person: str) -> int:
-    """A seed whose deal makes ``person`` the Witch of a werewolf-12 game."""
-    import random
-
-    from maw.engine import new_game, ruleset
-
-    for seed in range(1, 500):
-        state = new_game(ruleset("werewolf-12"), sorted(names), random.Random(f"{seed}:1"))
-        if state.role_of(person).name == "Witch":
-            return seed
-    raise AssertionError("no seed deals the Witch")
-
-
 def test_a_person_plays_the_witch_and_stands_for_sheriff_in_werewolf12(tmp_path):
     names = ["Alice", "Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon",
              "Kim"]
-    seed = witch_seed(names, "Alice")
+    seed = seed_dealing(names, "Alice", "Witch", "werewolf-12")
     game, xmpp = host(free_port(), tmp_path, "--ruleset", "werewolf-12", "--players", "12",
                       "--seed", str(seed), "--day-seconds", "30", "--night-seconds", "20")
     child = person(xmpp, "Alice")
