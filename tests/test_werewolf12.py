@@ -531,9 +531,11 @@ def test_the_days_speeches_go_round_from_the_side_the_sheriff_chooses():
     assert state.phase is Phase.DAY
     # one speech each, in turn: only the speaker may talk (a werewolf may still explode)
     for i, name in enumerate([*away, "Ivy"]):
-        for other in ("Fay", "Kim"):
-            if other != name:
-                assert not any(isinstance(a, Chat) for a in legal_actions(state, other))
+        for other in ("Fay", "Kim", "Ann"):
+            if other != name:  # (a werewolf explodes in its own turn only)
+                assert legal_actions(state, other) == ()
+        if name == "Ann":
+            assert Explode("Ann") in legal_actions(state, "Ann")
         with pytest.raises(IllegalActionError):
             play(state, Chat("Gus" if name != "Gus" else "Fay", Room.VILLAGE, "out of turn"))
         action = Over(name, Room.VILLAGE) if i % 3 == 2 else Chat(name, Room.VILLAGE, "hm")

@@ -77,11 +77,16 @@ class WerewolfFlow(AiwolfFlow):
         return state.phase in STEPS or isinstance(action, OWN)
 
     def extra(self, state: GameState, s: int) -> tuple[Action, ...]:
-        """A living werewolf may explode by day (``self_explode``)."""
-        if state.rules.self_explode and state.phase is Phase.DAY and state.alive[s] and \
-                state.roles[s].pack:
-            return (Explode(state.names[s]),)
-        return ()
+        """A living werewolf may explode by day (``self_explode``): in its turn to speak,
+        in a day of turns (else every wolf would be asked again at every speech)."""
+        rules = state.rules
+        if not (rules.self_explode and state.phase is Phase.DAY and state.alive[s] and
+                state.roles[s].pack):
+            return ()
+        if rules.speaking_order and not (state.turn < len(state.order) and
+                                         state.order[state.turn] == s):
+            return ()
+        return (Explode(state.names[s]),)
 
     def usable_tonight(self, state: GameState, abilities: frozenset[str]
                        ) -> frozenset[str]:
