@@ -336,6 +336,10 @@ async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves
     log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
     audit = audit_records(log)
     assert audit.ok, audit.violations[:3]
+    # the GameMaster's FSM went from state to state as the phases came, never spinning
+    moves = sum(1 for r in log if r["kind"] == "state" and r.get("agent") == "GameMaster")
+    phases = sum(1 for r in log if r["kind"] == "event" and r["event"] == "PhaseStarted")
+    assert moves <= 4 * phases + 10, (moves, phases)
     jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
     roles = next(r for r in log if r["kind"] == "round")["roles"]
     witch = next(n for n, role in roles.items() if role == "Witch")
@@ -556,3 +560,13 @@ def test_the_speaking_order_by_default(sheriff):
         expected = ("Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu", "Ann", "Bob", "Cid", "Dan")
     assert [e.order for e in events if isinstance(e, SpeakingOrder)] == [expected]
     assert state.phase is Phase.DAY and state.order == tuple(state.seat[n] for n in expected)
+
+
+def test_every_phase_is_run_by_exactly_one_gamemaster_state():
+    """A phase no FSM state ran spun the GameMaster between a count and a phase state
+    (4 GB of log in 18 minutes of an LLM game, at the sheriff's speaking order)."""
+    from maw.agents.gamemaster_fsm import PHASE_STATES
+
+    for phase in Phase:
+        runners = [name for name, cls in PHASE_STATES.items() if phase in cls.parts]
+        assert len(runners) == (0 if phase is Phase.OVER else 1), (phase, runners)

@@ -3,9 +3,9 @@
 Its FSM (design document §3.6.1) is Setup -> AssignRoles -> DayPhase ->
 DayPhaseVoteCount -> NightPhase -> NightPhaseVoteCount -> ... -> EndPhase (-> AssignRoles
 for the next round); werewolf-12 adds the night's WitchDecision, a dead Hunter's
-HunterShot, day 1's SheriffElection, LastWords and a dead sheriff's BadgeHandover. The
-states only sequence phases and run the timers: every rule is
-the engine's (``maw.agents.gamemaster_fsm``). The Referee behaviour
+HunterShot, the SheriffElection (and each day's speaking order), LastWords and a dead
+sheriff's BadgeHandover. The states only sequence phases and run the timers: every rule
+is the engine's (``maw.agents.gamemaster_fsm``). The Referee behaviour
 (``maw.agents.referee``) takes the lobby joins and every player action, checks who sent
 it (a per-player secret token issued privately on joining), lets the engine judge it, and
 answers ``agree`` or ``refuse`` with the reason. What they drive, the game itself, is the
@@ -18,17 +18,11 @@ from spade.behaviour import FSMBehaviour, OneShotBehaviour
 
 from maw.agents.base import of_types
 from maw.agents.gamemaster_fsm import (
+    PHASE_STATES,
     AssignRolesState,
-    BadgeHandoverState,
-    DayPhaseState,
     EndPhaseState,
-    HunterShotState,
-    LastWordsState,
-    NightPhaseState,
     SetupState,
-    SheriffElectionState,
     VoteCountState,
-    WitchDecisionState,
 )
 from maw.agents.moderator import (  # noqa: F401 - the GameMaster's names, where they were
     ROOM_REPLIES,
@@ -54,10 +48,7 @@ class GameMasterAgent(Moderator):
 
     async def setup(self) -> None:
         fsm = FSMBehaviour()
-        phases = {"DayPhase": DayPhaseState(), "NightPhase": NightPhaseState(),
-                  "WitchDecision": WitchDecisionState(), "HunterShot": HunterShotState(),
-                  "SheriffElection": SheriffElectionState(), "LastWords": LastWordsState(),
-                  "BadgeHandover": BadgeHandoverState()}
+        phases = {name: cls() for name, cls in PHASE_STATES.items()}
         names = ["Setup", "AssignRoles", "DayPhaseVoteCount", "NightPhaseVoteCount",
                  *phases, "EndPhase"]
         states = [SetupState(), AssignRolesState(), VoteCountState(), VoteCountState(),

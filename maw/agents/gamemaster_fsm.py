@@ -82,21 +82,16 @@ ELECTION = (engine.Phase.CANDIDACY, engine.Phase.CAMPAIGN, engine.Phase.ELECTION
 
 
 def _next_fsm_state(gm: Moderator) -> str:
+    """The FSM state that runs the engine's phase now (``PHASE_STATES``' own)."""
     s = gm.state
     assert s is not None
     if s.is_over:
         return "EndPhase"
-    if s.phase is engine.Phase.WITCH:
-        return "WitchDecision"
-    if s.phase is engine.Phase.HUNT:
-        return "HunterShot"
-    if s.phase in ELECTION:
-        return "SheriffElection"
-    if s.phase is engine.Phase.LAST_WORDS:
-        return "LastWords"
-    if s.phase is engine.Phase.BADGE:
-        return "BadgeHandover"
-    return "DayPhase" if s.phase in (engine.Phase.DAY, engine.Phase.VOTE) else "NightPhase"
+    for name, cls in PHASE_STATES.items():
+        if s.phase in cls.parts:
+            return name
+    # (a phase no state runs would spin the FSM between a count and a phase state)
+    raise MawError(f"no GameMaster state runs the {s.phase} phase")
 
 
 class PhaseState(GMState):
@@ -167,9 +162,9 @@ class HunterShotState(PhaseState):
 
 class SheriffElectionState(PhaseState):
     """werewolf-12, day 1: candidacy, the candidates' speeches, the others' vote
-    (AutoWerewolf's "SheriffElection")."""
+    (AutoWerewolf's "SheriffElection"); and each day, the sheriff's speaking order."""
 
-    parts = ELECTION
+    parts = (*ELECTION, engine.Phase.ORDER)
     count_state = "DayPhaseVoteCount"
 
 
@@ -220,3 +215,13 @@ class EndPhaseState(GMState):
             gm.done.set()
         else:
             self.set_next_state("AssignRoles")
+
+
+# the FSM's phase states by name, and the engine's phases each runs (every phase but the
+# end is run by exactly one: tests/test_werewolf12.py checks it)
+PHASE_STATES: dict[str, type[PhaseState]] = {
+    "DayPhase": DayPhaseState, "NightPhase": NightPhaseState,
+    "WitchDecision": WitchDecisionState, "HunterShot": HunterShotState,
+    "SheriffElection": SheriffElectionState, "LastWords": LastWordsState,
+    "BadgeHandover": BadgeHandoverState,
+}
