@@ -66,6 +66,15 @@ def replaced(values: tuple, i: int, value: object) -> tuple:
 # ---------------------------------------------------------------- who may do what
 
 
+def bad_text(state: GameState, text: object, what: str = "a chat message") -> str | None:
+    """Why ``text`` may not be said (a chat, a whisper), if it may not: empty, too long."""
+    if not isinstance(text, str) or not text.strip():
+        return f"{what} needs text"
+    if len(text) > state.rules.max_chat_length:
+        return f"{what} is at most {state.rules.max_chat_length} characters, got {len(text)}"
+    return None
+
+
 def talk_budget(state: GameState, s: int, room: Room) -> bool:
     limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
     # ``done``: said Over (AIWolf); in MAW it is a pass, and a player who passed may talk

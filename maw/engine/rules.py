@@ -47,6 +47,7 @@ from maw.engine.events import (
 )
 from maw.engine.resolution import (
     NOBODY,
+    bad_text,
     choose,
     enter,
     night_abilities,
@@ -191,12 +192,7 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
         if not talk_budget(state, s, room):
             return f"{actor} has no messages left in the {room} this phase"
         if kind is Chat:
-            text = action.text  # type: ignore[union-attr]
-            if not isinstance(text, str) or not text.strip():
-                return "a chat message needs text"
-            if len(text) > state.rules.max_chat_length:
-                return (f"a chat message is at most {state.rules.max_chat_length} "
-                        f"characters, got {len(text)}")
+            return bad_text(state, action.text)  # type: ignore[union-attr]
         return None
     if kind is Whisper:
         return _why_not_whisper(state, s, action)  # type: ignore[arg-type]
@@ -269,12 +265,7 @@ def _why_not_whisper(state: GameState, s: int, action: Whisper) -> str | None:
         return f"{state.names[s]} may not whisper to itself"
     if not state.alive[t]:
         return f"{action.target} is dead: the dead hear no whispers"
-    text = action.text
-    if not isinstance(text, str) or not text.strip():
-        return "a whisper needs text"
-    if len(text) > rules.max_chat_length:
-        return f"a whisper is at most {rules.max_chat_length} characters, got {len(text)}"
-    return None
+    return bad_text(state, action.text, "a whisper")
 
 
 def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:

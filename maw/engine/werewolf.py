@@ -169,13 +169,7 @@ class WerewolfFlow(AiwolfFlow):
         if action in self.legal(state, s):
             return None
         if type(action) is Chat and Chat(state.names[s], action.room) in self.legal(state, s):
-            text = action.text
-            if not isinstance(text, str) or not text.strip():
-                return "a chat message needs text"
-            if len(text) > state.rules.max_chat_length:
-                return (f"a chat message is at most {state.rules.max_chat_length} "
-                        f"characters, got {len(text)}")
-            return None
+            return r.bad_text(state, action.text)
         if not state.alive[s] and state.phase not in (Phase.HUNT, Phase.BADGE,
                                                         Phase.LAST_WORDS):
             return f"{state.names[s]} is dead"
