@@ -358,6 +358,19 @@ def test_the_status_bar_fits_any_width_and_cuts_nothing():
     assert len(s.toolbar(width=160).splitlines()) < len(s.toolbar(width=80).splitlines())
 
 
+def leave(child: pexpect.spawn) -> None:
+    """The person presses Ctrl-C: ``maw play`` ends."""
+    child.sendintr()
+    child.expect(pexpect.EOF, timeout=30)
+
+
+def stop(game: subprocess.Popen, folder) -> list[dict]:
+    """Stop the host mid-game; its log's records."""
+    game.kill()
+    game.wait(timeout=30)
+    return records(folder)
+
+
 def seed_dealing(names: list[str], person: str, role: str, ruleset_name: str = "maw",
                  **options) -> int:
     """A seed whose deal makes ``person`` a ``role`` (``maw play``'s game: its round 1)."""
@@ -391,13 +404,10 @@ def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
         child.expect(r"Day 1, night", timeout=90)
         child.sendline("/divine Ann")
         child.expect(r"Your divination: Ann is (human|werewolf)", timeout=30)
-        child.sendintr()
-        child.expect(pexpect.EOF, timeout=30)
+        leave(child)
     finally:
         child.close()
-    game.kill()
-    game.wait(timeout=30)
-    log = records(tmp_path)
+    log = stop(game, tmp_path)
     whispered = [r["data"] for r in log if r["kind"] == "event" and r["event"] == "Whispered"]
     assert whispered[0]["speaker"] == "Alice" and whispered[0]["target"] == "Ann"
     jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
@@ -420,13 +430,10 @@ def test_a_person_plays_the_witch_and_stands_for_sheriff_in_werewolf12(tmp_path)
         child.expect(r"Day 1, the sheriff's election: /run", timeout=90)
         child.sendline("/run")
         child.expect(r"Alice stands for sheriff")
-        child.sendintr()
-        child.expect(pexpect.EOF, timeout=30)
+        leave(child)
     finally:
         child.close()
-    game.kill()
-    game.wait(timeout=30)
-    log = records(tmp_path)
+    log = stop(game, tmp_path)
     saves = [r["data"] for r in log if r["kind"] == "action" and r["action"] == "Save"]
     assert saves == [{"actor": "Alice", "target": victim}]
     events = [(r["event"], r["data"]) for r in log if r["kind"] == "event"]
