@@ -94,10 +94,6 @@ class DayFlow:
         """Apply ``action``, one the flow ``owns`` (``why_not`` said yes)."""
         raise NotImplementedError
 
-    def following(self, state: GameState) -> Phase:
-        """The phase after the current one."""
-        return self.next_phase[state.phase]
-
     def night_decided(self, state: GameState, target: int, events: list[Event]) -> GameState:
         """The pack's attack is decided (``target``, -1 for none): resolve the night, or
         go on to the night's next step."""

@@ -104,7 +104,7 @@ def night_abilities(state: GameState, s: int) -> frozenset[str]:
 
 
 def advance(state: GameState, events: list[Event]) -> GameState:
-    nxt = flow_of(state).following(state)
+    nxt = flow_of(state).next_phase[state.phase]
     return enter(state, state.day + (nxt is Phase.DAY), nxt, events)
 
 

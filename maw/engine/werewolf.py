@@ -57,7 +57,6 @@ NOBODY = r.NOBODY
 # the steps this flow runs itself: their actions are its own
 STEPS = frozenset({Phase.HUNT, Phase.BADGE, Phase.LAST_WORDS, Phase.CANDIDACY,
                    Phase.CAMPAIGN, Phase.ELECTION, Phase.ORDER, Phase.DAY})
-PRIVATE = frozenset({Phase.WITCH, Phase.HUNT})  # known only to the one who acts
 OWN = (Shoot, Badge, First, Tear, Run, Withdraw, Explode)  # the actions only it takes
 
 
