@@ -134,6 +134,10 @@ def test_the_game_opens_at_night_and_the_witch_alone_learns_the_victim():
     for other in ("Eve", "Ivy", "Ann"):
         assert view(state, other).phase == "witch"  # (the view is the engine's, not sent)
         assert not any(k == "attacked" for _d, k, _t, _v in view(state, other).results)
+    # the pack's night goes on: its Hideout stays open (a refusal would tell it the
+    # Witch's step is on)
+    state, events = play(state, Chat("Ann", Room.HIDEOUT, "did it work?"))
+    assert [e.speaker for e in events if isinstance(e, Chatted)] == ["Ann"]
     assert Save("Jo", "Eve") in legal_actions(state, "Jo")
     assert Save("Jo", "Fay") not in legal_actions(state, "Jo")  # only the victim
     assert legal_actions(state, "Ivy") == ()

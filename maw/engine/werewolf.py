@@ -67,7 +67,10 @@ class WerewolfFlow(AiwolfFlow):
     flow = Flow.WEREWOLF
     next_phase = MappingProxyType({Phase.DAY: Phase.VOTE, Phase.VOTE: Phase.NIGHT,
                                    Phase.NIGHT: Phase.DAY, Phase.WITCH: Phase.DAY})
+    # (the Hideout stays open in the Witch's step: for the pack the night goes on, and a
+    # chat refused there would tell it the step is on)
     rooms = MappingProxyType({Phase.DAY: Room.VILLAGE, Phase.NIGHT: Room.HIDEOUT,
+                              Phase.WITCH: Room.HIDEOUT,
                               Phase.LAST_WORDS: Room.VILLAGE, Phase.CAMPAIGN: Room.VILLAGE})
 
     steps = STEPS
@@ -104,9 +107,10 @@ class WerewolfFlow(AiwolfFlow):
         if phase is Phase.VOTE:
             return tuple(names[i] for i in seats
                          if alive[i] and state.votes[i] == NOBODY and i not in state.exposed)
-        if phase is Phase.WITCH:
-            return tuple(names[i] for i in seats
-                         if state.votes[i] == NOBODY and _may_act(state, i))
+        if phase is Phase.WITCH:  # the Witch, and the pack in its Hideout
+            return tuple(names[i] for i in seats if (
+                state.votes[i] == NOBODY and _may_act(state, i)) or (
+                alive[i] and state.roles[i].pack and r.talk_budget(state, i, Room.HIDEOUT)))
         if phase is Phase.NIGHT:  # who chooses, and the pack in its Hideout
             return tuple(names[i] for i, (a, role) in enumerate(zip(
                 alive, state.roles, strict=True)) if a and (
