@@ -257,6 +257,8 @@ function drawTable(s) {
   const table = $("table");
   const n = s.order.length;
   table.classList.toggle("night", s.phase === "night" || s.phase === "whisper");
+  const crowded = n > 8;  // (12 seats: short tags, or they run into their neighbours)
+  table.classList.toggle("crowded", crowded);
   const width = table.clientWidth || 400;
   const size = Math.round(Math.max(30, Math.min(68, width * 2.3 / Math.max(n, 1) / 1.9)));
   table.style.setProperty("--seat", `${size}px`);
@@ -269,8 +271,11 @@ function drawTable(s) {
   $("players").replaceChildren(...s.order.map((name) => {
     const p = s.players[name];
     const tags = [];
-    if (p.death) tags.push(el("span", {class: "tag death"}, `${p.death.cause} · ${p.death.cause === "murdered" ? "night" : "day"} ${p.death.day}`));
-    // (the Witch's and the Hunter's steps are private: the page shows them to spectators)
+    if (p.death) {
+      const when = `${p.death.cause === "murdered" ? "night" : "day"} ${p.death.day}`;
+      tags.push(el("span", {class: "tag death", title: `${p.death.cause}, ${when}`},
+                   crowded ? `† ${when}` : `${p.death.cause} · ${when}`));
+    }
     if (p.gone) tags.push(el("span", {class: "tag left"}, "left"));
     if (s.sheriff === name) tags.push(el("span", {class: "tag sheriff", title: "the sheriff: 1.5 votes"}, "★ sheriff"));
     if (p.role === "Witch") tags.push(el("span", {class: "tag potions", title: "the Witch's potions left"},
