@@ -574,3 +574,44 @@ def test_every_phase_is_run_by_exactly_one_gamemaster_state():
     for phase in Phase:
         runners = [name for name, cls in PHASE_STATES.items() if phase in cls.parts]
         assert len(runners) == (0 if phase is Phase.OVER else 1), (phase, runners)
+
+
+def rule_learns(state, name: str):
+    """A rule decider for ``name`` that has seen ``state``'s view."""
+    from maw.policies.rule import RuleDecider
+
+    d = RuleDecider(name, random.Random(0))
+    d.beliefs(view(state, name))
+    return d
+
+
+def test_the_rule_players_beliefs_take_the_twelve_player_events_in():
+    # a night's dead may be a poisoned werewolf: not known human
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = go(state, Poison("Jo", "Bob"))
+    d = rule_learns(state, "Gus")
+    assert "Bob" not in d.human and "Eve" not in d.human
+    # (without a Witch or a knife a night's victim is certainly human, as before)
+    maw = new_game(ruleset("maw"), NAMES[:6], random.Random(1),
+                   roles=[WEREWOLF, WEREWOLF, VILLAGER, VILLAGER, VILLAGER, VILLAGER])
+    while maw.phase is not Phase.NIGHT:  # a day without a vote
+        maw, _ = play(maw, EndPhase())
+    for wolf in ("Ann", "Bob"):
+        maw, _ = play(maw, Attack(wolf, "Eve"))
+    assert "Eve" in rule_learns(maw, "Fay").human
+    # a Hunter's shot is its accusation; the Hunter itself is known human
+    state, _ = night(game(), "Kim", guard="Fay")
+    state, _ = go(state, EndPhase())
+    state, _ = go(state, Shoot("Kim", "Gus"))
+    d = rule_learns(state, "Eve")
+    assert ("Kim", "Gus") in d.accusations and "Kim" in d.human
+    # a badge passed on is the dead sheriff's trust in its heir
+    state = elect(to_candidacy(), "Ivy")
+    d = rule_learns(state, "Eve")
+    assert d.sheriff == "Ivy"
+    state, _ = execute(state, "Gus")
+    state, _ = night(state, "Ivy", guard="Hal")
+    state, _ = play(state, EndPhase())
+    state, _ = play(state, Badge("Ivy", "Fay"))
+    d.beliefs(view(state, "Eve"))
+    assert ("Ivy", "Fay") in d.defences and d.sheriff == "Fay"

@@ -47,6 +47,7 @@ class PlayerView:
             under ``votes_open=talk``).
         rule_options: the ruleset's options that differ from ``ruleset``'s defaults:
             ``maw.engine.ruleset(ruleset, **dict(rule_options))`` is the game's ruleset.
+        sheriff: werewolf-12: the sheriff everyone knows of ("" for none).
     """
 
     player: str
@@ -70,6 +71,7 @@ class PlayerView:
     winner: str | None
     votes_open: bool = True
     rule_options: tuple[tuple[str, str], ...] = ()
+    sheriff: str = ""
 
 
 def view(state: GameState, player: str) -> PlayerView:
@@ -132,4 +134,5 @@ def view(state: GameState, player: str) -> PlayerView:
         results=results,
         winner=(state.winner.value if state.winner else "") if over else None,
         votes_open=state.ballot, rule_options=changed_options(state.rules),
+        sheriff=names[state.sheriff] if state.sheriff != NOBODY else "",
     )

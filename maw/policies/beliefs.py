@@ -156,6 +156,18 @@ def pack_size(view) -> int:
     return sum(1 for r in rules.roles_for(len(view.players)) if r.pack)
 
 
+def murders_prove_human(view) -> bool:
+    """Whether a player found dead in the night was certainly human: not where the pack
+    may kill its own (werewolf-12's ``self_knife``) or a Witch's poison, which shows as a
+    murder to all but her, may kill a werewolf."""
+    from maw.engine import ruleset
+    from maw.engine.roles import Ability
+
+    rules = ruleset(view.ruleset, **dict(view.rule_options))
+    return not rules.self_knife and not any(
+        Ability.POISON in r.abilities for r in rules.roles_for(len(view.players)))
+
+
 def uniform(view) -> dict[str, float]:
     """The uniform prior: what the player knows for certain (itself, its pack, the roles
     it was told), and for everyone else the same share of the wolves it cannot place."""

@@ -87,6 +87,8 @@ class RuleDecider(Decider):
         self.said_results: list[tuple[str, str, str]] = []  # (speaker, target, species)
         self.beliefs_now: dict[str, float] | None = None  # P(werewolf) of each other player
         self.pack_size: int | None = None
+        self.murders_human: bool | None = None  # a night's victim is certainly human
+        self.sheriff = ""  # the sheriff it last saw
         self._belief_key: tuple[int, ...] | None = None
         self.village = True  # on the village's side (its beliefs choose its votes)
         self.voice = random.Random(rng.getrandbits(32))  # the words it picks
@@ -166,14 +168,31 @@ class RuleDecider(Decider):
         for _day, kind, target, species in view.results:
             if kind in reported:
                 (self.wolf if species == "werewolf" else self.human).add(target)
+        if self.murders_human is None:
+            try:
+                self.murders_human = beliefs.murders_prove_human(view)
+            except MawError:  # a ruleset this decider does not know
+                self.murders_human = False
         for _day, victim, cause in view.deaths[self.deaths_seen:]:
             if cause == "murdered":
-                # the pack never murders its own: the victim was human, and those who
-                # accused it are more likely wolves
-                self.human.add(victim)
+                # the pack never murders its own: the victim was human (unless a Witch's
+                # poison or a packmate's knife may have done it), and those who accused
+                # it are more likely wolves
+                if self.murders_human:
+                    self.human.add(victim)
                 for accuser in [p for p, t in self.against.items() if victim in t]:
                     self._bump(accuser, 1.0)
+            elif cause == "shot":  # a Hunter's shot: its prime suspect, in effect a vote
+                for hunter in [p for p, r in view.known_roles.items()
+                               if role_named(r).shoots and p != victim]:
+                    self.against.setdefault(hunter, set()).add(victim)
+                    self.accusations.append((hunter, victim))
         self.deaths_seen = len(view.deaths)
+        if view.sheriff != self.sheriff:
+            # a badge passed on: the dead sheriff trusted its heir (a torn one: nobody)
+            if self.sheriff and view.sheriff and self.sheriff not in view.living:
+                self.defences.append((self.sheriff, view.sheriff))
+            self.sheriff = view.sheriff
         for _day, kind, _round, votes in view.vote_history[self.history_seen:]:
             if kind == "execute":
                 for voter, target in votes:

@@ -42,6 +42,7 @@ class View(BaseModel):
     winner: str | None = None
     votes_open: bool = True
     rule_options: tuple[tuple[str, str], ...] = ()
+    sheriff: str = ""
 
     @classmethod
     def of(cls, view: engine.PlayerView) -> View:
