@@ -116,11 +116,21 @@ def cmd_game(args: argparse.Namespace) -> int:
             remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
             seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
             log_dir=Path(args.log_dir), rule_options=tuple(args.rule),
-            early_end=args.early_end, substitute=args.substitute)
+            early_end=args.early_end, substitute=args.substitute, aiwolf=args.aiwolf)
         plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
     config, seats, address, joining, lobby = (plan.config, plan.seats, plan.address,
                                               plan.joining, plan.lobby)
     rules = config.rules
+    if args.aiwolf:
+        from maw.hosting.aiwolf import check
+        from maw.web.server import parse_address as parse_web
+
+        if args.replay_llm:
+            raise MawError("--replay-llm plays the logged game's own seats: no --aiwolf")
+        check(rules, config.players, args.aiwolf, config.rounds)
+        aiwolf_at = parse_web(args.aiwolf_port, "--aiwolf-port")
+        if args.aiwolf_timeout <= 0:
+            raise MawError("--aiwolf-timeout must be positive")
 
     def show(record: dict) -> None:
         text = record_line(record, args.show_roles)
@@ -150,10 +160,19 @@ def cmd_game(args: argparse.Namespace) -> int:
             if watch is not None:
                 watch(record)
 
-        return run_game(config, seats, address, timeout=args.timeout,
-                        remote=joining, lobby=lobby, watch=both,
-                        say=lambda line: print(f"maw game: {line}", file=sys.stderr,
-                                               flush=True))
+        def run(seated):
+            return run_game(config, seated, address, timeout=args.timeout,
+                            remote=joining, lobby=lobby, watch=both,
+                            say=lambda line: print(f"maw game: {line}", file=sys.stderr,
+                                                   flush=True))
+        if not args.aiwolf:
+            return run(seats)
+        from maw.aiwolf.link import Limits
+        from maw.hosting.aiwolf import with_aiwolf
+
+        return with_aiwolf(run, seats, args.aiwolf, *aiwolf_at,
+                           Limits(action=args.aiwolf_timeout), args.lobby_seconds,
+                           say=lambda line: print(line, flush=True))
 
     if args.web:
         from maw.web.host import watched
@@ -190,6 +209,12 @@ def _summary(args: argparse.Namespace, result) -> None:
         for name, u in result.llm.items():
             print(f"    {name}: {u['calls']} calls, {u['tokens']} tokens, {u['seconds']} s; "
                   f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback")
+    for a in result.aiwolf:
+        lat = (f"median {a['median'] * 1000:.0f} ms, p95 {a['p95'] * 1000:.0f} ms"
+               if a["median"] is not None else "no answer")
+        print(f"  AIWolf {a['seat']} ({a['name']}, team {a['team']}): {a['requests']} "
+              f"requests, {a['failed']} failed, {lat}"
+              + (f"; in error: {a['error']}" if a["error"] else ""))
     if result.time_split:
         from maw.records.accounting import describe
 
@@ -614,6 +639,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "log, every model answered from the log (no model runs)")
     p.add_argument("--replay-unpaced", action="store_true",
                    help="with --replay-llm: answer at once, not when the recorded model did")
+    p.add_argument("--aiwolf", type=int, default=0, metavar="K",
+                   help="seats for AIWolf contest agents (aiwolf-* rulesets), who join "
+                        "over aiwolf-nlp-server's WebSocket protocol at "
+                        "ws://HOST:PORT/ws; the first K to connect play")
+    p.add_argument("--aiwolf-port", default="8080", metavar="[HOST:]PORT",
+                   help="where AIWolf agents connect (127.0.0.1 unless HOST)")
+    p.add_argument("--aiwolf-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="how long an AIWolf agent may take to answer a request (the "
+                        "server's timeout.action; 5 s more are accepted, then its NAME is "
+                        "asked for, as aiwolf-nlp-server does)")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
 

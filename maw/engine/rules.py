@@ -397,4 +397,5 @@ def outcome(state: GameState) -> Outcome | None:
         roles=MappingProxyType({n: r.name for n, r in zip(state.names, state.roles,
                                                           strict=True)}),
         points=MappingProxyType(dict(points(state))),
+        living=state.living(),
     )

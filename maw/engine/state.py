@@ -145,6 +145,7 @@ class Outcome:
         day: the day it ended on.
         roles: every player's role.
         points: what each player scored (design document §1.2.4).
+        living: who lived at the end, in seat order.
     """
 
     winner: Team | None
@@ -152,3 +153,4 @@ class Outcome:
     day: int
     roles: Mapping[str, str]
     points: Mapping[str, int]
+    living: tuple[str, ...] = ()

@@ -8,3 +8,6 @@ HUMAN_DAY, HUMAN_NIGHT = 120.0, 45.0
 # with people at the table, an AI player waits 2 to 6 s before each action (and before its
 # first in a phase), and answers news after 1 to 2 s at least: a person can read and reply
 HUMAN_PACE = (2.0, 6.0)
+# AIWolf agents (maw game --aiwolf): aiwolf-nlp-server gives each request 60 s (and 5 s
+# more): a day of four talks each, a night of one request each
+AIWOLF_DAY, AIWOLF_NIGHT = 270.0, 70.0

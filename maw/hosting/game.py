@@ -59,6 +59,7 @@ class GameResult:
     messages: int = 0  # messages the hosted agents sent
     llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
     time_split: dict[str, float] = field(default_factory=dict)  # maw.records.accounting
+    aiwolf: list[dict] = field(default_factory=list)  # AIWolf agents' requests, latencies
 
 
 RECONNECT_SECONDS = 60.0  # how long a host tries to reach a server that went away
@@ -111,7 +112,8 @@ def seat_record(seat: Seat) -> dict:
     """An AI seat as the log keeps it (its model's settings, never an API key)."""
     return {"name": seat.name, "decider": seat.decider, "max_wait": seat.max_wait,
             "persona": seat.persona, "prompts": seat.prompts,
-            "llm": seat.llm.model_dump() if seat.llm is not None else None}
+            "llm": seat.llm.model_dump() if seat.llm is not None else None,
+            **({"team": seat.team} if seat.team else {})}
 
 
 def log_path(config: GameConfig) -> Path | None:

@@ -11,6 +11,8 @@ from maw.agents.gamemaster import GameConfig
 from maw.engine import Flow, Ruleset, VotesOpen, parse_options
 from maw.errors import MawError
 from maw.hosting.defaults import (
+    AIWOLF_DAY,
+    AIWOLF_NIGHT,
     HUMAN_DAY,
     HUMAN_NIGHT,
     HUMAN_PACE,
@@ -46,6 +48,7 @@ class GameRequest:
     rule_options: tuple[str, ...] = ()  # the --rule KEY=VALUE given (rules is built from them)
     early_end: bool = False
     substitute: str | None = None  # the decider that takes over a gone player's seat
+    aiwolf: int = 0  # seats for AIWolf agents (maw.hosting.aiwolf seats them)
 
 
 @dataclass
@@ -67,6 +70,7 @@ def phase_lengths(request: GameRequest, seats: list[Seat]) -> tuple[float, float
     """Day and night seconds: as asked, else long enough for whoever plays."""
     llm = any(s.decider in TALKERS for s in seats)
     day, night = (HUMAN_DAY, HUMAN_NIGHT) if request.humans else (
+        (AIWOLF_DAY, AIWOLF_NIGHT) if request.aiwolf else
         (LLM_DAY, LLM_NIGHT) if llm else (RULE_DAY, RULE_NIGHT))
     return request.day_seconds or day, request.night_seconds or night
 
@@ -81,8 +85,10 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
         if value is not None and value <= 0:
             raise MawError(f"--{flag.replace('_', '-')} must be positive")
     address = parse_address(r.xmpp)
-    if r.remote < 0 or r.humans < 0 or r.remote + r.humans > r.players:
-        raise MawError(f"--remote and --humans must add up to at most --players ({r.players})")
+    if r.remote < 0 or r.humans < 0 or r.aiwolf < 0 or \
+            r.remote + r.humans + r.aiwolf > r.players:
+        raise MawError("--remote, --humans and --aiwolf must add up to at most --players "
+                       f"({r.players})")
     joining = r.remote + r.humans
     lobby = r.lobby if joining else None
     if lobby:
@@ -100,12 +106,12 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     from maw.hosting.roster import choose_roster, load_roster, roster_path
 
     roster, fill = roster_path(r.roster) if r.roster else None, None
-    if roster is None and r.policy is None and r.players > joining:
+    if roster is None and r.policy is None and r.players > joining + r.aiwolf:
         roster, why = await choose_roster()
         fill = "rule"  # a shipped roster may seat fewer than --players
         say(f"maw game: no --roster or --policy, so playing with "
             f"{roster or 'rule players'}: {why}")
-    ai = r.players - joining
+    ai = r.players - joining - r.aiwolf
     if roster is not None:
         loaded = load_roster(roster)
         if r.seats:

@@ -8,6 +8,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from maw.errors import MawError
 from maw.hosting.roster import LLMSpec, Roster
@@ -31,6 +32,11 @@ class Seat:
     # (low, high) seconds: act at a person's pace (``maw.agents.model_interface.Pace``),
     # in a game where people sit
     pace: tuple[float, float] | None = None
+    # an "aiwolf" seat: the AIWolf agent's connection (maw.aiwolf.link.Link), its team
+    # and the game's AIWolf id
+    link: Any = None
+    team: str = ""
+    game_id: str = ""
 
 
 def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> list[Seat]:
@@ -102,6 +108,14 @@ def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
                               spec.max_chars, spec.temperature, fallback=("rule", fallback),
                               steer=spec.steer)
         return new_llm
+
+    if seat.decider == "aiwolf":
+        from maw.aiwolf.bridge import AiwolfDecider
+
+        def new_aiwolf(round_: int) -> Decider:
+            return AiwolfDecider(seat.name, random.Random(f"{seed}:{round_}"), seat.link,
+                                 seat.game_id)
+        return new_aiwolf
 
     def new(round_: int) -> Decider:
         return make_decider(seat.decider, seat.name, random.Random(f"{seed}:{round_}"))

@@ -18,15 +18,15 @@ from maw.web.seats import Seat, SeatDesk
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def parse_address(text: str) -> tuple[str, int]:
-    """``PORT`` (on the loopback) or ``HOST:PORT``."""
+def parse_address(text: str, flag: str = "--web") -> tuple[str, int]:
+    """``PORT`` (on the loopback) or ``HOST:PORT`` (``flag``: the option it came from)."""
     host, _, port = text.rpartition(":")
     try:
         number = int(port)
     except ValueError:
         number = -1
     if not 0 <= number <= 65535:
-        raise MawError(f"--web {text!r}: give PORT or HOST:PORT (e.g. 8080 or 0.0.0.0:8080)")
+        raise MawError(f"{flag} {text!r}: give PORT or HOST:PORT (e.g. 8080 or 0.0.0.0:8080)")
     return host or "127.0.0.1", number
 
 

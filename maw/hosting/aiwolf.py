@@ -1,0 +1,58 @@
+"""``maw game --aiwolf K``: AIWolf contest agents take K seats (``maw.aiwolf``). The
+endpoint listens before the game, the first K agents to answer NAME are seated as
+``aiwolf`` players, the game is hosted as any other, and each agent gets FINISH."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+
+from maw.aiwolf.bridge import aiwolf_role, finish_packet
+from maw.aiwolf.link import Limits
+from maw.aiwolf.server import Endpoint
+from maw.engine import Ruleset
+from maw.errors import MawError
+from maw.hosting.game import GameResult
+from maw.hosting.seats import Seat
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+
+def game_id() -> str:
+    """A ULID, as aiwolf-nlp-server names its games (48 bits of milliseconds, 80 random)."""
+    n = (int(time.time() * 1000) << 80) | secrets.randbits(80)
+    return "".join(_CROCKFORD[(n >> (5 * i)) & 31] for i in reversed(range(26)))
+
+
+def check(rules: Ruleset, players: int, aiwolf: int, rounds: int) -> None:
+    """``MawError`` unless AIWolf agents can play this game."""
+    if aiwolf < 0 or aiwolf > players:
+        raise MawError(f"--aiwolf must be between 0 and --players ({players})")
+    if rounds != 1:
+        raise MawError("AIWolf agents play one game a connection: --aiwolf with --rounds 1")
+    for role in rules.roles_for(players):
+        aiwolf_role(role.name)
+
+
+async def with_aiwolf(run: Callable[[list[Seat]], Awaitable[GameResult]], seats: list[Seat],
+                      agents: int, host: str, port: int, limits: Limits, wait: float,
+                      say: Callable[[str], None]) -> GameResult:
+    """Seat ``agents`` AIWolf agents beside ``seats``, then ``run`` the game."""
+    endpoint = Endpoint(host, port, agents, limits, [s.name for s in seats], say)
+    await endpoint.start()
+    say(f"maw game: waiting {wait:.0f} s for {agents} AIWolf agent(s) at {endpoint.url}")
+    try:
+        links = await endpoint.gather(wait)
+        gid = game_id()
+        seated = [Seat(x.seat, "aiwolf", link=x, team=x.team, game_id=gid) for x in links]
+        result = await run(seated + seats)
+        out = result.outcomes[-1] if result.outcomes else None
+        if out is not None:
+            await asyncio.gather(*(x.finish(finish_packet(
+                gid, out.day, dict(out.roles), out.living, x.seat)) for x in links))
+        result.aiwolf = [x.summary() for x in links]
+        return result
+    finally:
+        await endpoint.stop()

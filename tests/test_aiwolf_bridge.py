@@ -1,0 +1,196 @@
+"""The AIWolf bridge: agents built on aiwolf-nlp-common's client (``tests/aiwolf_agent.py``,
+as AIWolf's own sample agent is) join ``maw game --aiwolf K`` over its WebSocket endpoint
+and play whole games with MAW's rule players and a person, on the embedded server and on
+ejabberd; the protocol's faults end as aiwolf-nlp-server ends them, and the game goes on."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+from test_play import person
+
+from maw.engine import new_game, ruleset
+from maw.hosting.xmpp import free_port
+
+pytestmark = pytest.mark.xmpp
+
+AGENT = str(Path(__file__).with_name("aiwolf_agent.py"))
+ACTION_REQUESTS = {"TALK", "WHISPER", "VOTE", "DIVINE", "GUARD", "ATTACK"}
+
+
+def maw(*args: str) -> list[str]:
+    return [sys.executable, "-m", "maw", *args]
+
+
+def host(tmp_path, players: int, agents: int, port: int, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        maw("game", "--ruleset", f"aiwolf-{players}", "--players", str(players),
+            "--aiwolf", str(agents), "--aiwolf-port", str(port), "--policy", "rule",
+            "--log-dir", str(tmp_path), "--lobby-seconds", "120", "--aiwolf-timeout", "1",
+            *extra),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def agent(tmp_path, port: int, name: str, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, AGENT, "--url", f"ws://127.0.0.1:{port}/ws", "--name", name,
+         "--log", str(tmp_path / f"{name}.jsonl"), *extra],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def wait_line(proc: subprocess.Popen, pattern: str, seconds: float = 60) -> str:
+    assert proc.stdout is not None
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if re.search(pattern, line):
+            return line
+    proc.kill()
+    raise AssertionError(f"no line like {pattern!r}: {proc.stderr.read()[-2000:]}")
+
+
+def packets(tmp_path, name: str) -> list[dict]:
+    return [json.loads(x) for x in (tmp_path / f"{name}.jsonl").read_text().splitlines()]
+
+
+def records(tmp_path) -> list[dict]:
+    log = next(tmp_path.glob("game-*.jsonl"))
+    return [json.loads(x) for x in log.read_text().splitlines()]
+
+
+def dealing(players: int, names: list[str], roles: set[str]) -> int:
+    """A seed whose deal gives the players ``names`` (the AIWolf agents) ``roles``."""
+    rules = ruleset(f"aiwolf-{players}")
+    everyone = names + ["Alice"] + ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal",
+                                    "Ivy"][:players - len(names) - 1]
+    for seed in range(1, 2000):
+        state = new_game(rules, sorted(everyone), random.Random(f"{seed}:1"))
+        if roles <= {state.role_of(n).name for n in names}:
+            return seed
+    raise AssertionError(f"no seed deals {roles} to {names}")
+
+
+def audit(tmp_path) -> None:
+    log = next(tmp_path.glob("game-*.jsonl"))
+    done = subprocess.run(maw("audit", str(log)), capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("players,agents,server,roles", [
+    (5, 3, "embedded", {"Seer", "Werewolf"}),
+    pytest.param(9, 5, "ejabberd", {"Seer", "Bodyguard", "Werewolf"},
+                 marks=[pytest.mark.ejabberd, pytest.mark.slow]),
+])
+def test_aiwolf_agents_a_rule_player_and_a_person_play_a_whole_game(
+        players, agents, server, roles, request, tmp_path):
+    names = [f"kanolab{i}" for i in range(1, agents + 1)]
+    seed = dealing(players, names, roles)
+    if server == "ejabberd":
+        address = request.getfixturevalue("ejabberd")
+        xmpp = f"{address.host}:{address.port}"
+    else:
+        xmpp = f"embedded:{free_port()}"
+    port = free_port()
+    game = host(tmp_path, players, agents, port, "--humans", "1", "--xmpp", xmpp,
+                "--seed", str(seed), "--day-seconds", "10", "--night-seconds", "6",
+                "--early-end")
+    bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
+    join = wait_line(game, r"maw play --name NAME (--xmpp \S+)")
+    wait_line(game, rf"takes seat .* \({agents} of {agents}\)")
+    child = person(re.search(r"--xmpp \S+", join).group(0), "Alice")
+    try:
+        child.expect(r"Day 1, day", timeout=120)
+        child.sendline("hello from the only person here")
+        child.expect("The game is over", timeout=300)
+        child.expect(pexpect.EOF, timeout=60)
+    finally:
+        child.close()
+    out, err = game.communicate(timeout=120)
+    assert game.returncode == 0, err[-3000:]
+    for bot in bots:
+        bot.wait(timeout=60)
+    assert re.search(r"AIWolf kanolab1 \(kanolab1, team kanolab\): \d+ requests, 0 failed", out)
+    log = records(tmp_path)
+    started = next(r for r in log if r["kind"] == "started")
+    assert {s["name"]: s.get("team") for s in started["seats"] if s["decider"] == "aiwolf"} \
+        == dict.fromkeys(names, "kanolab")
+    events = [r["data"] | {"event": r["event"]} for r in log if r["kind"] == "event"]
+    said = {e["speaker"] for e in events if e["event"] == "Chatted"}
+    assert set(names) <= said and "Alice" in said
+    voted = {e["voter"] for e in events if e["event"] == "VoteCast" and e["kind"] == "execute"}
+    assert voted & set(names)
+    dealt = dict(next(e for e in events if e["event"] == "GameOver")["roles"])
+    for n in names:  # each agent's night action, when it lived a night that has it
+        if dealt[n] == "Seer":
+            assert any(e["event"] == "Divined" and e["seer"] == n for e in events)
+        if dealt[n] == "Werewolf":
+            assert any(e["event"] == "VoteCast" and e["kind"] == "attack" and e["voter"] == n
+                       for e in events) or not any(e["event"] == "PhaseStarted" and
+                                                  e["phase"] == "night" and e["day"] >= 1
+                                                  for e in events)
+    for n in names:
+        got = packets(tmp_path, n)
+        kinds = [p["request"] for p in got if "request" in p]
+        assert kinds[:3] == ["NAME", "INITIALIZE", "DAILY_INITIALIZE"] and kinds[-1] == "FINISH"
+        for p in got:  # no packet before FINISH shows a role the agent may not know
+            if p.get("request") not in (None, "NAME", "FINISH"):
+                wolves = {a for a, r in dealt.items() if r == "Werewolf"}
+                may = {n} | (wolves if dealt[n] == "Werewolf" else set())
+                assert set(p["role"]) <= may, (n, p)
+        assert set(got[-2]["role"]) == set(dealt)  # FINISH: every role
+        if dealt[n] == "Bodyguard" and "GUARD" in kinds:
+            assert any(e["event"] == "Guarded" and e["bodyguard"] == n for e in events)
+        # a day's requests come in aiwolf-nlp-server's order
+        order = [k for k in kinds if k in ("DAILY_INITIALIZE", "TALK", "DAILY_FINISH",
+                                            "VOTE", "DIVINE", "GUARD", "ATTACK")]
+        for a, b in zip(order, order[1:], strict=False):
+            assert (a, b) not in {("DAILY_FINISH", "TALK"), ("VOTE", "TALK"),
+                                  ("DAILY_INITIALIZE", "VOTE")}, order
+    audit(tmp_path)
+
+
+def test_protocol_faults_end_as_the_aiwolf_server_ends_them_and_the_game_goes_on(tmp_path):
+    port = free_port()
+    game = host(tmp_path, 9, 8, port, "--xmpp", f"embedded:{free_port()}", "--seed", "2",
+                "--day-seconds", "15", "--night-seconds", "8", "--early-end")
+    # connected first, it never answers NAME: it never takes a seat
+    silent = agent(tmp_path, port, "silent", "--fault", "silent")
+    time.sleep(1.0)
+    faults = {"late": ["--fault", "late", "--late", "8", "--fault-at", "2"],
+              "mute": ["--fault", "mute", "--fault-at", "2"],
+              "malformed": ["--fault", "malformed", "--fault-at", "2"],
+              "unknown": ["--fault", "unknown", "--fault-at", "1"],
+              "drop": ["--fault", "drop", "--fault-at", "2"],
+              "flood": ["--fault", "flood", "--fault-at", "2"]}
+    bots = [agent(tmp_path, port, n, *a) for n, a in faults.items()]
+    bots += [agent(tmp_path, port, "twin"), agent(tmp_path, port, "twin")]  # a name clash
+    out, err = game.communicate(timeout=600)
+    assert game.returncode == 0, err[-3000:]
+    silent.kill()
+    for bot in bots:
+        bot.wait(timeout=60)
+    summary = {m.group(1): m.group(2) for m in
+               re.finditer(r"AIWolf (\S+) \(.*?\): (.*)", out)}
+    assert set(summary) == {*faults, "twin", "twin2"}  # (silent: no seat)
+    assert "in error: answered after the timeout" in summary["late"]
+    assert "in error: disconnected" in summary["drop"]
+    assert "in error: sent a message over 65536 bytes" in summary["flood"]
+    for name in ("mute", "malformed", "unknown", "twin", "twin2"):
+        assert "in error" not in summary[name], summary[name]
+    assert re.search(r"\b1 failed", summary["mute"])  # its NAME answer kept it in the game
+    assert packets(tmp_path, "silent")[0]["request"] == "NAME"
+    assert [p["request"] for p in packets(tmp_path, "mute") if "request" in p].count(
+        "NAME") == 2
+    assert "Game over" in out
+    audit(tmp_path)
