@@ -393,6 +393,51 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_aiwolf_client(args: argparse.Namespace) -> int:
+    import asyncio
+    import dataclasses
+
+    from maw.aiwolf.client import Player, check_url, play
+    from maw.hosting.seats import Seat, deciders
+
+    check_url(args.url)
+    if not args.name.strip():
+        raise MawError("--name: give the agent's name (its team is the name without "
+                       "trailing digits)")
+    if args.games < 1:
+        raise MawError("--games must be at least 1")
+    if args.roster and args.policy:
+        raise MawError("give --policy or --roster (with --seat), not both")
+    if args.roster:
+        from maw.hosting.game import check_backends, seats_from_roster
+        from maw.hosting.plan import pick_seats
+        from maw.hosting.roster import load_roster, roster_path
+
+        if not args.seat:
+            raise MawError("--roster needs --seat NAME: the roster player who plays")
+        roster = roster_path(args.roster)
+        seat = seats_from_roster(pick_seats(load_roster(roster), args.seat, roster), 1)[0]
+        asyncio.run(check_backends([seat]))
+    else:
+        policy = args.policy or "rule"
+        if policy not in ("rule", "random"):
+            raise MawError(f"unknown --policy {policy!r}: rule or random (an LLM or hybrid "
+                           "player comes from a --roster with --seat)")
+        seat = Seat(args.name, policy)
+
+    def new_decider(game: int, me: str):
+        # (its in-game name is the server's: a profile name, not the agent's own)
+        return deciders(dataclasses.replace(seat, name=me), args.seed)(game)
+
+    def say(line: str) -> None:
+        print(f"{args.name} | {line}", flush=True)
+
+    played = play(args.url, Player(args.name, new_decider, say), args.games, args.token,
+                  args.connect_seconds)
+    print(f"maw aiwolf-client: {played} game(s) played", flush=True)
+    return 0
+
+
 def cmd_player(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
@@ -725,6 +770,27 @@ def build_parser() -> argparse.ArgumentParser:
                    help=RECONNECT)
     p.add_argument("--quiet", action="store_true", help="print only the results")
     p.set_defaults(func=cmd_player)
+
+    p = _sub(sub, "aiwolf-client", "one of MAW's players in AIWolf games (an aiwolf-nlp-"
+             "server, or maw game --aiwolf)")
+    p.add_argument("--url", required=True, metavar="URL",
+                   help="the server's WebSocket, e.g. ws://127.0.0.1:8080/ws")
+    p.add_argument("--name", required=True,
+                   help="the agent's name (its team: the name without trailing digits)")
+    p.add_argument("--policy", default=None,
+                   help="rule or random (default: rule)")
+    p.add_argument("--roster", default=None, metavar="TOML",
+                   help="play a roster's seat (an LLM or hybrid player): give --seat")
+    p.add_argument("--seat", default=None, metavar="NAME",
+                   help="with --roster: the roster player who plays")
+    p.add_argument("--games", type=int, default=1,
+                   help="games to play, connecting again after each")
+    p.add_argument("--seed", type=int, default=0, help="seeds the player's own choices")
+    p.add_argument("--token", default=None,
+                   help="a server's access token (sent as Authorization: Bearer)")
+    p.add_argument("--connect-seconds", type=float, default=60.0, metavar="SECONDS",
+                   help="keep trying this long to reach a server that is not up yet")
+    p.set_defaults(func=cmd_aiwolf_client)
 
     p = _sub(sub, "play", "a person joins a lobby and plays from this terminal")
     p.add_argument("--name", default=None, help="your name in the game (asked if not given)")

@@ -194,3 +194,50 @@ def test_protocol_faults_end_as_the_aiwolf_server_ends_them_and_the_game_goes_on
         "NAME") == 2
     assert "Game over" in out
     audit(tmp_path)
+
+
+def test_maws_own_client_plays_a_whole_game_at_maws_endpoint(tmp_path):
+    port = free_port()
+    game = host(tmp_path, 5, 2, port, "--xmpp", f"embedded:{free_port()}", "--seed", "6",
+                "--day-seconds", "10", "--night-seconds", "5")
+    clients = [subprocess.Popen(
+        maw("aiwolf-client", "--url", f"ws://127.0.0.1:{port}/ws", "--name", name,
+            "--policy", policy),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for name, policy in (("maw1", "rule"), ("mawrandom", "random"))]
+    out, err = game.communicate(timeout=300)
+    assert game.returncode == 0, err[-3000:]
+    for c in clients:
+        said, why = c.communicate(timeout=60)
+        assert c.returncode == 0, why
+        assert "1 game(s) played" in said and "game 1 over" in said
+    assert re.search(r"AIWolf maw1 \(maw1, team maw\): \d+ requests, 0 failed", out)
+    events = [r["data"] | {"event": r["event"]} for r in records(tmp_path)
+              if r["kind"] == "event"]
+    # the rule player spoke and voted as MAW's rule player does, through AIWolf's protocol
+    assert any(e["event"] == "Chatted" and e["speaker"] == "maw1" for e in events)
+    assert any(e["event"] == "VoteCast" and e["voter"] in ("maw1", "mawrandom")
+               for e in events)
+    audit(tmp_path)
+
+
+@pytest.mark.parametrize("args,message", [
+    (["game", "--ruleset", "maw", "--aiwolf", "1", "--policy", "rule"],
+     "AIWolf agents play AIWolf's game"),
+    (["game", "--ruleset", "aiwolf-5", "--players", "5", "--aiwolf", "6"],
+     "must add up to at most --players"),
+    (["game", "--ruleset", "aiwolf-5", "--players", "5", "--aiwolf", "1", "--rounds", "2",
+      "--policy", "rule"], "--rounds 1"),
+    (["game", "--ruleset", "aiwolf-5", "--players", "5", "--aiwolf", "1", "--policy",
+      "rule", "--aiwolf-port", "x:y"], "--aiwolf-port 'x:y': give PORT"),
+    (["aiwolf-client", "--url", "http://127.0.0.1:1/ws", "--name", "a"],
+     "give ws://HOST:PORT/ws"),
+    (["aiwolf-client", "--url", "ws://127.0.0.1:1/ws", "--name", "a", "--policy", "llm"],
+     "unknown --policy 'llm'"),
+    (["aiwolf-client", "--url", "ws://127.0.0.1:1/ws", "--name", "a",
+      "--connect-seconds", "0.5"], "cannot connect to ws://127.0.0.1:1/ws"),
+])
+def test_bad_aiwolf_options_get_one_line(args, message):
+    done = subprocess.run(maw(*args), capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert message in done.stderr and "Traceback" not in done.stderr, done.stderr

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from maw.aiwolf.bridge import aiwolf_role, finish_packet
 from maw.aiwolf.link import Limits
 from maw.aiwolf.server import Endpoint
-from maw.engine import Ruleset
+from maw.engine import Flow, Ruleset
 from maw.errors import MawError
 from maw.hosting.game import GameResult
 from maw.hosting.seats import Seat
@@ -32,6 +32,9 @@ def check(rules: Ruleset, players: int, aiwolf: int, rounds: int) -> None:
         raise MawError(f"--aiwolf must be between 0 and --players ({players})")
     if rounds != 1:
         raise MawError("AIWolf agents play one game a connection: --aiwolf with --rounds 1")
+    if rules.flow is not Flow.AIWOLF:
+        raise MawError(f"AIWolf agents play AIWolf's game: --ruleset aiwolf-5, aiwolf-9, "
+                       f"aiwolf-13 or aiwolf-15, not {rules.name}")
     for role in rules.roles_for(players):
         aiwolf_role(role.name)
 
