@@ -438,6 +438,16 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from maw.aiwolf.export import write
+
+    for path in write(Path(args.aiwolf), Path(args.out) if args.out else None):
+        print(f"maw export: {path}", flush=True)
+    return 0
+
+
 def cmd_player(args: argparse.Namespace) -> int:
     import asyncio
     from pathlib import Path
@@ -791,6 +801,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--connect-seconds", type=float, default=60.0, metavar="SECONDS",
                    help="keep trying this long to reach a server that is not up yet")
     p.set_defaults(func=cmd_aiwolf_client)
+
+    p = _sub(sub, "export", "write a game log in another format (AIWolf's contest logs)")
+    p.add_argument("--aiwolf", required=True, metavar="LOG",
+                   help="a MAW game log of an aiwolf-* ruleset, written as an AIWolf contest "
+                        "log (python -m maw.aiwolf.replay replays it)")
+    p.add_argument("--out", default=None, metavar="FILE",
+                   help="where (default: beside LOG, .aiwolf.log; -roundN for each round "
+                        "of a game of several)")
+    p.set_defaults(func=cmd_export)
 
     p = _sub(sub, "play", "a person joins a lobby and plays from this terminal")
     p.add_argument("--name", default=None, help="your name in the game (asked if not given)")

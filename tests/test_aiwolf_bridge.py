@@ -241,3 +241,42 @@ def test_bad_aiwolf_options_get_one_line(args, message):
     done = subprocess.run(maw(*args), capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert message in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("players", [5, 9, 13, 15])
+def test_a_game_exported_as_an_aiwolf_log_replays_to_the_same_result(players, tmp_path):
+    done = subprocess.run(
+        maw("game", "--ruleset", f"aiwolf-{players}", "--players", str(players), "--policy",
+            "rule", "--seed", str(players), "--xmpp", f"embedded:{free_port()}",
+            "--day-seconds", "10", "--night-seconds", "5", "--log-dir", str(tmp_path)),
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = next(tmp_path.glob("game-*.jsonl"))
+    out = tmp_path / "contest.log"
+    exported = subprocess.run(maw("export", "--aiwolf", str(log), "--out", str(out)),
+                              capture_output=True, text=True, timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    kinds = {ln.split(",")[1] for ln in lines}
+    assert {"status", "talk", "vote", "execute", "divine", "attackVote", "attack",
+            "result"} <= kinds
+    winner = re.search(r"round 1: (\w+) won", done.stdout).group(1)
+    assert lines[-1].split(",")[-1] == {"village": "VILLAGER", "werewolves": "WEREWOLF"}[winner]
+    replayed = subprocess.run([sys.executable, "-m", "maw.aiwolf.replay", str(out)],
+                              capture_output=True, text=True, timeout=60)
+    assert replayed.returncode == 0 and "1 of 1 games agree" in replayed.stdout, \
+        replayed.stdout
+
+
+def test_export_refuses_what_is_not_an_aiwolf_game(tmp_path):
+    done = subprocess.run(
+        maw("game", "--players", "5", "--policy", "rule", "--seed", "1", "--early-end",
+            "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)),
+        capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    log = next(tmp_path.glob("game-*.jsonl"))
+    for target, message in ((log, "a game of maw: an AIWolf log holds a game of an aiwolf-*"),
+                            (tmp_path / "none.jsonl", "cannot read")):
+        bad = subprocess.run(maw("export", "--aiwolf", str(target)), capture_output=True,
+                             text=True, timeout=60)
+        assert bad.returncode != 0 and message in bad.stderr and "Traceback" not in bad.stderr
