@@ -586,11 +586,15 @@ def rule_learns(state, name: str):
 
 
 def test_the_rule_players_beliefs_take_the_twelve_player_events_in():
-    # a night's dead may be a poisoned werewolf: not known human
+    # of a night's two dead, one was poisoned and may be a werewolf: neither known human
     state, _ = night(game(), "Eve", guard="Fay")
     state, _ = go(state, Poison("Jo", "Bob"))
     d = rule_learns(state, "Gus")
     assert "Bob" not in d.human and "Eve" not in d.human
+    # a night's only dead is taken for the pack's victim
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = go(state, EndPhase())
+    assert "Eve" in rule_learns(state, "Gus").human
     # (without a Witch or a knife a night's victim is certainly human, as before)
     maw = new_game(ruleset("maw"), NAMES[:6], random.Random(1),
                    roles=[WEREWOLF, WEREWOLF, VILLAGER, VILLAGER, VILLAGER, VILLAGER])

@@ -159,7 +159,8 @@ def pack_size(view) -> int:
 def murders_prove_human(view) -> bool:
     """Whether a player found dead in the night was certainly human: not where the pack
     may kill its own (werewolf-12's ``self_knife``) or a Witch's poison, which shows as a
-    murder to all but her, may kill a werewolf."""
+    murder to all but her, may kill a werewolf (the rule player then takes only a night's
+    single death for the pack's victim)."""
     from maw.engine import ruleset
     from maw.engine.roles import Ability
 

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from maw.engine import (
     Action,
@@ -163,7 +164,9 @@ class RuleDecider(Decider):
         self.players = view.players
         self.village = view.team == "village"
         for name, role in view.known_roles.items():
-            (self.wolf if role_named(role).pack else self.human).add(name)
+            wolf = role_named(role).pack
+            (self.wolf if wolf else self.human).add(name)
+            (self.human if wolf else self.wolf).discard(name)  # (seen: it overrides)
         reported = _reported()
         for _day, kind, target, species in view.results:
             if kind in reported:
@@ -173,12 +176,15 @@ class RuleDecider(Decider):
                 self.murders_human = beliefs.murders_prove_human(view)
             except MawError:  # a ruleset this decider does not know
                 self.murders_human = False
-        for _day, victim, cause in view.deaths[self.deaths_seen:]:
+        nights = Counter(d for d, _v, c in view.deaths if c == "murdered")
+        for day, victim, cause in view.deaths[self.deaths_seen:]:
             if cause == "murdered":
-                # the pack never murders its own: the victim was human (unless a Witch's
-                # poison or a packmate's knife may have done it), and those who accused
-                # it are more likely wolves
-                if self.murders_human:
+                # the pack never murders its own: the victim was human, and those who
+                # accused it are more likely wolves. Where a Witch poisons (a poisoning
+                # looks like a murder), a night's only death is still taken for the pack's:
+                # a poison alone kills only on a night the pack's attack was stopped
+                if self.murders_human or (self.murders_human is False and nights[day] == 1
+                                          and victim not in self.wolf):
                     self.human.add(victim)
                 for accuser in [p for p, t in self.against.items() if victim in t]:
                     self._bump(accuser, 1.0)
