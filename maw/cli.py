@@ -172,7 +172,8 @@ def cmd_game(args: argparse.Namespace) -> int:
 
         return with_aiwolf(run, seats, args.aiwolf, *aiwolf_at,
                            Limits(action=args.aiwolf_timeout), args.lobby_seconds,
-                           say=lambda line: print(line, flush=True))
+                           say=lambda line: print(line, flush=True),
+                           day_seconds=config.day_seconds)
 
     if args.web:
         from maw.web.host import watched

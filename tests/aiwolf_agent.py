@@ -66,6 +66,8 @@ def main() -> int:
                 "whisper": [t.__dict__ for t in packet.whisper_history or []],
                 "setting": packet.setting.agent_count if packet.setting else None,
                 "remain_count": info.remain_count if info else None,
+                "new": (packet.new_talk or packet.new_whisper).__dict__
+                if (packet.new_talk or packet.new_whisper) else None,
             }) + "\n")
             out.flush()
             request = packet.request
@@ -75,6 +77,12 @@ def main() -> int:
                 client.send(args.name)
                 continue
             if request is Request.FINISH:
+                continue
+            if request in (Request.TALK_PHASE_START, Request.WHISPER_PHASE_START):
+                # the group chat (freeform): lines at will, then Over
+                for _ in range(2):
+                    client.send(rng.choice(LINES))
+                client.send("Over")
                 continue
             if request not in (Request.TALK, Request.WHISPER, Request.VOTE, Request.DIVINE,
                                Request.GUARD, Request.ATTACK):

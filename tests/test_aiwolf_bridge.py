@@ -280,3 +280,35 @@ def test_export_refuses_what_is_not_an_aiwolf_game(tmp_path):
         bad = subprocess.run(maw("export", "--aiwolf", str(target)), capture_output=True,
                              text=True, timeout=60)
         assert bad.returncode != 0 and message in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_freeform_talk_is_a_group_chat(tmp_path):
+    """talk_mode=freeform (the 2026 Speak-Anytime track): TALK_PHASE_START, the agents'
+    lines unasked, each line said reaching everyone as TALK_BROADCAST, TALK_PHASE_END."""
+    port = free_port()
+    names = ["free1", "free2", "free3"]
+    game = host(tmp_path, 5, 3, port, "--xmpp", f"embedded:{free_port()}", "--seed", "3",
+                "--rule", "talk_mode=freeform", "--day-seconds", "8", "--night-seconds", "5")
+    bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
+    out, err = game.communicate(timeout=300)
+    assert game.returncode == 0, err[-3000:]
+    for bot in bots:
+        bot.wait(timeout=60)
+    events = [r["data"] | {"event": r["event"]} for r in records(tmp_path)
+              if r["kind"] == "event"]
+    lines = [(e["day"], e["speaker"], e["text"]) for e in events if e["event"] == "Chatted"
+             and e["room"] == "Village"]
+    for n in names:
+        got = [p for p in packets(tmp_path, n) if "request" in p]
+        kinds = [p["request"] for p in got]
+        assert "TALK" not in kinds
+        assert kinds.count("TALK_PHASE_START") >= 1
+        assert kinds.count("TALK_PHASE_START") == kinds.count("TALK_PHASE_END") or \
+            kinds[-1] == "FINISH"
+        # every line said on day 0 reached it, its own and the others', in order
+        heard = [(p["new"]["day"], p["new"]["agent"], p["new"]["text"]) for p in got
+                 if p["request"] == "TALK_BROADCAST"]
+        day0 = [x for x in lines if x[0] == 0]
+        assert [x for x in heard if x[0] == 0] == day0
+        assert {n} <= {s for _d, s, _t in day0}
+    audit(tmp_path)

@@ -6,7 +6,10 @@ aiwolf-nlp-server's protocol (``../shared/aiwolf-nlp-protocol.md``).
 Each time the seat is asked, the agent first gets the packets that are due (INITIALIZE,
 DAILY_FINISH of a day gone, DAILY_INITIALIZE of a new one), then the request for what the
 seat may do now: TALK while it may speak in the Village, WHISPER in the Hideout, then
-DAILY_FINISH and VOTE, DIVINE, GUARD or ATTACK, once each. Its answer becomes the action:
+DAILY_FINISH and VOTE, DIVINE, GUARD or ATTACK, once each. With the ruleset's
+``talk_mode=freeform`` (the 2026 group chat) the talk is TALK_PHASE_START (WHISPER_...),
+then every line the agent sends unasked, every line said reaching it as TALK_BROADCAST
+(``new_talk``), and TALK_PHASE_END when the phase is over. Its answer becomes the action:
 a line (cut to the ruleset's length), ``Over`` or ``Skip`` (no skips are allowed, so a
 skip ends its talk, as in every shipped config), a target by its exact name (an unknown
 or illegal one is ignored: no vote, as the server ignores it). FINISH with every role
@@ -20,6 +23,7 @@ packets to a dead seat until FINISH (a dead player is asked nothing in MAW).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Hashable
 from typing import Any
 
@@ -30,7 +34,7 @@ from maw.aiwolf.link import Limits, Link
 from maw.engine import Action, Chat, Event, Over, PlayerView, Room, Ruleset, ruleset
 from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
-from maw.engine.rulesets import TiePolicy
+from maw.engine.rulesets import TalkMode, TiePolicy
 from maw.errors import ConfigError
 from maw.policies.base import Decider, max_chat
 
@@ -41,6 +45,7 @@ ROLES = {"Werewolf": AiwolfRole.WEREWOLF, "Possessed": AiwolfRole.POSSESSED,
 REQUESTS = {"vote": Request.VOTE, "divine": Request.DIVINE, "guard": Request.GUARD,
             "attack": Request.ATTACK}
 SKIPS = ("Skip", "ForceSkip", "Over", "")
+ROOMS = {"day": Room.VILLAGE, "whisper": Room.HIDEOUT}  # the phases with a talk
 
 
 def aiwolf_role(name: str) -> str:
@@ -52,8 +57,10 @@ def aiwolf_role(name: str) -> str:
                           f"roles are {', '.join(ROLES)}") from None
 
 
-def setting(rules: Ruleset, n: int, limits: Limits) -> dict[str, Any]:
-    """The packet's ``setting``, from the ruleset (aiwolf-nlp-server's keys)."""
+def setting(rules: Ruleset, n: int, limits: Limits, talk_seconds: float = 0.0
+            ) -> dict[str, Any]:
+    """The packet's ``setting``, from the ruleset (aiwolf-nlp-server's keys; a freeform
+    talk's ``duration`` is the day's length)."""
     roles = rules.roles_for(n)
     counts = dict.fromkeys((r.value for r in AiwolfRole), 0)
     for r in roles:
@@ -78,6 +85,9 @@ def setting(rules: Ruleset, n: int, limits: Limits) -> dict[str, Any]:
     }
     if rules.max_days is not None:
         out["max_day"] = rules.max_days
+    if rules.talk_mode is TalkMode.FREEFORM:
+        for kind in ("talk", "whisper"):
+            out[kind]["duration"] = int(talk_seconds * 1000)
     return out
 
 
@@ -130,6 +140,9 @@ class AiwolfDecider(Decider):
         self.spoken = {Room.VILLAGE: 0, Room.HIDEOUT: 0}  # answers given today
         self.over: set[tuple[int, Room]] = set()  # (day, room) where it said Over
         self.asked: set[Hashable] = set()  # the target requests answered
+        self.chat_open: tuple[int, Room] | None = None  # freeform: the open group chat
+        self.last: PlayerView | None = None
+        self.outbox: list[dict] = []  # the group chat's lines heard, not yet sent
 
     def observe(self, event: Event) -> None:
         if type(event) is not Chatted:
@@ -137,8 +150,17 @@ class AiwolfDecider(Decider):
         e: Chatted = event
         talks = self.history[e.room]
         turn = sum(1 for t in talks if t["agent"] == e.speaker and t["day"] == e.day)
-        talks.append({"idx": len(talks), "day": e.day, "turn": turn, "agent": e.speaker,
-                      "text": e.text, "skip": False, "over": False})
+        talk = {"idx": len(talks), "day": e.day, "turn": turn, "agent": e.speaker,
+                "text": e.text, "skip": False, "over": False}
+        talks.append(talk)
+        if self.chat_open == (e.day, e.room) and self.last is not None:
+            # the group chat: every line goes to every one in it as it is said
+            request = Request.TALK_BROADCAST if e.room is Room.VILLAGE \
+                else Request.WHISPER_BROADCAST
+            key = "new_talk" if e.room is Room.VILLAGE else "new_whisper"
+            packet = self._packet(request, self.last)
+            packet[key] = {**talk, "time": int(time.time() * 1000)}
+            self.outbox.append(packet)  # (sent before anything else the seat sends)
 
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         raise TypeError("an AIWolf seat decides over its WebSocket: adecide")
@@ -163,13 +185,18 @@ class AiwolfDecider(Decider):
         """The packets due before a request: INITIALIZE once, a day's DAILY_FINISH and
         the next day's DAILY_INITIALIZE."""
         link, rules = self.link, self._rules(view)
+        before, self.last = self.last or view, view  # (packets of a past phase: its view)
+        while self.outbox:  # the lines heard in the group chat, in order, before its end
+            await link.notify(self.outbox.pop(0))
         if not self.started:
             self.started = True
             await link.notify(self._packet(Request.INITIALIZE, view, setting=setting(
-                rules, len(view.players), link.limits)))
+                rules, len(view.players), link.limits, link.talk_seconds)))
+        if self.chat_open is not None and self.chat_open != (view.day, ROOMS.get(view.phase)):
+            await self._end_chat(before)
         if self.day_open is not None and self.day_open < view.day and \
                 self.day_closed != self.day_open:
-            await self._finish_day(view)
+            await self._finish_day(before)
         if self.day_open != view.day:
             self.day_open = view.day
             for room in self.history:  # (the diffs start again with each day)
@@ -178,7 +205,7 @@ class AiwolfDecider(Decider):
                 self.spoken[room] = 0
             await link.notify(self._packet(
                 Request.DAILY_INITIALIZE, view,
-                setting=setting(rules, len(view.players), link.limits)))
+                setting=setting(rules, len(view.players), link.limits, link.talk_seconds)))
 
     async def _finish_day(self, view: PlayerView) -> None:
         self.day_closed = self.day_open
@@ -195,8 +222,11 @@ class AiwolfDecider(Decider):
             return None
         await self._catch_up(view)
         chats = {a.room: a for a in legal if isinstance(a, Chat)}
+        freeform = self._rules(view).talk_mode is TalkMode.FREEFORM
         for room in (Room.VILLAGE, Room.HIDEOUT):
             if room in chats and (view.day, room) not in self.over:
+                if freeform:
+                    return await self._chat(view, room, legal)
                 return await self._talk(view, room, legal)
         targets = [a for a in legal if SPEC_OF[type(a)].name in REQUESTS]
         if not targets:
@@ -217,6 +247,40 @@ class AiwolfDecider(Decider):
         return next((a for a in targets if SPEC_OF[type(a)].name == kind
                      and getattr(a, "target", None) == answer.strip()), None)
 
+    async def _chat(self, view: PlayerView, room: Room, legal: tuple[Action, ...]
+                    ) -> Action | None:
+        """The freeform talk: the group chat opens once (TALK_PHASE_START), then each line
+        the agent sends is said; ``Over`` ends its talk."""
+        if self.chat_open != (view.day, room):
+            self.chat_open = (view.day, room)
+            self.link.open_chat()
+            start = Request.TALK_PHASE_START if room is Room.VILLAGE \
+                else Request.WHISPER_PHASE_START
+            await self.link.notify(self._packet(start, view))
+        line = await self.link.said()
+        if line is None:
+            return None
+        return self._line(view, room, line, legal)
+
+    async def _end_chat(self, view: PlayerView) -> None:
+        assert self.chat_open is not None
+        room = self.chat_open[1]
+        self.chat_open = None
+        self.link.close_chat()
+        end = Request.TALK_PHASE_END if room is Room.VILLAGE else Request.WHISPER_PHASE_END
+        await self.link.notify(self._packet(end, view))
+
+    def _line(self, view: PlayerView, room: Room, answer: str, legal: tuple[Action, ...]
+              ) -> Action | None:
+        """A line the agent sent: said, or ``Over``/``Skip`` (no skips allowed: the
+        same), which ends its talk for the day."""
+        text = answer.strip()
+        if text in SKIPS:
+            self.over.add((view.day, room))
+            over = Over(self.player, room)
+            return over if over in legal else None
+        return Chat(self.player, room, text[:max_chat(view)])
+
     async def _talk(self, view: PlayerView, room: Room, legal: tuple[Action, ...]
                     ) -> Action | None:
         request = Request.TALK if room is Room.VILLAGE else Request.WHISPER
@@ -233,10 +297,5 @@ class AiwolfDecider(Decider):
         self.spoken[room] += 1
         if answer is None:  # failed: a skip of this turn (the server's ForceSkip)
             return None
-        text = answer.strip()
-        if text in SKIPS:  # Over, or Skip (no skips allowed: the same)
-            self.over.add((view.day, room))
-            over = Over(self.player, room)
-            return over if over in legal else None
-        return Chat(self.player, room, text[:max_chat(view)])
+        return self._line(view, room, answer, legal)
 

@@ -8,7 +8,8 @@ with every newline removed; one request answered at a time.
   in error for the rest of the game. So is a dropped connection, or a message over
   ``max_message`` bytes (the socket is closed).
 * An agent in error is asked nothing more: every request of its seat fails at once.
-* A message that answers no request answers the next one (as the server reads it).
+* A message that answers no request answers the next one (as the server reads it), but
+  while a group chat is open (the freeform talk) it is a line of that chat.
 
 A request the game no longer needs (its phase ended while the agent thought) keeps its
 turn: the next packet goes out once it is answered or has timed out, and its answer is
@@ -40,6 +41,7 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+CHAT_BACKLOG = 100  # a group chat's lines kept unread (more are dropped, as too many)
 
 @dataclass
 class _Request:
@@ -74,6 +76,8 @@ class Link:
         self.finished = False  # FINISH was sent: the socket may close
         self.turn = asyncio.Lock()  # packets go out one at a time, in order
         self.asks: dict[Hashable, asyncio.Future] = {}
+        self.chat: asyncio.Queue[str | None] | None = None  # an open group chat's lines
+        self.talk_seconds = 0.0  # how long a day's talk may last (freeform's duration)
 
     # ------------------------------------------------------------ incoming
 
@@ -82,7 +86,11 @@ class Link:
         text = text.replace("\n", "")
         r = self.request
         if r is None or r.future.done():
-            self.early.append(text)
+            if self.chat is not None:  # a group chat is open: a line of it
+                if self.chat.qsize() < CHAT_BACKLOG:
+                    self.chat.put_nowait(text)
+            else:
+                self.early.append(text)
             return
         if r.checking:  # the NAME check: its name, or the late answer (an error)
             if text == self.name:
@@ -107,6 +115,8 @@ class Link:
         log.warning("AIWolf agent %s (%s): %s", self.seat, self.name, why)
         if self.request is not None and not self.request.future.done():
             self._settle(self.request, None)
+        if self.chat is not None:
+            self.chat.put_nowait(None)  # (a seat waiting for its next line: none comes)
         if self.on_error is not None:
             self.on_error(self)
         try:
@@ -179,6 +189,22 @@ class Link:
                 r.timer = loop.call_later(self.limits.action + self.limits.acceptable,
                                           self._timed_out, r)
         return await r.future
+
+    def open_chat(self) -> None:
+        """A group chat (freeform talk) opens: the agent's lines come unasked."""
+        self.chat = asyncio.Queue()
+
+    def close_chat(self) -> None:
+        """It ends: lines not yet read are dropped (as the server drains them)."""
+        self.chat = None
+
+    async def said(self) -> str | None:
+        """The agent's next line in the open group chat (``None``: none is open, or the
+        agent is in error)."""
+        chat = self.chat
+        if chat is None or self.error is not None:
+            return None
+        return await chat.get()
 
     def _timed_out(self, r: _Request) -> None:
         if r.future.done() or self.error is not None:

@@ -41,6 +41,14 @@ class TiePolicy(str, Enum):
     REVOTE = "revote"  # vote once more (votes cleared), then random among the tied
 
 
+class TalkMode(str, Enum):
+    """How AIWolf agents at the table are asked to talk (``maw.aiwolf``): the engine's
+    talk is the same either way."""
+
+    TURNS = "turns"  # a TALK request each time (aiwolf-nlp-server's turn-based mode)
+    FREEFORM = "freeform"  # a group chat: TALK_PHASE_START, lines at will, TALK_BROADCAST
+
+
 class VotesOpen(str, Enum):
     """When a MAW day's execution votes open."""
 
@@ -107,6 +115,8 @@ class Ruleset:
         sheriff: werewolf-12: a sheriff is elected on day 1 (1.5 votes).
         speaking_order: werewolf-12: the day's talk goes round the table, one speech each
             (from the side the sheriff chooses; the sheriff last), then the vote.
+        talk_mode: aiwolf-*: how AIWolf agents at the table are asked to talk
+            (``maw.aiwolf.bridge``): ``turns`` or ``freeform``.
     """
 
     name: str
@@ -141,6 +151,7 @@ class Ruleset:
     self_explode: bool = False
     sheriff: bool = False
     speaking_order: bool = False
+    talk_mode: TalkMode = TalkMode.TURNS
 
     def roles_for(self, n: int) -> tuple[Role, ...]:
         """The multiset of roles dealt to ``n`` players (before shuffling)."""
@@ -203,7 +214,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
     "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
     "same_guard_same_save_kills": bool, "self_knife": bool, "self_explode": bool,
-    "sheriff": bool, "speaking_order": bool,
+    "sheriff": bool, "speaking_order": bool, "talk_mode": TalkMode,
 }
 _MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
@@ -295,6 +306,9 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
         raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
     changes = {("deal" if key == "roles" else key): _coerce(key, value)
                for key, value in options.items()}
+    if base.flow is not Flow.AIWOLF and "talk_mode" in changes:
+        raise ConfigError("talk_mode is an option of the aiwolf-* rulesets (how AIWolf "
+                          "agents are asked to talk)")
     if base.flow is not Flow.WEREWOLF and any(k in changes for k in _W12_ONLY):
         raise ConfigError(f"{', '.join(k for k in changes if k in _W12_ONLY)} is an option "
                           "of the werewolf-12 ruleset")

@@ -41,14 +41,17 @@ def check(rules: Ruleset, players: int, aiwolf: int, rounds: int) -> None:
 
 async def with_aiwolf(run: Callable[[list[Seat]], Awaitable[GameResult]], seats: list[Seat],
                       agents: int, host: str, port: int, limits: Limits, wait: float,
-                      say: Callable[[str], None]) -> GameResult:
-    """Seat ``agents`` AIWolf agents beside ``seats``, then ``run`` the game."""
+                      say: Callable[[str], None], day_seconds: float = 0.0) -> GameResult:
+    """Seat ``agents`` AIWolf agents beside ``seats``, then ``run`` the game (of days of
+    ``day_seconds``: a freeform talk's duration)."""
     endpoint = Endpoint(host, port, agents, limits, [s.name for s in seats], say)
     await endpoint.start()
     say(f"maw game: waiting {wait:.0f} s for {agents} AIWolf agent(s) at {endpoint.url}")
     try:
         links = await endpoint.gather(wait)
         gid = game_id()
+        for x in links:
+            x.talk_seconds = day_seconds
         seated = [Seat(x.seat, "aiwolf", link=x, team=x.team, game_id=gid) for x in links]
         result = await run(seated + seats)
         out = result.outcomes[-1] if result.outcomes else None
