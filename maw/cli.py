@@ -160,11 +160,11 @@ def cmd_game(args: argparse.Namespace) -> int:
             if watch is not None:
                 watch(record)
 
-        def run(seated):
+        def run(seated, on_gm=None):
             return run_game(config, seated, address, timeout=args.timeout,
                             remote=joining, lobby=lobby, watch=both,
                             say=lambda line: print(f"maw game: {line}", file=sys.stderr,
-                                                   flush=True))
+                                                   flush=True), on_gm=on_gm)
         if not args.aiwolf:
             return run(seats)
         from maw.aiwolf.link import Limits
@@ -173,7 +173,8 @@ def cmd_game(args: argparse.Namespace) -> int:
         return with_aiwolf(run, seats, args.aiwolf, *aiwolf_at,
                            Limits(action=args.aiwolf_timeout), args.lobby_seconds,
                            say=lambda line: print(line, flush=True),
-                           day_seconds=config.day_seconds)
+                           day_seconds=config.day_seconds, seed=config.seed,
+                           players=config.players, abort=args.aiwolf_errors == "abort")
 
     if args.web:
         from maw.web.host import watched
@@ -705,6 +706,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="how long an AIWolf agent may take to answer a request (the "
                         "server's timeout.action; 5 s more are accepted, then its NAME is "
                         "asked for, as aiwolf-nlp-server does)")
+    p.add_argument("--aiwolf-errors", choices=("abort", "play-on"), default="abort",
+                   help="abort: end the game, nobody winning, once as many AIWolf agents are "
+                        "in error as end an aiwolf-nlp-server game (1 of 5 or 9, 2 of 13, "
+                        "3 of 15); play-on: their seats do nothing and the game goes on")
     _add_ruleset(p)
     p.set_defaults(func=cmd_game)
 

@@ -163,7 +163,8 @@ def test_aiwolf_agents_a_rule_player_and_a_person_play_a_whole_game(
 def test_protocol_faults_end_as_the_aiwolf_server_ends_them_and_the_game_goes_on(tmp_path):
     port = free_port()
     game = host(tmp_path, 9, 8, port, "--xmpp", f"embedded:{free_port()}", "--seed", "2",
-                "--day-seconds", "15", "--night-seconds", "8", "--early-end")
+                "--day-seconds", "15", "--night-seconds", "8", "--early-end",
+                "--aiwolf-errors", "play-on")
     # connected first, it never answers NAME: it never takes a seat
     silent = agent(tmp_path, port, "silent", "--fault", "silent")
     time.sleep(1.0)
@@ -311,4 +312,63 @@ def test_the_freeform_talk_is_a_group_chat(tmp_path):
         day0 = [x for x in lines if x[0] == 0]
         assert [x for x in heard if x[0] == 0] == day0
         assert {n} <= {s for _d, s, _t in day0}
+    audit(tmp_path)
+
+
+def test_agents_talk_in_rounds_in_one_shuffled_order_a_day(tmp_path):
+    """The turn-based talk: the agents are shuffled once a day; each round each of them
+    gets one TALK in that order (MAW's rule players talk freely in between)."""
+    port = free_port()
+    names = [f"r{i}" for i in range(1, 6)]
+    game = host(tmp_path, 9, 5, port, "--xmpp", f"embedded:{free_port()}", "--seed", "4",
+                "--day-seconds", "20", "--night-seconds", "5")
+    bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
+    out, err = game.communicate(timeout=300)
+    assert game.returncode == 0, err[-3000:]
+    for bot in bots:
+        bot.wait(timeout=60)
+    events = [r["data"] | {"event": r["event"]} for r in records(tmp_path)
+              if r["kind"] == "event"]
+    orders = []
+    for day in sorted({e["day"] for e in events if "day" in e}):
+        said = [(e.get("speaker") or e.get("player"), e["event"] == "Overed") for e in events
+                if e["event"] in ("Chatted", "Overed") and e["day"] == day
+                and e["room"] == "Village" and (e.get("speaker") or e.get("player")) in names]
+        if not said:
+            continue
+        order = list(dict.fromkeys(s for s, _ in said))
+        expected, out_ = [], set()
+        it = iter(said)
+        while len(expected) < len(said):  # round after round, in the day's order
+            for s in order:
+                if s not in out_ and len(expected) < len(said):
+                    step = next(it)
+                    expected.append(step[0])
+                    if step[1]:
+                        out_.add(s)
+        assert [s for s, _ in said] == expected, (day, said)
+        orders.append(order)
+    assert len(orders) >= 2 and len({tuple(o) for o in orders}) >= 2  # shuffled anew
+
+
+def test_too_many_agents_in_error_abort_the_game_as_the_server_does(tmp_path):
+    """One agent in error of five ends an aiwolf-nlp-server game (max_continue_error_ratio
+    0.2), nobody winning; the others still get FINISH."""
+    port = free_port()
+    game = host(tmp_path, 5, 3, port, "--xmpp", f"embedded:{free_port()}", "--seed", "3",
+                "--day-seconds", "20", "--night-seconds", "10")
+    bots = [agent(tmp_path, port, "ok1"), agent(tmp_path, port, "ok2"),
+            agent(tmp_path, port, "drop", "--fault", "drop", "--fault-at", "4")]
+    out, err = game.communicate(timeout=300)
+    assert game.returncode == 0, err[-3000:]
+    for bot in bots:
+        bot.wait(timeout=60)
+    assert "round 1: nobody (draw) won" in out and "the game was aborted" in out
+    log = records(tmp_path)
+    aborted = [r for r in log if r["kind"] == "aborted"]
+    assert len(aborted) == 1 and "drop" in aborted[0]["why"]
+    over = [r for r in log if r["kind"] == "event" and r["event"] == "GameOver"]
+    assert over[0]["data"]["winner"] is None
+    for name in ("ok1", "ok2"):
+        assert [p["request"] for p in packets(tmp_path, name) if "request" in p][-1] == "FINISH"
     audit(tmp_path)

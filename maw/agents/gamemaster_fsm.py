@@ -108,6 +108,9 @@ class PhaseState(GMState):
             before = gm.marker()
             while gm.marker() == before:
                 seen = gm.changes.version  # (before looking: no change can be missed)
+                if gm.aborting is not None:
+                    await gm.publish(self, gm.apply(engine.Abort()), before)
+                    break
                 if gm.stand_ins and await gm.stand_ins_act(self):
                     continue  # (what it did may have ended the phase)
                 actors = engine.actors(gm.state)

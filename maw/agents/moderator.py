@@ -106,6 +106,7 @@ class Moderator(MawAgent):
         self.lobby_open = True
         self.lobby_full = asyncio.Event()
         self.changes = Changes()  # poked whenever a phase may have become decided
+        self.aborting: str | None = None  # the host asked to end the game (why)
         self.state: engine.GameState | None = None
         self.round = 0
         self.board = engine.Leaderboard()
@@ -121,6 +122,14 @@ class Moderator(MawAgent):
         self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
         # a private revote going on: (the stamp before it, who may know of it)
         self.hidden: tuple[str, frozenset[str]] | None = None
+
+    def abort(self, why: str) -> None:
+        """End the game now, nobody winning (``maw game --aiwolf``: too many AIWolf agents
+        in error, as aiwolf-nlp-server ends it); ``why`` goes to the log."""
+        if self.aborting is None:
+            self.aborting = why
+            self.game_log.write("aborted", why=why)
+            self.changes.poke()
 
     def bounced(self, jid: str) -> None:
         self.gone_away(jid, "bounced")

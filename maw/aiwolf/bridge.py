@@ -22,6 +22,7 @@ packets to a dead seat until FINISH (a dead player is asked nothing in MAW).
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from collections.abc import Hashable
@@ -143,6 +144,7 @@ class AiwolfDecider(Decider):
         self.chat_open: tuple[int, Room] | None = None  # freeform: the open group chat
         self.last: PlayerView | None = None
         self.outbox: list[dict] = []  # the group chat's lines heard, not yet sent
+        self.talks: dict[Hashable, asyncio.Future] = {}  # the TALKs asked, by key
 
     def observe(self, event: Event) -> None:
         if type(event) is not Chatted:
@@ -283,19 +285,43 @@ class AiwolfDecider(Decider):
 
     async def _talk(self, view: PlayerView, room: Room, legal: tuple[Action, ...]
                     ) -> Action | None:
+        """One TALK (WHISPER): in its turn among the game's agents, if they talk in rounds
+        (:mod:`maw.aiwolf.rounds`); asked again before the answer came, the same one."""
         request = Request.TALK if room is Room.VILLAGE else Request.WHISPER
-        rules = self._rules(view)
-        per = rules.talks_per_day if room is Room.VILLAGE else rules.whispers_per_day
-        left = [x for x in (view.messages_left, per and per - self.spoken[room])
-                if x is not None]
-        # (counted down before the request is sent, as the server does)
-        extra = {"remain_count": max(0, min(left) - 1) if left else 0, "remain_skip": 0}
-        history = "talk_history" if room is Room.VILLAGE else "whisper_history"
         key = (request.value, view.day, self.spoken[room])
-        packet = self._packet(request, view, extra=extra, **{history: self._diff(room)})
-        answer = await self.link.ask(key, packet)
+        task = self.talks.get(key)
+        if task is None:
+            task = self.talks[key] = asyncio.ensure_future(self._turn(view, room, request, key))
+        answer = await asyncio.shield(task)
         self.spoken[room] += 1
         if answer is None:  # failed: a skip of this turn (the server's ForceSkip)
             return None
         return self._line(view, room, answer, legal)
+
+    async def _turn(self, view: PlayerView, room: Room, request: Request,
+                    key: Hashable) -> str | None:
+        rounds = self.link.rounds
+        phase = (view.day, room)
+        if rounds is not None:
+            taking = view.pack if room is Room.HIDEOUT else view.living
+            await rounds.turn(phase, self.player,
+                              [s for s in rounds.seats if s in taking and s in view.living])
+        answer: str | None = None
+        rules = self._rules(view)
+        per = rules.talks_per_day if room is Room.VILLAGE else rules.whispers_per_day
+        left = [x for x in (view.messages_left, per and per - self.spoken[room])
+                if x is not None]
+        remain = max(0, min(left) - 1) if left else 0
+        try:
+            # (counted down before the request is sent, as the server does)
+            extra = {"remain_count": remain, "remain_skip": 0}
+            history = "talk_history" if room is Room.VILLAGE else "whisper_history"
+            packet = self._packet(request, view, extra=extra, **{history: self._diff(room)})
+            answer = await self.link.ask(key, packet)
+        finally:
+            if rounds is not None:
+                out = answer is None and self.link.error is not None or remain == 0 or (
+                    answer is not None and answer.strip() in SKIPS)
+                await rounds.answered(phase, self.player, out)
+        return answer
 

@@ -25,6 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 log = logging.getLogger("maw.aiwolf")
 
@@ -78,6 +79,7 @@ class Link:
         self.asks: dict[Hashable, asyncio.Future] = {}
         self.chat: asyncio.Queue[str | None] | None = None  # an open group chat's lines
         self.talk_seconds = 0.0  # how long a day's talk may last (freeform's duration)
+        self.rounds: Any = None  # the game's talk rounds (maw.aiwolf.rounds.TalkRounds)
 
     # ------------------------------------------------------------ incoming
 

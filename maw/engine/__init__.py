@@ -9,6 +9,7 @@ give the same game.
 
 from maw.engine.actions import (
     ACTIONS,
+    Abort,
     Action,
     ActionSpec,
     Attack,
@@ -75,7 +76,7 @@ from maw.engine.state import GameState, Outcome, Phase, Termination
 from maw.engine.view import PlayerView, view
 
 __all__ = [
-    "Action", "Attack", "Chat", "Divine", "EndPhase", "Guard", "Over", "Resolve", "Room",
+    "Abort", "Action", "Attack", "Chat", "Divine", "EndPhase", "Guard", "Over", "Resolve", "Room",
     "Unvote", "Vote", "Event", "visible_to", "BODYGUARD", "MEDIUM", "POSSESSED", "SEER",
     "VILLAGER", "WEREWOLF", "Ability", "Role", "Species", "Team", "role_named", "actors", "apply",
     "chance_action", "legal_actions", "new_game", "opening_events", "outcome", "play",

@@ -168,6 +168,12 @@ class EndPhase:
 
 
 @dataclass(frozen=True, slots=True)
+class Abort:
+    """The host ends the game: nobody wins (aiwolf-nlp-server aborts a game when too many
+    of its agents are in error)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Resolve:
     """Chance's pick among the tied (see :func:`maw.engine.chance_action`)."""
 
@@ -176,7 +182,7 @@ class Resolve:
 
 Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Shoot, Run,
                Withdraw, Badge, First, Tear, Explode, Pass, OpenVotes, EndPhase,
-               Resolve]
+               Abort, Resolve]
 
 
 @dataclass(frozen=True, slots=True)

@@ -441,7 +441,7 @@ def check_end(state: GameState, events: list[Event]) -> GameState | None:
 
 
 def finish(state: GameState, why: Termination, events: list[Event]) -> GameState:
-    winner = (None if why is Termination.DAY_LIMIT else
+    winner = (None if why in (Termination.DAY_LIMIT, Termination.ABORTED) else
               Team.VILLAGE if why is Termination.WOLVES_ELIMINATED else Team.WEREWOLVES)
     state = state._replace(phase=Phase.OVER, termination=why, winner=winner,
                            pending="", candidates=())

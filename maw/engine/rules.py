@@ -23,6 +23,7 @@ from maw.engine import (  # noqa: F401 - register the shipped nights, flows
 from maw.engine.actions import (
     NIGHT_ACTIONS,
     SPEC_OF,
+    Abort,
     Action,
     ActionSpec,
     Chat,
@@ -50,6 +51,7 @@ from maw.engine.resolution import (
     bad_text,
     choose,
     enter,
+    finish,
     night_abilities,
     open_votes,
     pass_turn,
@@ -63,7 +65,7 @@ from maw.engine.resolution import (
 from maw.engine.roles import Role
 from maw.engine.rulesets import Ruleset
 from maw.engine.scoring import points
-from maw.engine.state import GameState, Outcome, Phase
+from maw.engine.state import GameState, Outcome, Phase, Termination
 from maw.errors import ConfigError, IllegalActionError
 
 __all__ = ["NOBODY", "actors", "apply", "chance_action", "legal_actions", "may_pass",
@@ -336,12 +338,16 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
         return resolve(state, action, events), tuple(events)  # type: ignore[arg-type]
     if state.phase is Phase.OVER:
         raise IllegalActionError(f"the game is over ({where(state)})")
+    if kind is Abort:  # (even while chance is to pick: the game ends as it is)
+        return finish(state._replace(pending="", candidates=()), Termination.ABORTED,
+                      events), tuple(events)
     if state.pending:
         raise IllegalActionError(
             f"chance must first pick among {', '.join(state.names[t] for t in state.candidates)}"
             f" ({where(state)})")
     if kind is EndPhase:
         return flow_of(state).end_phase(state, events), tuple(events)
+
     if kind is OpenVotes:
         if state.ballot or not flow_of(state).talk_first(state, state.phase):
             raise IllegalActionError(f"the votes are not closed ({where(state)})")

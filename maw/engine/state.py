@@ -47,6 +47,7 @@ class Termination(str, Enum):
     PARITY = "werewolves reached parity"
     SIDE_ELIMINATED = "the werewolves killed a whole side of the village"
     DAY_LIMIT = "day limit reached"
+    ABORTED = "the game was aborted"
 
     def __str__(self) -> str:
         return self.value

@@ -5,12 +5,14 @@ endpoint listens before the game, the first K agents to answer NAME are seated a
 from __future__ import annotations
 
 import asyncio
+import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable
 
 from maw.aiwolf.bridge import aiwolf_role, finish_packet
-from maw.aiwolf.link import Limits
+from maw.aiwolf.link import Limits, Link
+from maw.aiwolf.rounds import TalkRounds
 from maw.aiwolf.server import Endpoint
 from maw.engine import Flow, Ruleset
 from maw.errors import MawError
@@ -39,21 +41,45 @@ def check(rules: Ruleset, players: int, aiwolf: int, rounds: int) -> None:
         aiwolf_role(role.name)
 
 
-async def with_aiwolf(run: Callable[[list[Seat]], Awaitable[GameResult]], seats: list[Seat],
+def abort_at(players: int) -> int:
+    """How many agents in error end a game (aiwolf-nlp-server's max_continue_error_ratio
+    0.2: 1 of 5 or 9, 2 of 13, 3 of 15)."""
+    return max(1, int(players * 0.2))
+
+
+async def with_aiwolf(run: Callable[..., Awaitable[GameResult]], seats: list[Seat],
                       agents: int, host: str, port: int, limits: Limits, wait: float,
-                      say: Callable[[str], None], day_seconds: float = 0.0) -> GameResult:
+                      say: Callable[[str], None], day_seconds: float = 0.0, seed: int = 0,
+                      players: int = 0, abort: bool = True) -> GameResult:
     """Seat ``agents`` AIWolf agents beside ``seats``, then ``run`` the game (of days of
-    ``day_seconds``: a freeform talk's duration)."""
+    ``day_seconds``: a freeform talk's duration; ``seed`` orders the talk rounds). With
+    ``abort``, as many agents in error as end an aiwolf-nlp-server game of ``players``
+    end this one, nobody winning. ``run(seats, on_gm)`` plays the game."""
     endpoint = Endpoint(host, port, agents, limits, [s.name for s in seats], say)
     await endpoint.start()
     say(f"maw game: waiting {wait:.0f} s for {agents} AIWolf agent(s) at {endpoint.url}")
     try:
         links = await endpoint.gather(wait)
         gid = game_id()
+        rounds = TalkRounds(random.Random(f"{seed}:aiwolf-rounds"), [x.seat for x in links],
+                            patience=limits.action + limits.acceptable)
+
+        masters: list = []  # the game's GameMaster, once it is made
+
+        def in_error(gone: Link) -> None:  # (no more turns for it)
+            asyncio.ensure_future(rounds.leave(gone.seat))
+            failed = [x.seat for x in links if x.error is not None]
+            if abort and masters and len(failed) >= abort_at(players):
+                masters[0].abort(f"{len(failed)} AIWolf agent(s) in error "
+                                 f"({', '.join(failed)}): aiwolf-nlp-server ends a game of "
+                                 f"{players} at {abort_at(players)}")
+
         for x in links:
             x.talk_seconds = day_seconds
+            x.rounds = rounds
+            x.on_error = in_error
         seated = [Seat(x.seat, "aiwolf", link=x, team=x.team, game_id=gid) for x in links]
-        result = await run(seated + seats)
+        result = await run(seated + seats, masters.append)
         out = result.outcomes[-1] if result.outcomes else None
         if out is not None:
             await asyncio.gather(*(x.finish(finish_packet(

@@ -128,11 +128,13 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                    game_id: str | None = None, timeout: float | None = None,
                    remote: int = 0, lobby: str | None = None,
                    watch: Callable[[dict], None] | None = None,
-                   say: Callable[[str], None] | None = None) -> GameResult:
+                   say: Callable[[str], None] | None = None,
+                   on_gm: Callable[[GameMasterAgent], None] | None = None) -> GameResult:
     """Play ``config.rounds`` rounds: ``seats`` are AI players hosted here, and ``remote``
     more seats wait for players joining the lobby (named ``lobby``, so they can find it).
     ``watch`` is given every record of the game log as it is written (the web observer);
-    ``say`` is told, in one line, if the XMPP server goes away during the game."""
+    ``say`` is told, in one line, if the XMPP server goes away during the game; ``on_gm``
+    is given the GameMaster (to end the game: ``abort``)."""
     if remote < 0 or len(seats) + remote != config.players:
         raise MawError(f"{len(seats)} AI seats and {remote} remote seats do not make a "
                        f"{config.players}-player game")
@@ -180,6 +182,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         ChatRoomAgent(lobby_room, password(), "Lobby", gm_jid, game_log, archive, port),
     ]
     share_host_key(gm, room_agents)
+    if on_gm is not None:
+        on_gm(gm)
     first: list[MawAgent] = [*room_agents, gm]
     players: list[MawAgent] = []
     rng = random.Random(f"{config.seed}:deciders")

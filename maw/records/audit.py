@@ -43,7 +43,7 @@ def action_classes() -> dict[str, type]:
     gives them."""
     return {cls.__name__: cls for cls in (
         *(spec.cls for spec in engine.ACTIONS.values()), engine.Pass, engine.OpenVotes,
-        engine.EndPhase)}
+        engine.EndPhase, engine.Abort)}
 
 
 

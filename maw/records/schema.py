@@ -342,11 +342,18 @@ class AgentError(Record):
     error: str
 
 
+class Aborted(Record):
+    """The host ended the game, nobody winning (too many AIWolf agents in error)."""
+
+    kind: Literal["aborted"]
+    why: str
+
+
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
     Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
     Substituted, Returned, Reconnected, Rejoined,
-    ServerLost, ConnectRetry, AgentError,
+    ServerLost, ConnectRetry, AgentError, Aborted,
 )
 BY_KIND: dict[str, type[Record]] = {
     cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]
