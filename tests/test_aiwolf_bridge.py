@@ -372,3 +372,26 @@ def test_too_many_agents_in_error_abort_the_game_as_the_server_does(tmp_path):
     for name in ("ok1", "ok2"):
         assert [p["request"] for p in packets(tmp_path, name) if "request" in p][-1] == "FINISH"
     audit(tmp_path)
+
+
+def test_the_contests_length_limits_cut_every_line():
+    """base_length and mention_length (aiwolf-nlp-server's; the INLG contest's 125): spaces
+    do not count, and what follows the first @mention of another player has its own."""
+    from maw.engine import Chat, EndPhase, Room, play
+    from maw.engine.resolution import cut
+
+    names = ("Ann", "Bob", "Cid", "Dee", "Eve")
+    assert cut("a b c d e f", names, 3, 0) == "a b c"
+    assert cut("abc @Bob defghij", names, 3, 4) == "abc @Bob"
+    assert cut("abc @Bob de fg", names, 3, 7) == "abc @Bob de f"  # (the mention counts)
+    assert cut("abcdef @Bob long", names, 3, 10) == "abc"  # (cut before the mention)
+    assert cut("ab @Zed cdefg", names, 3, 10) == "ab @"  # (not a player: no budget)
+    rules = ruleset("aiwolf-5", base_length=5, mention_length=6)
+    state = new_game(rules, list(names), random.Random(1))
+    state, events = play(state, Chat("Ann", Room.VILLAGE, "I am the Seer @Bob is a wolf"))
+    assert [e.text for e in events if type(e).__name__ == "Chatted"] == ["I am th"]
+    state, events = play(state, Chat("Bob", Room.VILLAGE, "hi @Ann you lie"))
+    assert [e.text for e in events if type(e).__name__ == "Chatted"] == ["hi @Ann yo"]
+    assert play(state, EndPhase())[0].day == 0
+    with pytest.raises(Exception, match="option of the aiwolf"):
+        ruleset("maw", base_length=125)

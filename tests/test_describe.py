@@ -44,6 +44,12 @@ def test_every_option_changes_the_text(options, says):
     assert says in text(**options)
 
 
+def test_the_contests_length_limit_is_told():
+    says = "A message is cut after 125 characters, spaces not counted; what follows"
+    assert says not in text("aiwolf-5", 5)
+    assert says in text("aiwolf-5", 5, base_length="125", mention_length="50")
+
+
 def test_no_day_limit_is_not_mentioned():
     assert "is a draw" not in text(max_days="0")
 

@@ -69,7 +69,11 @@ def setting(rules: Ruleset, n: int, limits: Limits, talk_seconds: float = 0.0
     wolves = sum(1 for r in roles if r.pack)
     votes = 2 if rules.tie is TiePolicy.REVOTE else 1
     attacks = 2 if rules.attack_tie is TiePolicy.REVOTE else 1
-    length = {"count_in_word": False, "count_spaces": True, "per_talk": rules.max_chat_length}
+    length: dict[str, Any] = {"count_in_word": False, "count_spaces": True,
+                              "per_talk": rules.max_chat_length}
+    if rules.base_length:  # (the contests' cut: spaces not counted)
+        length = {"count_in_word": False, "count_spaces": False,
+                  "base_length": rules.base_length, "mention_length": rules.mention_length}
     talk = rules.talks_per_day or 0  # (None: no limit, which AIWolf cannot say)
     whisper = (rules.whispers_per_day or 0) if wolves >= 2 else 0
     out: dict[str, Any] = {

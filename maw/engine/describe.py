@@ -57,6 +57,11 @@ def rules_text(rules: Ruleset, players: int) -> str:
                      "one secret vote and the most voted is executed (on a tie "
                      f"{_TIE[rules.tie]}). Votes for oneself are "
                      f"{'allowed' if rules.self_vote else 'not allowed'}.")
+        if rules.base_length:
+            mention = (f"; what follows your first mention of another player (@Name) may "
+                       f"have {rules.mention_length} more" if rules.mention_length else "")
+            lines.append(f"A message is cut after {rules.base_length} characters, spaces "
+                         f"not counted{mention}.")
         attack_tie = _TIE[rules.attack_tie].replace("executed", "attacked")
         lines.append("At night the werewolves whisper, then vote for a victim (on a tie "
                      f"{attack_tie}); there is no attack on the first night. "

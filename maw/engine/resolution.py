@@ -139,12 +139,37 @@ def day_limit(state: GameState) -> int:
 # ---------------------------------------------------------------- talk and choices
 
 
+def cut(text: str, others: tuple[str, ...], base: int, mention: int) -> str:
+    """``text`` cut as aiwolf-nlp-server cuts a line: ``base`` characters (spaces not
+    counted), and what follows the first ``@Name`` of one of ``others`` ``mention`` more
+    characters of its own."""
+    at = min((i for i in (text.find(f"@{o}") for o in others) if i >= 0), default=-1)
+    head, tail = (text, "") if at < 0 or not mention else (text[:at], text[at:])
+
+    def first(part: str, n: int) -> str:
+        count = 0
+        for i, ch in enumerate(part):
+            if not ch.isspace():
+                count += 1
+                if count > n:
+                    return part[:i]
+        return part
+
+    head = first(head, base)
+    return (head + (first(tail, mention) if len(head) == at else "")).rstrip()
+
+
 def talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) -> GameState:
     room = action.room
     audience = None if room is Room.VILLAGE else state.pack
     if type(action) is Chat:
         state = state._replace(spoken=replaced(state.spoken, s, state.spoken[s] + 1))
-        events.append(Chatted(state.day, room, state.names[s], action.text, audience))
+        text = action.text
+        if state.rules.base_length:
+            others = tuple(n for n in state.names if n != state.names[s])
+            text = cut(text, others, state.rules.base_length, state.rules.mention_length) \
+                or text[:1]
+        events.append(Chatted(state.day, room, state.names[s], text, audience))
     else:
         state = state._replace(done=replaced(state.done, s, True))
         events.append(Overed(state.day, room, state.names[s], audience))

@@ -117,6 +117,11 @@ class Ruleset:
             (from the side the sheriff chooses; the sheriff last), then the vote.
         talk_mode: aiwolf-*: how AIWolf agents at the table are asked to talk
             (``maw.aiwolf.bridge``): ``turns`` or ``freeform``.
+        base_length: aiwolf-*: a line is cut to this many characters, spaces not counted
+            (aiwolf-nlp-server's ``base_length``: 50, 125 in the English contests; 0: no
+            cut, only ``max_chat_length``).
+        mention_length: aiwolf-*: with ``base_length``, what follows the first mention of
+            another player (``@Name``) has this many characters of its own.
     """
 
     name: str
@@ -152,6 +157,8 @@ class Ruleset:
     sheriff: bool = False
     speaking_order: bool = False
     talk_mode: TalkMode = TalkMode.TURNS
+    base_length: int = 0
+    mention_length: int = 0
 
     def roles_for(self, n: int) -> tuple[Role, ...]:
         """The multiset of roles dealt to ``n`` players (before shuffling)."""
@@ -214,7 +221,8 @@ _OPTION_TYPES: dict[str, Any] = {
     "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
     "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
     "same_guard_same_save_kills": bool, "self_knife": bool, "self_explode": bool,
-    "sheriff": bool, "speaking_order": bool, "talk_mode": TalkMode,
+    "sheriff": bool, "speaking_order": bool, "talk_mode": TalkMode, "base_length": int,
+    "mention_length": int,
 }
 _MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
@@ -306,9 +314,11 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
         raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
     changes = {("deal" if key == "roles" else key): _coerce(key, value)
                for key, value in options.items()}
-    if base.flow is not Flow.AIWOLF and "talk_mode" in changes:
-        raise ConfigError("talk_mode is an option of the aiwolf-* rulesets (how AIWolf "
-                          "agents are asked to talk)")
+    aiwolf_only = [k for k in ("talk_mode", "base_length", "mention_length") if k in changes]
+    if base.flow is not Flow.AIWOLF and aiwolf_only:
+        raise ConfigError(f"{', '.join(aiwolf_only)} is an option of the aiwolf-* rulesets")
+    if changes.get("base_length", 0) < 0 or changes.get("mention_length", 0) < 0:
+        raise ConfigError("ruleset options base_length and mention_length: at least 0")
     if base.flow is not Flow.WEREWOLF and any(k in changes for k in _W12_ONLY):
         raise ConfigError(f"{', '.join(k for k in changes if k in _W12_ONLY)} is an option "
                           "of the werewolf-12 ruleset")
