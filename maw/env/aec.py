@@ -1,0 +1,294 @@
+"""MAW's engine as a PettingZoo AEC environment (``from maw.env import env, raw_env``).
+
+One game an episode. The engine's phases are simultaneous; the environment asks their
+actors one at a time, in seat order, once a round (at most ``rounds`` rounds a phase, as
+``maw simulate`` does), then ends the phase as its timer would. Each agent is a seat; the
+seats the learner does not play (``learn="village"`` or ``"werewolves"``) are played by
+``opponents`` (a registered decider: ``rule``, ``random``...), inside the environment.
+
+An agent sees only its own view (``maw.engine.view``) and what it heard said, as
+structured facts (``maw.env.spaces``); its action mask holds exactly the engine's legal
+actions. Chance (ties) is the engine's seeded pick: ``reset(seed=S)`` replays the same
+game for the same actions. A dead agent is asked only what the rules still give it (a
+Hunter's shot, a sheriff's badge), and stays in the episode until the game ends, so that
+the last rewards (a win or a loss) reach every seat.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from maw.engine import (
+    EndPhase,
+    GameState,
+    Pass,
+    Ruleset,
+    legal_actions,
+    may_pass,
+    new_game,
+    opening_events,
+    play,
+    ruleset,
+    view,
+)
+from maw.engine.events import Chatted, Event, VotesRevealed
+from maw.engine.rules import actors
+from maw.engine.state import Phase
+from maw.env.rewards import Rewards
+from maw.env.spaces import Heard, Layout, observation_size, observe
+from maw.errors import ConfigError, IllegalActionError
+from maw.policies.base import Decider, make_decider
+from maw.protocol.render import event_line
+
+NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou",
+         "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom")
+
+
+def _fields(e: Event) -> dict[str, Any]:
+    """An event's fields as a transcript line reads them."""
+    out: dict[str, Any] = {}
+    for name in e.__slots__:
+        v = getattr(e, name)
+        out[name] = sorted(v) if isinstance(v, frozenset) else getattr(v, "value", v)
+    return out
+
+
+def _names(n: int) -> tuple[str, ...]:
+    return tuple(NAMES[:n]) if n <= len(NAMES) else tuple(f"P{i:02d}" for i in range(n))
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
+    """See the module docstring. ``ruleset``/``players``/``rule_options``: the game;
+    ``learn``: whose seats are agents; ``opponents``: the decider of the others;
+    ``beliefs``: add the rule player's beliefs (P(werewolf) per seat) to each
+    observation; ``rewards``: the scheme (RLereWolf's by default)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "maw_werewolf_v0",
+                "is_parallelizable": False}
+
+    def __init__(self, ruleset_name: str = "aiwolf-5", players: int | None = None,
+                 learn: str = "all", opponents: str = "rule", beliefs: bool = False,
+                 rewards: Rewards | None = None, rounds: int = 3,
+                 render_mode: str | None = None, **rule_options: Any) -> None:
+        super().__init__()
+        self.rules: Ruleset = ruleset(ruleset_name, **rule_options)
+        n = players if players is not None else self.rules.min_players
+        self.rules.roles_for(n)  # (a size the ruleset cannot deal fails now)
+        if learn not in ("all", "village", "werewolves"):
+            raise ConfigError(f"learn={learn!r}: all, village or werewolves")
+        self.learn, self.opponents, self.with_beliefs = learn, opponents, beliefs
+        make_decider(opponents, "check", random.Random(0))  # (an unknown one fails now)
+        self.scheme = rewards or Rewards()
+        self.rounds = rounds
+        self.render_mode = render_mode
+        self.possible_agents = list(_names(n))
+        self.layout = Layout(tuple(self.possible_agents))
+        self._action_space = spaces.Discrete(self.layout.size)
+        size = observation_size(n, self.layout, beliefs)
+        self._observation_space = spaces.Dict({
+            "observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.layout.size,), np.int8)})
+        self.state_: GameState | None = None
+        self.lines: list[str] = []
+
+    # ------------------------------------------------------------ spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # ------------------------------------------------------------ episode
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.seed_ = seed if seed is not None else random.randrange(2**31)
+        rng = random.Random(self.seed_)
+        names = self.possible_agents
+        self.state_ = state = new_game(self.rules, names, rng)
+        team = {n: r.team.value for n, r in zip(names, state.roles, strict=True)}
+        self.agents = [n for n in names if self.learn == "all" or team[n] == self.learn]
+        self.others: dict[str, Decider] = {
+            n: make_decider(self.opponents, n, random.Random(rng.getrandbits(64)))
+            for n in names if n not in self.agents}
+        self.helpers: dict[str, Decider] = {}  # the rule players whose beliefs are added
+        if self.with_beliefs:
+            self.helpers = {n: make_decider("rule", n, random.Random(0)) for n in self.agents}
+        self.heard = {n: Heard.empty() for n in names}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
+        self.lines = []
+        self.marker: tuple | None = None
+        self.acted: set[str] = set()
+        self.round = 0
+        self.steps = 0
+        self._hear(opening_events(state))
+        self._advance()
+        for a in self.rewards:  # (what the opponents' first moves earned is not an agent's)
+            self.rewards[a] = 0.0
+            self._cumulative_rewards[a] = 0.0
+
+    def _hear(self, events: tuple[Event, ...] | list[Event]) -> None:
+        state = self.state_
+        assert state is not None
+        for e in events:
+            for d in [*self.others.values(), *self.helpers.values()]:
+                if e.audience is None or d.player in e.audience:
+                    d.observe(e)
+            if type(e) is Chatted:
+                for name in self.heard:
+                    if e.audience is None or name in e.audience:
+                        self.heard[name].hear(e.speaker, e.text, state.names)
+            elif type(e) is VotesRevealed:
+                self._reward_votes(e)
+            line = event_line(type(e).__name__, _fields(e))
+            if line:
+                self.lines.append(line)
+                if self.render_mode == "human":
+                    print(line)
+
+    def _reward_votes(self, e: VotesRevealed) -> None:
+        """RLereWolf's vote reward: its target the most voted, or behind it by rank."""
+        counts: dict[str, int] = {}
+        for _voter, target in e.votes:
+            counts[target] = counts.get(target, 0) + 1
+        ranked = sorted(set(counts.values()), reverse=True)
+        for voter, target in e.votes:
+            if voter in self.rewards:
+                self.rewards[voter] += self.scheme.vote(ranked.index(counts[target]))
+
+    def _play(self, action) -> None:
+        before = self.state_
+        assert before is not None
+        self.state_, events = play(before, action)
+        self._hear(events)
+
+    def _advance(self) -> None:
+        """Play on (the opponents, the timers) until an agent is to act or the game ends."""
+        while True:
+            state = self.state_
+            assert state is not None
+            if state.phase is Phase.OVER:
+                self._finish()
+                return
+            marker = (state.day, state.phase, state.vote_round, state.turn, state.ballot)
+            if marker != self.marker:
+                self.marker, self.acted, self.round = marker, set(), 0
+            waiting = [n for n in actors(state) if n not in self.acted
+                       and any(legal_actions(state, n))]
+            if not waiting:
+                self.round += 1
+                if self.round >= self.rounds or not self.acted:
+                    self._play(EndPhase())
+                else:
+                    self.acted = set()
+                    # (a round where nobody chose anything: the phase is over)
+                    if not any(legal_actions(state, n) for n in actors(state)):
+                        self._play(EndPhase())
+                continue
+            name = waiting[0]
+            if name in self.agents:
+                self.agent_selection = name
+                return
+            self.acted.add(name)
+            d = self.others[name]
+            legal = legal_actions(state, name)
+            action = d.decide(view(state, name) if d.needs_view else None, legal)
+            if action is None:
+                if not may_pass(state, name):
+                    continue
+                action = Pass(name)
+            try:
+                self._play(action)
+            except IllegalActionError:
+                continue
+
+    def _finish(self) -> None:
+        state = self.state_
+        assert state is not None
+        winner = state.winner.value if state.winner else None
+        for a in self.agents:
+            team = state.role_of(a).team.value
+            self.rewards[a] += self.scheme.end(winner, team)
+            self.terminations[a] = True
+            self.infos[a] = {"winner": winner, "team": team, "role": state.role_of(a).name}
+        self._accumulate_rewards()
+        self.agent_selection = self.agents[0] if self.agents else ""
+
+    # ------------------------------------------------------------ the API
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self.state_
+        assert state is not None
+        v = view(state, agent)
+        belief = None
+        if self.with_beliefs and agent in self.helpers and v.alive:
+            belief = self.helpers[agent].beliefs(v)
+        obs = observe(v, self.layout, self.heard[agent], belief, self.with_beliefs)
+        # (a dead Hunter shoots, a dead sheriff passes the badge: the engine says who acts)
+        if state.phase is Phase.OVER or agent != self.agent_selection:
+            mask = np.zeros(self.layout.size, dtype=np.int8)
+            mask[0] = 1
+        else:
+            mask, _ = self.layout.mask(legal_actions(state, agent))
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations.get(agent) or self.truncations.get(agent):
+            self._was_dead_step(action)
+            return
+        state = self.state_
+        assert state is not None
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        self.acted.add(agent)
+        self.steps += 1
+        _, chosen = self.layout.mask(legal_actions(state, agent))
+        index = int(action) if action is not None else 0
+        if index and index not in chosen:  # an action the mask forbids
+            self.rewards[agent] += self.scheme.invalid
+        elif index:
+            self._play(chosen[index])
+        else:
+            self.rewards[agent] += self.scheme.wait
+            if may_pass(state, agent):
+                self._play(Pass(agent))
+        assert self.state_ is not None
+        if self.state_.phase is Phase.OVER:
+            self._finish()
+            return
+        self._advance()  # (its end of the game, if it comes, gives the last rewards)
+        if self.state_.phase is not Phase.OVER:
+            self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        text = "\n".join(self.lines)
+        if self.render_mode == "ansi":
+            return text
+        return None
+
+    def close(self) -> None:
+        self.state_ = None
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment wrapped as PettingZoo's own are (an action out of range fails; the
+    order of calls is checked)."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    return wrappers.OrderEnforcingWrapper(e)
+
+
+Factory = Callable[..., AECEnv]

@@ -1,0 +1,134 @@
+"""maw.env: MAW's engine as a PettingZoo AEC environment, checked by PettingZoo's own
+``api_test`` for every ruleset, and for what the API test cannot see: the seats the
+learner does not play, reproducible episodes, masks that hold exactly the legal actions,
+observations that hold nothing hidden."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test
+
+from maw.engine import legal_actions, ruleset
+from maw.engine.rulesets import RULESET_NAMES
+from maw.env import Rewards, env, raw_env
+
+SIZES = {"maw": 6, "aiwolf-5": 5, "aiwolf-9": 9, "aiwolf-13": 13, "aiwolf-15": 15,
+         "werewolf-12": 12}
+
+
+def test_every_ruleset_has_a_size_here():
+    assert set(SIZES) == set(RULESET_NAMES)
+
+
+@pytest.mark.parametrize("name", sorted(SIZES))
+def test_pettingzoos_api_test_passes(name):
+    api_test(env(ruleset_name=name, players=SIZES[name]), num_cycles=200)
+
+
+def play(e, seed: int, rng: random.Random) -> list[str]:
+    """An episode of masked random actions; the transcript."""
+    e.reset(seed=seed)
+    for _agent in e.agent_iter():
+        obs, _reward, done, cut, _info = e.last()
+        if done or cut:
+            e.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        e.step(int(rng.choice(legal)))
+    return e.unwrapped.lines
+
+
+@pytest.mark.parametrize("learn", ["village", "werewolves"])
+def test_one_side_learns_against_rule_players(learn):
+    e = env(ruleset_name="aiwolf-5", learn=learn, opponents="rule")
+    rng = random.Random(1)
+    for seed in range(20):
+        e.reset(seed=seed)
+        raw = e.unwrapped
+        teams = {n: raw.state_.role_of(n).team.value for n in raw.possible_agents}
+        assert raw.agents and all(teams[a] == learn for a in raw.agents)
+        assert set(raw.others) == {n for n in teams if teams[n] != learn}
+        ends = {}
+        for agent in e.agent_iter():
+            obs, reward, done, cut, info = e.last()
+            if done:
+                ends[agent] = (reward, info)
+                e.step(None)
+                continue
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        winner = next(iter(ends.values()))[1]["winner"]
+        assert winner in ("village", "werewolves")
+        for _agent, (reward, info) in ends.items():  # the last reward says the outcome
+            assert info["team"] == learn
+            assert (reward >= 20 - 10) if winner == learn else (reward <= -20 + 10)
+
+
+def test_the_same_seed_and_actions_replay_the_same_episode():
+    runs = [play(env(ruleset_name="maw", players=6), 7, random.Random(3)) for _ in range(2)]
+    assert runs[0] == runs[1] and any("executed" in line for line in runs[0])
+    other = play(env(ruleset_name="maw", players=6), 8, random.Random(3))
+    assert other != runs[0]
+
+
+def test_the_mask_is_exactly_the_engines_legal_actions():
+    e = raw_env(ruleset_name="werewolf-12", players=12)
+    e.reset(seed=2)
+    rng = random.Random(0)
+    seen_kinds: set[str] = set()
+    for agent in e.agent_iter(3000):
+        obs, _r, done, _c, _i = e.last()
+        if done:
+            e.step(None)
+            continue
+        legal = legal_actions(e.state_, agent)
+        mask, chosen = e.layout.mask(legal)
+        assert np.array_equal(obs["action_mask"], mask)
+        # every legal action but free text has its index; every index is legal
+        assert {type(a) for a in chosen.values()} | {"Whisper"} >= {
+            type(a) for a in legal if type(a).__name__ != "Whisper"}
+        seen_kinds |= {type(a).__name__ for a in chosen.values()}
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert {"Attack", "Divine", "Vote", "Chat"} <= seen_kinds
+
+
+def test_an_observation_holds_nothing_hidden():
+    e = raw_env(ruleset_name="aiwolf-5")
+    e.reset(seed=4)
+    villager = next(a for a in e.agents if e.state_.role_of(a).name == "Villager")
+    wolf = next(a for a in e.agents if e.state_.role_of(a).name == "Werewolf")
+    n = len(e.possible_agents)
+    roles = len(e.layout.roles)
+
+    def known_wolves(agent: str) -> np.ndarray:
+        obs = e.observe(agent)["observation"]
+        start = n + roles + n  # me, my role, alive
+        return obs[start:start + n]
+
+    assert not known_wolves(villager).any()  # a villager knows no wolf
+    assert known_wolves(wolf)[e.possible_agents.index(wolf)] == 1.0  # a wolf knows itself
+    mine = e.observe(villager)["observation"][n:n + roles]
+    assert mine[e.layout.roles.index("Villager")] == 1.0 and mine.sum() == 1.0
+
+
+def test_rewards_are_pluggable_and_a_forbidden_action_costs_and_does_nothing():
+    e = raw_env(ruleset_name="aiwolf-5", rewards=Rewards(invalid=-99.0, wait=0.0))
+    e.reset(seed=1)
+    agent = e.agent_selection
+    mask = e.observe(agent)["action_mask"]
+    forbidden = int(np.flatnonzero(mask == 0)[0])
+    before = e.state_
+    e.step(forbidden)
+    assert e._cumulative_rewards[agent] == -99.0 and e.state_.day == before.day
+
+
+def test_a_ruleset_and_size_it_cannot_deal_fail_at_once():
+    with pytest.raises(Exception, match="players"):
+        env(ruleset_name="aiwolf-5", players=6)
+    with pytest.raises(Exception, match="learn"):
+        env(ruleset_name="aiwolf-5", learn="nobody")
+    with pytest.raises(Exception, match="unknown decider"):
+        env(ruleset_name="aiwolf-5", opponents="genius")
+    assert ruleset("maw").name == "maw"
