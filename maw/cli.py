@@ -56,13 +56,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             if done % step == 0 or done == args.games:
                 print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
 
-    from maw.policies import DECIDERS
+    from maw.policies import check_decider
 
     for flag in ("policy", "village", "werewolves"):
         name = getattr(args, flag)
-        if name is not None and name not in DECIDERS:
-            raise MawError(f"unknown decider {name!r} for --{flag}: "
-                           f"{', '.join(sorted(DECIDERS))}")
+        if name is not None:
+            check_decider(name, f"--{flag}")
     summary = simulate(rules, args.players, args.policy, args.games, args.seed, progress,
                        village=args.village, werewolves=args.werewolves)
     if progress is not None:
@@ -422,9 +421,12 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
         asyncio.run(check_backends([seat]))
     else:
         policy = args.policy or "rule"
-        if policy not in ("rule", "random"):
-            raise MawError(f"unknown --policy {policy!r}: rule or random (an LLM or hybrid "
-                           "player comes from a --roster with --seat)")
+        if policy not in ("rule", "random") and not policy.startswith("learned:"):
+            raise MawError(f"unknown --policy {policy!r}: rule, random or learned:FILE (an "
+                           "LLM or hybrid player comes from a --roster with --seat)")
+        from maw.policies import check_decider
+
+        check_decider(policy, "--policy")
         seat = Seat(args.name, policy)
 
     def new_decider(game: int, me: str):
@@ -437,6 +439,63 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     played = play(args.url, Player(args.name, new_decider, say), args.games, args.token,
                   args.connect_seconds)
     print(f"maw aiwolf-client: {played} game(s) played", flush=True)
+    return 0
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    import shlex
+    import time
+    from pathlib import Path
+
+    from maw.policies import check_decider
+    from maw.policies.learned import train
+
+    if args.games < 1:
+        raise MawError("--games must be at least 1")
+    check_decider(args.opponents, "--opponents")
+    out = Path(args.out)
+    if out.exists() and not args.resume:
+        raise MawError(f"{out} exists: --resume to train it further, or another --out")
+    if args.resume and not out.exists():
+        raise MawError(f"--resume: {out} does not exist yet")
+    command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    t0 = time.monotonic()
+    if sys.stderr.isatty():
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                       TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                       transient=False)
+        task = bar.add_task("training", total=args.games)
+
+        def progress(done: int, table) -> None:
+            if done % 50 == 0 or done == args.games:
+                bar.update(task, completed=done,
+                           description=f"training ({len(table.counts)} states)")
+        with bar:
+            table = train(_rules(args), args.team, args.games, out, players=args.players,
+                          opponents=args.opponents, seed=args.seed, resume=args.resume,
+                          checkpoint=args.checkpoint, progress=progress, command=command)
+    else:
+        step = max(1, args.games // 20)
+
+        def progress(done: int, table) -> None:
+            if done % step == 0 or done == args.games:
+                print(f"[{done}/{args.games}] {len(table.counts)} states, "
+                      f"{time.monotonic() - t0:.0f} s", flush=True)
+        table = train(_rules(args), args.team, args.games, out, players=args.players,
+                      opponents=args.opponents, seed=args.seed, resume=args.resume,
+                      checkpoint=args.checkpoint, progress=progress, command=command)
+    print(f"maw train: {out}: {table.games} games in all, {len(table.counts)} states, "
+          f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (or "
+          f"maw simulate --{args.team} learned:{out})", flush=True)
     return 0
 
 
@@ -807,6 +866,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--connect-seconds", type=float, default=60.0, metavar="SECONDS",
                    help="keep trying this long to reach a server that is not up yet")
     p.set_defaults(func=cmd_aiwolf_client)
+
+    p = _sub(sub, "train", "train a learned player (a table of choices) on the engine")
+    p.add_argument("--team", required=True, choices=("village", "werewolves"),
+                   help="the side whose seats learn")
+    p.add_argument("--games", type=int, default=20000, help="games to play")
+    p.add_argument("--out", required=True, metavar="FILE",
+                   help="the policy file (JSON), written every --checkpoint games")
+    p.add_argument("--players", type=int, default=None,
+                   help="players in each game (default: the ruleset's fewest)")
+    p.add_argument("--opponents", default="rule",
+                   help="the other side's decider: rule, random or learned:FILE")
+    p.add_argument("--seed", type=int, default=0, help="the games' seeds start here")
+    p.add_argument("--checkpoint", type=int, default=1000, metavar="N",
+                   help="save the policy every N games (a killed run loses at most N)")
+    p.add_argument("--resume", action="store_true",
+                   help="train --out further, from the games it has played")
+    _add_ruleset(p)
+    p.set_defaults(func=cmd_train)
 
     p = _sub(sub, "export", "write a game log in another format (AIWolf's contest logs)")
     p.add_argument("--aiwolf", required=True, metavar="LOG",

@@ -100,9 +100,13 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     if r.substitute not in (None, *STAND_INS):
         raise MawError(f"unknown --substitute {r.substitute!r}: "
                        f"{' or '.join(STAND_INS)} (a stand-in decides at once, no model)")
-    if r.policy not in (None, "rule", "random"):
-        raise MawError(f"unknown --policy {r.policy!r}: rule or random (LLM players come "
-                       "from a --roster)")
+    if r.policy not in (None, "rule", "random") and not r.policy.startswith("learned:"):
+        raise MawError(f"unknown --policy {r.policy!r}: rule, random or learned:FILE (LLM "
+                       "players come from a --roster)")
+    if r.policy is not None:
+        from maw.policies import check_decider
+
+        check_decider(r.policy, "--policy")
     from maw.hosting.roster import choose_roster, load_roster, roster_path
 
     roster, fill = roster_path(r.roster) if r.roster else None, None

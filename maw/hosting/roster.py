@@ -12,7 +12,8 @@
 
     [[player]]
     name = "Ann"
-    decider = "llm"            # llm | hybrid | rule | random (llm and hybrid use [llm])
+    decider = "llm"            # llm | hybrid | rule | random | learned (llm and hybrid
+                               # use [llm]; learned plays ``policy``, a maw train file)
     persona = "You are ..."
 """
 
@@ -67,7 +68,8 @@ class PlayerSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
-    decider: Literal["llm", "hybrid", "rule", "random"] = "rule"
+    decider: Literal["llm", "hybrid", "rule", "random", "learned"] = "rule"
+    policy: str | None = None  # a learned seat's policy file (maw train), from the roster
     persona: str = ""
     max_wait: float | None = Field(None, ge=0)
     backend: str | None = None
@@ -107,6 +109,12 @@ def load_roster(path: Path) -> Roster:
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"])
         raise ConfigError(f"roster {path}: {where}: {first['msg']}") from None
+    for p in roster.player:
+        if (p.decider == "learned") != (p.policy is not None):
+            raise ConfigError(f"roster {path}: player {p.name}: a learned seat, and only "
+                              "one, names its policy file (policy = \"FILE\")")
+        if p.policy is not None and not Path(p.policy).is_absolute():
+            p.policy = str((path.parent / p.policy).resolve())
     names = [p.name for p in roster.player]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

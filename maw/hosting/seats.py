@@ -48,7 +48,8 @@ def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> 
     for p in roster.player[:players]:
         llm = roster.llm_for(p) if p.decider in ("llm", "hybrid") else None
         wait = p.max_wait if p.max_wait is not None else (llm.max_wait if llm else 0.0)
-        seats.append(Seat(p.name, p.decider, wait, llm, p.persona, roster.prompts))
+        decider = f"learned:{p.policy}" if p.decider == "learned" else p.decider
+        seats.append(Seat(p.name, decider, wait, llm, p.persona, roster.prompts))
     taken = {s.name for s in seats}
     spare = (s for s in default_seats(players + len(taken)) if s.name not in taken)
     for _ in range(players - len(seats)):

@@ -5,10 +5,21 @@ A decider chooses one player's next action from what that player may see. The LL
 decider (``maw.llm``) and the human at a terminal return the same actions.
 """
 
-from maw.policies.base import DECIDERS, Decider, make_decider, register_decider
+from maw.policies.base import (
+    DECIDERS,
+    Decider,
+    check_decider,
+    make_decider,
+    register_decider,
+    register_decider_with_argument,
+)
 from maw.policies.hybrid import HybridStrategy  # noqa: E402,I001 - after rule, which it extends
+from maw.policies.learned import LearnedDecider, learned_decider
 from maw.policies.random import RandomDecider
 from maw.policies.rule import RuleDecider
 
-__all__ = ["DECIDERS", "Decider", "make_decider", "register_decider", "RandomDecider",
-           "RuleDecider", "HybridStrategy"]
+register_decider_with_argument("learned", learned_decider)
+
+__all__ = ["DECIDERS", "Decider", "check_decider", "make_decider", "register_decider",
+           "register_decider_with_argument", "RandomDecider", "RuleDecider", "HybridStrategy",
+           "LearnedDecider"]

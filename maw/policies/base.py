@@ -41,6 +41,8 @@ class Decider:
 
 
 DECIDERS: dict[str, Callable[[str, random.Random], Decider]] = {}
+# deciders named with an argument, ``NAME:ARG`` (``learned:FILE``)
+WITH_ARGUMENT: dict[str, Callable[[str, random.Random, str], Decider]] = {}
 
 
 def register_decider(name: str, factory: Callable[[str, random.Random], Decider]) -> None:
@@ -48,13 +50,34 @@ def register_decider(name: str, factory: Callable[[str, random.Random], Decider]
     DECIDERS[name] = factory
 
 
+def register_decider_with_argument(
+        name: str, factory: Callable[[str, random.Random, str], Decider]) -> None:
+    """Make ``factory`` available as decider ``NAME:ARG`` (``learned:FILE``)."""
+    WITH_ARGUMENT[name] = factory
+
+
 def make_decider(name: str, player: str, rng: random.Random) -> Decider:
+    head, colon, arg = name.partition(":")
+    if colon and head in WITH_ARGUMENT:
+        return WITH_ARGUMENT[head](player, rng, arg)
     try:
         factory = DECIDERS[name]
     except KeyError:
-        raise ConfigError(f"unknown decider {name!r}; known: {', '.join(sorted(DECIDERS))}") \
-            from None
+        raise ConfigError(f"unknown decider {name!r}; known: {known_deciders()}") from None
     return factory(player, rng)
+
+
+def known_deciders() -> str:
+    return ", ".join([*sorted(DECIDERS), *(f"{n}:FILE" for n in sorted(WITH_ARGUMENT))])
+
+
+def check_decider(name: str, flag: str) -> None:
+    """``ConfigError`` (saying ``flag``) unless ``name`` makes a decider (its file read,
+    if it has one)."""
+    try:
+        make_decider(name, "check", random.Random(0))
+    except ConfigError as exc:
+        raise ConfigError(f"{flag}: {exc}") from None
 
 
 def max_chat(view: PlayerView) -> int:

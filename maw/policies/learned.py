@@ -1,0 +1,256 @@
+"""The ``learned`` decider: the rule player, whose every targeted choice (a vote, an
+attack, a divination, a guard...) is one of a few options picked by a table learned from
+play: tabular Monte-Carlo control over abstract features, as RLereWolf's trainable agent
+meant to learn (its dissertation, §5.3), with numpy and nothing else.
+
+For each choice the options are the same targets seen in different ways:
+
+* ``rule``: the rule player's own choice;
+* ``belief``: the most likely werewolf by the rule player's beliefs (for a wolf: the least
+  likely, the most trusted villager);
+* ``crowd``: the target most votes already point at (what the table does);
+* ``claimed``: the target most often said to be a werewolf (for a wolf's attack, a
+  guard: a player who came out as a role);
+* ``claimer``: of the players who came out as a role, the one its beliefs suspect most
+  (a wolf: trust least).
+
+The state a choice is made in is a handful of facts any player sees: its role, the kind of
+choice, how many live, how many living players came out as a role, whether it was itself
+called a werewolf, whether a werewolf was claimed, whether votes are already cast, how
+sure its beliefs are, the day. The table holds, per state, the mean return of each
+option (+1 a win, -1 a loss); the decider takes the best option it can (an option with no
+target falls back on ``rule``). A state never seen in training plays the rule player.
+
+``maw train`` makes a table (:func:`train`); ``learned:FILE`` plays it anywhere a decider
+is named (``maw simulate``, ``maw game --policy``, ``maw aiwolf-client``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from maw.engine import Action, Attack, Divine, Event, Guard, PlayerView, Ruleset, Vote
+from maw.engine.roles import role_named
+from maw.errors import ConfigError
+from maw.policies import claims
+from maw.policies.base import Decider
+from maw.policies.rule import RuleDecider
+
+OPTIONS = ("rule", "belief", "crowd", "claimed", "claimer")
+KINDS: dict[type, str] = {Vote: "vote", Attack: "attack", Divine: "divine", Guard: "guard"}
+FORMAT = "maw-learned-2"
+
+
+@dataclass
+class Table:
+    """Per state key, the return sum and the count of each option."""
+
+    ruleset: str = ""
+    team: str = ""
+    games: int = 0
+    sums: dict[str, list[float]] = field(default_factory=dict)
+    counts: dict[str, list[int]] = field(default_factory=dict)
+    command: str = ""
+
+    def best(self, key: str, available: list[int]) -> int | None:
+        """The option of best mean return among ``available`` (``None``: never seen)."""
+        counts = self.counts.get(key)
+        if counts is None:
+            return None
+        sums = self.sums[key]
+        seen = [i for i in available if counts[i]]
+        if not seen:
+            return None
+        return max(seen, key=lambda i: sums[i] / counts[i])
+
+    def add(self, key: str, option: int, ret: float) -> None:
+        self.sums.setdefault(key, [0.0] * len(OPTIONS))[option] += ret
+        self.counts.setdefault(key, [0] * len(OPTIONS))[option] += 1
+
+    def save(self, path: Path) -> None:
+        data = {"format": FORMAT, "ruleset": self.ruleset, "team": self.team,
+                "games": self.games, "options": list(OPTIONS), "command": self.command,
+                "table": {k: [self.counts[k], [round(x, 3) for x in self.sums[k]]]
+                          for k in sorted(self.counts)}}
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+        tmp.replace(path)  # (a kill mid-write leaves the last checkpoint whole)
+
+    @classmethod
+    def load(cls, path: Path) -> Table:
+        try:
+            data = json.loads(path.read_text())
+        except OSError as exc:
+            raise ConfigError(f"cannot read the policy {path}: {exc.strerror or exc}") \
+                from None
+        except json.JSONDecodeError:
+            raise ConfigError(f"{path} is not a learned policy (not JSON)") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ConfigError(f"{path} is not a learned policy ({FORMAT})")
+        t = cls(data["ruleset"], data["team"], data["games"], command=data.get("command", ""))
+        for key, (counts, sums) in data["table"].items():
+            t.counts[key], t.sums[key] = list(counts), list(sums)
+        return t
+
+
+_TABLES: dict[Path, Table] = {}
+
+
+def table_at(path: str) -> Table:
+    """The policy at ``path``, read once."""
+    p = Path(path).expanduser().resolve()
+    if p not in _TABLES:
+        _TABLES[p] = Table.load(p)
+    return _TABLES[p]
+
+
+class LearnedDecider(Decider):
+    """See the module docstring. ``explore``: the chance of a random option (training);
+    ``visits`` collects (state key, option) for each choice made."""
+
+    def __init__(self, player: str, rng: random.Random, table: Table,
+                 explore: float = 0.0) -> None:
+        # (the rule player draws from ``rng`` as it would alone: with a table that never
+        # saw a state, the same game; exploring draws from a stream of its own)
+        super().__init__(player, random.Random(hash(rng.getstate())))
+        self.rule = RuleDecider(player, rng)
+        self.table = table
+        self.explore = explore
+        self.visits: list[tuple[str, int]] = []
+        self.claimed_wolf: dict[str, int] = {}  # target -> times called a werewolf
+        self.came_out: set[str] = set()  # who claimed a role
+
+    def observe(self, event: Event) -> None:
+        self.rule.observe(event)
+        speaker, text = getattr(event, "speaker", None), getattr(event, "text", None)
+        if speaker is not None and text is not None and self.rule.players:
+            for c in claims.parse(speaker, text, self.rule.players):
+                if c.kind == "species" and c.value == "werewolf":
+                    self.claimed_wolf[c.target] = self.claimed_wolf.get(c.target, 0) + 1
+                elif c.kind == "role":
+                    self.came_out.add(speaker)
+
+    def beliefs(self, view: PlayerView) -> dict[str, float] | None:
+        return self.rule.beliefs(view)
+
+    def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
+        action = self.rule.decide(view, legal)
+        kind = KINDS.get(type(action))
+        if kind is None or view is None:
+            return action
+        targets = [a for a in legal if type(a) is type(action)]
+        by_target = {getattr(a, "target"): a for a in targets}  # noqa: B009
+        picks = self._options(view, kind, getattr(action, "target"), list(by_target))  # noqa: B009
+        available = [i for i, t in enumerate(picks) if t is not None]
+        key = self._key(view, kind)
+        if self.explore and self.rng.random() < self.explore:
+            option = self.rng.choice(available)
+        else:
+            best = self.table.best(key, available)
+            option = 0 if best is None else best
+        self.visits.append((key, option))
+        return by_target.get(picks[option] or "", action)
+
+    def _options(self, view: PlayerView, kind: str, rule: str, targets: list[str]
+                 ) -> list[str | None]:
+        wolf = bool(view.pack)
+        belief = self.rule.beliefs_now or {}
+        pool = [t for t in targets if t != self.player]
+        if not pool:
+            return [rule, None, None, None, None]
+        if wolf:
+            trusted = [t for t in pool if t not in view.pack]
+            by_belief = min(trusted, key=lambda t: belief.get(t, 0.5)) if trusted else None
+        else:
+            by_belief = max(pool, key=lambda t: belief.get(t, 0.0)) if belief else None
+        votes: dict[str, int] = {}
+        for t in view.votes.values():
+            if t in pool:
+                votes[t] = votes.get(t, 0) + 1
+        crowd = max(votes, key=lambda t: votes[t]) if votes else None
+        if kind in ("attack", "guard"):
+            named = [t for t in pool if t in self.came_out and t not in view.pack]
+        else:
+            named = [t for t in pool if self.claimed_wolf.get(t)]
+            named.sort(key=lambda t: -self.claimed_wolf[t])
+        out = [t for t in pool if t in self.came_out]
+        claimer = (min(out, key=lambda t: belief.get(t, 0.5)) if wolf else
+                   max(out, key=lambda t: belief.get(t, 0.0))) if out else None
+        return [rule, by_belief, crowd, named[0] if named else None, claimer]
+
+    def _key(self, view: PlayerView, kind: str) -> str:
+        belief = self.rule.beliefs_now or {}
+        top = max((p for p in belief.values()), default=0.0)
+        sure = "sure" if top >= 0.8 else "guess" if top >= 0.5 else "blind"
+        claimed = any(t in view.living for t in self.claimed_wolf)
+        voted = bool(view.votes)
+        day = min(view.day, 3)
+        out = min(2, sum(1 for p in self.came_out if p in view.living))
+        accused = int(self.player in self.claimed_wolf)
+        return (f"{role_named(view.role).name}|{kind}|{len(view.living)}|{out}|{accused}|"
+                f"{int(claimed)}|{int(voted)}|{sure}|{day}")
+
+
+# ---------------------------------------------------------------- training
+
+
+def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | None = None,
+          opponents: str = "rule", seed: int = 0, resume: bool = False,
+          checkpoint: int = 1000, explore: float = 0.2,
+          progress: Callable[[int, Table], None] | None = None, command: str = "") -> Table:
+    """Play ``games`` engine games of ``rules``, ``team``'s seats learning against
+    ``opponents``; save
+    the table to ``out`` every ``checkpoint`` games and at the end (``resume``: start
+    from ``out``'s table). Game ``i`` uses seed ``(seed, i)`` counted from the games the
+    table already has, so a resumed run goes on where it stopped."""
+    from maw.simulate import play_game
+
+    ruleset_name = rules.name
+    n = players if players is not None else rules.min_players
+    rules.roles_for(n)
+    if team not in ("village", "werewolves"):
+        raise ConfigError(f"--team {team!r}: village or werewolves")
+    table = Table.load(out) if resume and out.exists() else Table(ruleset_name, team)
+    if resume and (table.ruleset, table.team) != (ruleset_name, team):
+        raise ConfigError(f"{out} learned {table.team} on {table.ruleset}, not {team} on "
+                          f"{ruleset_name}")
+    table.command = command or table.command
+    names = [f"P{i:02d}" for i in range(n)]
+    playing: list[LearnedDecider] = []
+
+    def factory(player: str, rng: random.Random) -> Decider:
+        d = LearnedDecider(player, rng, table, explore)
+        playing.append(d)
+        return d
+
+    from maw.policies.base import DECIDERS, register_decider
+
+    register_decider("learned-training", factory)
+    start = table.games
+    try:
+        for i in range(start, start + games):
+            playing.clear()
+            rec = play_game(rules, names, opponents, hash((seed, i)) & 0xFFFFFFFF,
+                            teams={team: "learned-training"})
+            ret = 1.0 if rec.winner == team else -1.0 if rec.winner else 0.0
+            for d in playing:
+                for key, option in d.visits:
+                    table.add(key, option, ret)
+            table.games += 1
+            if progress is not None:
+                progress(table.games - start, table)
+            if checkpoint and table.games % checkpoint == 0:
+                table.save(out)
+    finally:
+        DECIDERS.pop("learned-training", None)
+    table.save(out)
+    return table
+
+
+def learned_decider(player: str, rng: random.Random, path: str) -> Decider:
+    """``learned:FILE``'s decider."""
+    return LearnedDecider(player, rng, table_at(path))

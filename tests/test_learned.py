@@ -1,0 +1,111 @@
+"""The learned player: ``maw train`` makes a table of choices on the engine, with
+checkpoints and ``--resume``; ``learned:FILE`` plays it wherever a decider is named."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from maw.engine import ruleset
+from maw.policies.learned import OPTIONS, Table, train
+from maw.simulate import simulate
+
+
+def maw(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "maw", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_training_learns_a_table_and_resumes_where_it_stopped(tmp_path):
+    out = tmp_path / "v.json"
+    a = train(ruleset("aiwolf-5"), "village", 150, out, checkpoint=100)
+    assert a.games == 150 and a.counts
+    data = json.loads(out.read_text())
+    assert data["games"] == 150 and data["options"] == list(OPTIONS)
+    # every choice a village seat made is counted once per game it was made in
+    assert all(len(c) == len(OPTIONS) and sum(c) > 0 for c, _s in data["table"].values())
+    b = train(ruleset("aiwolf-5"), "village", 50, out, resume=True)
+    assert b.games == 200
+    # the same 200 games in one run make the same table (game i has seed (seed, i))
+    whole = train(ruleset("aiwolf-5"), "village", 200, tmp_path / "w.json")
+    assert whole.counts == b.counts and whole.sums == b.sums
+    with pytest.raises(Exception, match="learned village on aiwolf-5, not werewolves"):
+        train(ruleset("aiwolf-5"), "werewolves", 10, out, resume=True)
+
+
+def test_a_learned_player_plays_only_legal_actions_for_either_side(tmp_path):
+    for team in ("village", "werewolves"):
+        out = tmp_path / f"{team}.json"
+        train(ruleset("aiwolf-9"), team, 100, out, players=9)
+        summary = simulate(ruleset("aiwolf-9"), 9, "rule", 100, 5,
+                           **{team: f"learned:{out}"})
+        assert summary.games == 100 and summary.invalid_actions == 0
+
+
+def test_a_table_that_never_saw_a_state_plays_the_rule_player(tmp_path):
+    empty = tmp_path / "empty.json"
+    Table("aiwolf-5", "village").save(empty)
+    a = simulate(ruleset("aiwolf-5"), 5, "rule", 200, 3)
+    b = simulate(ruleset("aiwolf-5"), 5, "rule", 200, 3, village=f"learned:{empty}")
+    assert a.as_dict()["digest"] == b.as_dict()["digest"]
+
+
+def test_the_train_command_and_its_errors(tmp_path):
+    out = tmp_path / "p.json"
+    done = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--games", "40",
+               "--out", str(out), "--checkpoint", "20")
+    assert done.returncode == 0, done.stderr
+    assert "[40/40]" in done.stdout and f"--policy learned:{out}" in done.stdout
+    assert "maw train --ruleset aiwolf-5" in json.loads(out.read_text())["command"]
+    again = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--games", "40",
+                "--out", str(out))
+    assert again.returncode != 0 and "--resume" in again.stderr
+    sim = maw("simulate", "--ruleset", "aiwolf-5", "--players", "5", "--games", "20",
+              "--village", f"learned:{out}", "--json")
+    assert sim.returncode == 0 and json.loads(sim.stdout)["invalid_actions"] == 0
+    for bad, message in ((str(tmp_path / "none.json"), "cannot read the policy"),
+                         (str(tmp_path), "cannot read the policy")):
+        r = maw("simulate", "--ruleset", "aiwolf-5", "--players", "5", "--games", "5",
+                "--village", f"learned:{bad}")
+        assert r.returncode != 0 and message in r.stderr and "Traceback" not in r.stderr
+    (tmp_path / "x.json").write_text("{}")
+    r = maw("simulate", "--ruleset", "aiwolf-5", "--players", "5", "--games", "5",
+            "--village", f"learned:{tmp_path / 'x.json'}")
+    assert r.returncode != 0 and "is not a learned policy" in r.stderr
+
+
+@pytest.mark.xmpp
+def test_a_learned_seat_plays_over_xmpp_from_a_roster_and_as_an_aiwolf_client(tmp_path):
+    from maw.hosting.xmpp import free_port
+
+    policy = tmp_path / "v.json"
+    train(ruleset("aiwolf-5"), "village", 60, policy)
+    roster = tmp_path / "r.toml"
+    roster.write_text('[[player]]\nname = "Ann"\ndecider = "learned"\npolicy = "v.json"\n'
+                      + "".join(f'[[player]]\nname = "{n}"\ndecider = "rule"\n'
+                                for n in ("Bob", "Cid", "Dee")))
+    port = free_port()
+    game = subprocess.Popen(
+        [sys.executable, "-m", "maw", "game", "--ruleset", "aiwolf-5", "--players", "5",
+         "--roster", str(roster), "--aiwolf", "1", "--aiwolf-port", str(port), "--xmpp",
+         f"embedded:{free_port()}", "--seed", "2", "--day-seconds", "10",
+         "--night-seconds", "5", "--log-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    client = subprocess.run(
+        [sys.executable, "-m", "maw", "aiwolf-client", "--url", f"ws://127.0.0.1:{port}/ws",
+         "--name", "learner", "--policy", f"learned:{policy}"],
+        capture_output=True, text=True, timeout=300)
+    out, err = game.communicate(timeout=300)
+    assert game.returncode == 0, err[-2000:]
+    assert client.returncode == 0 and "1 game(s) played" in client.stdout, client.stderr
+    assert "1 learned:" in out and "Game over" in out
+    log = next(tmp_path.glob("game-*.jsonl"))
+    audit = maw("audit", str(log))
+    assert audit.returncode == 0, audit.stdout
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[player]]\nname = "Ann"\ndecider = "learned"\n')
+    r = maw("game", "--ruleset", "aiwolf-5", "--players", "5", "--roster", str(bad))
+    assert r.returncode != 0 and "names its policy file" in r.stderr
