@@ -84,6 +84,10 @@ ENDLESS = {"type": "string", "minLength": 400}  # cannot end before it is killed
 
 async def kill_while_answering(backend, sig: int) -> BaseException:
     call = asyncio.create_task(backend.chat(LONG, schema=ENDLESS, max_tokens=400))
+    deadline = time.monotonic() + 120
+    while backend.process.pid is None:  # (a model started again is still loading)
+        assert time.monotonic() < deadline and not call.done(), "the model never came up"
+        await asyncio.sleep(0.05)
     await asyncio.sleep(1.0)  # the prompt is read, tokens are coming
     os.kill(backend.process.pid, sig)
     with pytest.raises(ModelCrashed) as info:
