@@ -18,7 +18,8 @@ The state a choice is made in is a handful of facts any player sees: its role, t
 choice, how many live, how many living players came out as a role, whether it was itself
 called a werewolf, whether a werewolf was claimed, whether votes are already cast, how
 sure its beliefs are, the day. The table holds, per state, the mean return of each
-option (+1 a win, -1 a loss); the decider takes the best option it can (an option with no
+option (+1 a win, -1 a loss; a running mean that forgets the oldest returns, and training
+explores less as it goes); the decider takes the best option it can (an option with no
 target falls back on ``rule``). A state never seen in training plays the rule player.
 
 ``maw train`` makes a table (:func:`train`); ``learned:FILE`` plays it anywhere a decider
@@ -42,12 +43,14 @@ from maw.policies.rule import RuleDecider
 
 OPTIONS = ("rule", "belief", "crowd", "claimed", "claimer")
 KINDS: dict[type, str] = {Vote: "vote", Attack: "attack", Divine: "divine", Guard: "guard"}
-FORMAT = "maw-learned-2"
+FORMAT = "maw-learned-3"
+RECENT = 0.002  # the weight of a new return once an option has had 500
+HALF_LIFE = 4000  # games after which training explores half as often
 
 
 @dataclass
 class Table:
-    """Per state key, the return sum and the count of each option."""
+    """Per state key, each option's estimated return (``sums``) and visits."""
 
     ruleset: str = ""
     team: str = ""
@@ -57,24 +60,30 @@ class Table:
     command: str = ""
 
     def best(self, key: str, available: list[int]) -> int | None:
-        """The option of best mean return among ``available`` (``None``: never seen)."""
+        """The option of best estimated return among ``available`` (``None``: never
+        seen)."""
         counts = self.counts.get(key)
         if counts is None:
             return None
-        sums = self.sums[key]
+        values = self.sums[key]
         seen = [i for i in available if counts[i]]
         if not seen:
             return None
-        return max(seen, key=lambda i: sums[i] / counts[i])
+        return max(seen, key=lambda i: values[i])
 
     def add(self, key: str, option: int, ret: float) -> None:
-        self.sums.setdefault(key, [0.0] * len(OPTIONS))[option] += ret
-        self.counts.setdefault(key, [0] * len(OPTIONS))[option] += 1
+        """One more return of ``option`` in state ``key``: the mean of the first
+        ``1 / RECENT`` visits, then a running estimate that forgets the oldest (the
+        returns of a policy that has since changed)."""
+        values = self.sums.setdefault(key, [0.0] * len(OPTIONS))
+        counts = self.counts.setdefault(key, [0] * len(OPTIONS))
+        counts[option] += 1
+        values[option] += max(1.0 / counts[option], RECENT) * (ret - values[option])
 
     def save(self, path: Path) -> None:
         data = {"format": FORMAT, "ruleset": self.ruleset, "team": self.team,
                 "games": self.games, "options": list(OPTIONS), "command": self.command,
-                "table": {k: [self.counts[k], [round(x, 3) for x in self.sums[k]]]
+                "table": {k: [self.counts[k], self.sums[k]]
                           for k in sorted(self.counts)}}
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n")
@@ -121,6 +130,7 @@ class LearnedDecider(Decider):
         self.table = table
         self.explore = explore
         self.visits: list[tuple[str, int]] = []
+        self.chosen: dict[tuple, int] = {}  # the option taken for each choice
         self.claimed_wolf: dict[str, int] = {}  # target -> times called a werewolf
         self.came_out: set[str] = set()  # who claimed a role
 
@@ -146,12 +156,18 @@ class LearnedDecider(Decider):
         by_target = {getattr(a, "target"): a for a in targets}  # noqa: B009
         picks = self._options(view, kind, getattr(action, "target"), list(by_target))  # noqa: B009
         available = [i for i, t in enumerate(picks) if t is not None]
+        # one option a choice: a vote asked for again (MAW's votes may change all day)
+        # keeps the option it took, its target following what the option sees now
+        moment = (view.day, view.phase, view.vote_round, kind)
+        if moment in self.chosen and self.chosen[moment] in available:
+            return by_target.get(picks[self.chosen[moment]] or "", action)
         key = self._key(view, kind)
         if self.explore and self.rng.random() < self.explore:
             option = self.rng.choice(available)
         else:
             best = self.table.best(key, available)
             option = 0 if best is None else best
+        self.chosen[moment] = option
         self.visits.append((key, option))
         return by_target.get(picks[option] or "", action)
 
@@ -222,8 +238,10 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
     names = [f"P{i:02d}" for i in range(n)]
     playing: list[LearnedDecider] = []
 
+    rate = [explore]  # explores less as it goes (by the game's number: a resumed run too)
+
     def factory(player: str, rng: random.Random) -> Decider:
-        d = LearnedDecider(player, rng, table, explore)
+        d = LearnedDecider(player, rng, table, rate[0])
         playing.append(d)
         return d
 
@@ -233,6 +251,7 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
     start = table.games
     try:
         for i in range(start, start + games):
+            rate[0] = max(0.02, explore * 0.5 ** (i / HALF_LIFE))
             playing.clear()
             rec = play_game(rules, names, opponents, hash((seed, i)) & 0xFFFFFFFF,
                             teams={team: "learned-training"})
