@@ -447,8 +447,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
+    from maw.env.train import train
     from maw.policies import check_decider
-    from maw.policies.learned import train
 
     if args.games < 1:
         raise MawError("--games must be at least 1")

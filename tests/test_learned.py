@@ -10,7 +10,8 @@ import sys
 import pytest
 
 from maw.engine import ruleset
-from maw.policies.learned import OPTIONS, Table, train
+from maw.env.train import train
+from maw.policies.learned import OPTIONS, Table
 from maw.simulate import simulate
 
 
