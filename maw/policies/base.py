@@ -74,6 +74,9 @@ def known_deciders() -> str:
 def check_decider(name: str, flag: str) -> None:
     """``ConfigError`` (saying ``flag``) unless ``name`` makes a decider (its file read,
     if it has one)."""
+    head, colon, _arg = name.partition(":")
+    if not (colon and head in WITH_ARGUMENT) and name not in DECIDERS:
+        raise ConfigError(f"unknown decider {name!r} for {flag}: {known_deciders()}")
     try:
         make_decider(name, "check", random.Random(0))
     except ConfigError as exc:
