@@ -27,6 +27,21 @@ def _add_ruleset(p: argparse.ArgumentParser) -> None:
                         "votes_open=talk (repeatable; default: the ruleset's own)")
 
 
+def _bar():
+    """A progress bar on the terminal: the count, the time spent and the time left."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+
+
 def _rules(args: argparse.Namespace):
     from maw.engine import parse_options, ruleset
 
@@ -321,18 +336,7 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
 
     failed = 0
     if sys.stderr.isatty():
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                            MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("left"), TimeRemainingColumn())
+        progress = _bar()
     else:
         progress = None
     task = progress.add_task("games", total=todo) if progress else None
@@ -461,18 +465,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     t0 = time.monotonic()
     if sys.stderr.isatty():
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                       TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-                       transient=False)
+        bar = _bar()
         task = bar.add_task("training", total=args.games)
 
         def progress(done: int, table) -> None:

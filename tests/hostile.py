@@ -360,12 +360,15 @@ def deaths_of(records: list[dict]) -> list[tuple[str, str]]:
 
 async def fuzz_game(address, seed: int, messages: int, log_dir: Path, *, forged_share=0.1,
                     pace: float = 0.002, game_seed: int = 5,
-                    forge_from_seat: bool = False, thinking: float = 1.0) -> FuzzReport:
+                    forge_from_seat: bool = False, thinking: float = 1.0,
+                    after_start: bool = False) -> FuzzReport:
     """Host a game (game seed ``game_seed``, five steady players and one passive raw seat,
     Zed) on the server at ``address`` and, if ``messages``, attack it with that many
     hostile messages drawn with ``seed``. ``forge_from_seat``: the seat itself writes the
     forged senders of its messages (a good server then closes its stream, and the seat is
-    gone: only for a lax server). Returns what happened."""
+    gone: only for a lax server). ``after_start``: the attack waits for the first phase
+    (every player has joined, and takes only its GameMaster's proven messages). Returns
+    what happened."""
     from maw.agents.gamemaster import GameConfig
     from maw.engine import ruleset
     from maw.hosting.game import default_seats, run_game
@@ -401,6 +404,8 @@ async def fuzz_game(address, seed: int, messages: int, log_dir: Path, *, forged_
                               for s in seats},
                   seat_jid=seat.jid, token=joined["token"])
 
+    started = asyncio.Event()  # the first phase is open
+
     async def play_passively() -> None:
         """The seat answers whatever it hears from the game with "listen", as an idle
         player does (Algorithm 1: something new arrived, nothing to do)."""
@@ -412,6 +417,7 @@ async def fuzz_game(address, seed: int, messages: int, log_dir: Path, *, forged_
                 continue
             if msg.get_metadata("type") == "phase_change":
                 stamp = json.loads(msg.body)["stamp"]
+                started.set()
             if stamp:
                 seat.send(lobby, json.dumps({"type": "listen", "player": "Zed",
                                              "token": scene.token, "stamp": stamp}),
@@ -425,6 +431,8 @@ async def fuzz_game(address, seed: int, messages: int, log_dir: Path, *, forged_
 
     async def flood() -> None:
         """The seat's and the stranger's messages, as fast as ``pace`` allows."""
+        if after_start:
+            await started.wait()
         for h in hostile:
             if game.done():
                 return

@@ -80,6 +80,17 @@ def dealing(players: int, names: list[str], roles: set[str], people: int = 1) ->
     raise AssertionError(f"no seed deals {roles} to {names}")
 
 
+def play_with(tmp_path, game: subprocess.Popen, port: int, names: list[str]) -> list[dict]:
+    """Agents ``names`` play ``game`` to its end; the game's events."""
+    bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
+    _out, err = game.communicate(timeout=300)
+    assert game.returncode == 0, err[-3000:]
+    for bot in bots:
+        bot.wait(timeout=60)
+    return [r["data"] | {"event": r["event"]} for r in records(tmp_path)
+            if r["kind"] == "event"]
+
+
 def audit(tmp_path) -> None:
     log = next(tmp_path.glob("game-*.jsonl"))
     done = subprocess.run(maw("audit", str(log)), capture_output=True, text=True,
@@ -292,13 +303,7 @@ def test_the_freeform_talk_is_a_group_chat(tmp_path):
     names = ["free1", "free2", "free3"]
     game = host(tmp_path, 5, 3, port, "--xmpp", f"embedded:{free_port()}", "--seed", "3",
                 "--rule", "talk_mode=freeform", "--day-seconds", "8", "--night-seconds", "5")
-    bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
-    out, err = game.communicate(timeout=300)
-    assert game.returncode == 0, err[-3000:]
-    for bot in bots:
-        bot.wait(timeout=60)
-    events = [r["data"] | {"event": r["event"]} for r in records(tmp_path)
-              if r["kind"] == "event"]
+    events = play_with(tmp_path, game, port, names)
     lines = [(e["day"], e["speaker"], e["text"]) for e in events if e["event"] == "Chatted"
              and e["room"] == "Village"]
     for n in names:
@@ -324,13 +329,7 @@ def test_agents_talk_in_rounds_in_one_shuffled_order_a_day(tmp_path):
     names = [f"r{i}" for i in range(1, 6)]
     game = host(tmp_path, 9, 5, port, "--xmpp", f"embedded:{free_port()}", "--seed", "4",
                 "--day-seconds", "20", "--night-seconds", "5")
-    bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
-    out, err = game.communicate(timeout=300)
-    assert game.returncode == 0, err[-3000:]
-    for bot in bots:
-        bot.wait(timeout=60)
-    events = [r["data"] | {"event": r["event"]} for r in records(tmp_path)
-              if r["kind"] == "event"]
+    events = play_with(tmp_path, game, port, names)
     orders = []
     for day in sorted({e["day"] for e in events if "day" in e}):
         said = [(e.get("speaker") or e.get("player"), e["event"] == "Overed") for e in events
