@@ -203,7 +203,9 @@ def test_protocol_faults_end_as_the_aiwolf_server_ends_them_and_the_game_goes_on
     for name in ("mute", "malformed", "unknown", "twin", "twin2"):
         assert "in error" not in summary[name], summary[name]
     assert re.search(r"\b1 failed", summary["mute"])  # its NAME answer kept it in the game
-    assert packets(tmp_path, "silent")[0]["request"] == "NAME"
+    # (asked its NAME, it never answered; or, come after the seats were taken, it was
+    # closed at once: either way, no seat)
+    assert packets(tmp_path, "silent")[0].get("request", "NAME") == "NAME"
     assert [p["request"] for p in packets(tmp_path, "mute") if "request" in p].count(
         "NAME") == 2
     assert "Game over" in out
