@@ -132,3 +132,48 @@ def test_a_ruleset_and_size_it_cannot_deal_fail_at_once():
     with pytest.raises(Exception, match="unknown decider"):
         env(ruleset_name="aiwolf-5", opponents="genius")
     assert ruleset("maw").name == "maw"
+
+
+def _answer(label: str) -> str:
+    """A model's JSON answer naming the choice ``label``."""
+    import json
+
+    kind, _, rest = label.partition(" ")
+    if kind == "chat:":
+        return json.dumps({"action": "chat", "text": rest})
+    return json.dumps({"action": kind, "target": rest} if rest else {"action": kind})
+
+
+@pytest.mark.parametrize("name", ["aiwolf-5", "werewolf-12"])
+def test_the_text_variant_prompts_from_the_agents_view_and_reads_answers_into_its_mask(name):
+    """text=True: each turn the agent's info holds the LLM player's messages and a label
+    for exactly the indices its mask allows; a model's answer naming a label comes back as
+    that index; the prompt tells a villager no one else's role; a bad answer says why."""
+    e = env(ruleset_name=name, players=SIZES[name], learn="village", text=True)
+    api_test(env(ruleset_name=name, players=SIZES[name], text=True), num_cycles=50)
+    rng = random.Random(5)
+    e.reset(seed=5)
+    roles = {n: r.name for n, r in zip(e.unwrapped.possible_agents,
+                                       e.unwrapped.state_.roles, strict=True)}
+    turns = 0
+    for agent in e.agent_iter():
+        obs, _reward, done, cut, info = e.last()
+        if done or cut:
+            e.step(None)
+            continue
+        turns += 1
+        assert sorted(info["choices"]) == np.flatnonzero(obs["action_mask"]).tolist()
+        messages = info["prompt"]
+        assert [m["role"] for m in messages] == ["system", "system", "user"]
+        assert f"as the player {agent}." in messages[0]["content"]
+        assert f"Your role: {roles[agent]}" in messages[1]["content"]
+        prompt = "\n".join(m["content"] for m in messages)
+        for other, role in roles.items():
+            if other != agent and role not in ("Villager",):
+                assert f"{other} is a {role}" not in prompt
+        index = rng.choice(sorted(info["choices"]))
+        assert e.unwrapped.answer(agent, _answer(info["choices"][index])) == index
+        with pytest.raises(ValueError, match="not JSON"):
+            e.unwrapped.answer(agent, "I vote for Bob")
+        e.step(index)
+    assert turns > 5

@@ -12,6 +12,12 @@ actions. Chance (ties) is the engine's seeded pick: ``reset(seed=S)`` replays th
 game for the same actions. A dead agent is asked only what the rules still give it (a
 Hunter's shot, a sheriff's badge), and stays in the episode until the game ends, so that
 the last rewards (a win or a loss) reach every seat.
+
+``text=True`` is the variant for language models: at its turn an agent's ``info`` also
+holds ``"prompt"``, the messages an LLM player is sent (the rules, its role, then the turn
+prompt of ``maw/prompts/turn.md`` with what it heard since its last turn), and
+``"choices"``, the label of each index its mask allows; ``answer(agent, text)`` turns a
+model's JSON answer into that index (the same legal choices, whatever the model says).
 """
 
 from __future__ import annotations
@@ -26,10 +32,13 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from maw.engine import (
+    Action,
+    Chat,
     EndPhase,
     GameState,
     Pass,
     Ruleset,
+    action_name,
     legal_actions,
     may_pass,
     new_game,
@@ -44,7 +53,10 @@ from maw.engine.state import Phase
 from maw.env.rewards import Rewards
 from maw.env.spaces import Heard, Layout, observation_size, observe
 from maw.errors import ConfigError, IllegalActionError
-from maw.policies.base import Decider, make_decider
+from maw.llm.decider import LLMDecider, parse
+from maw.llm.llm import LLM
+from maw.policies import claims
+from maw.policies.base import Decider, make_decider, max_chat
 from maw.protocol.render import event_line
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou",
@@ -76,7 +88,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
     def __init__(self, ruleset_name: str = "aiwolf-5", players: int | None = None,
                  learn: str = "all", opponents: str = "rule", beliefs: bool = False,
                  rewards: Rewards | None = None, rounds: int = 3,
-                 render_mode: str | None = None, **rule_options: Any) -> None:
+                 render_mode: str | None = None, text: bool = False,
+                 **rule_options: Any) -> None:
         super().__init__()
         self.rules: Ruleset = ruleset(ruleset_name, **rule_options)
         n = players if players is not None else self.rules.min_players
@@ -97,6 +110,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             "action_mask": spaces.Box(0, 1, (self.layout.size,), np.int8)})
         self.state_: GameState | None = None
         self.lines: list[str] = []
+        self.text = text
 
     # ------------------------------------------------------------ spaces
 
@@ -122,6 +136,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         if self.with_beliefs:
             self.helpers = {n: make_decider("rule", n, random.Random(0)) for n in self.agents}
         self.heard = {n: Heard.empty() for n in names}
+        # (text=True) each agent's prompt writer, and the lines it heard since its turn
+        self.writers = {n: _writer(n) for n in self.agents} if self.text else {}
+        self.unread: dict[str, list[str]] = {n: [] for n in self.writers}
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
@@ -154,6 +171,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             line = event_line(type(e).__name__, _fields(e))
             if line:
                 self.lines.append(line)
+                for name, unread in self.unread.items():
+                    if e.audience is None or name in e.audience:
+                        unread.append(line)
                 if self.render_mode == "human":
                     print(line)
 
@@ -199,6 +219,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             name = waiting[0]
             if name in self.agents:
                 self.agent_selection = name
+                if self.text:
+                    self._prompt(name)
                 return
             self.acted.add(name)
             d = self.others[name]
@@ -224,6 +246,48 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             self.infos[a] = {"winner": winner, "team": team, "role": state.role_of(a).name}
         self._accumulate_rewards()
         self.agent_selection = self.agents[0] if self.agents else ""
+
+    def _prompt(self, agent: str) -> None:
+        """(text=True) The agent's prompt and its choices' labels, into its info."""
+        state = self.state_
+        assert state is not None
+        v = view(state, agent)
+        legal = legal_actions(state, agent)
+        writer = self.writers[agent]
+        if not writer.started:
+            writer._start(v)
+        text, _schema, _ = writer.turn_prompt(v, self.unread[agent], legal)
+        self.unread[agent] = []
+        _, chosen = self.layout.mask(legal)
+        labels = {0: "listen"} | {k: _label(a) for k, a in sorted(chosen.items())}
+        self.infos[agent] = {"prompt": [*writer.llm.context, {"role": "user", "content": text}],
+                             "choices": labels}
+
+    def answer(self, agent: str, text: str) -> int:
+        """(text=True) The index of the legal action a model's JSON answer names, as an
+        LLM player's answer is read (``maw.llm.decider.parse``); a chat is the claim it
+        makes (its first statement in the claims grammar). ``ValueError`` says why an
+        answer names nothing legal."""
+        state = self.state_
+        assert state is not None
+        legal = legal_actions(state, agent)
+        action = parse(text, agent, legal, max_chat(view(state, agent)))
+        if action is None:
+            return 0
+        _, chosen = self.layout.mask(legal)
+        if isinstance(action, Chat):
+            said = claims.parse(agent, action.text, state.names)
+            for k, a in chosen.items():
+                if isinstance(a, Chat) and said and claims.parse(agent, a.text, state.names) \
+                        == said[:1]:
+                    return k
+            raise ValueError(f"{action.text!r} makes no claim the action space has "
+                             "(I am the ROLE. / NAME is a werewolf. / NAME is human. / "
+                             "I suspect NAME.)")
+        for k, a in chosen.items():
+            if a == action:
+                return k
+        raise ValueError(f"{action!r} has no index")  # pragma: no cover - the mask is legal
 
     # ------------------------------------------------------------ the API
 
@@ -281,6 +345,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
 
     def close(self) -> None:
         self.state_ = None
+
+
+def _writer(name: str) -> LLMDecider:
+    """An LLM player's prompt writer with no model behind it (it is never asked)."""
+    return LLMDecider(name, random.Random(0), LLM(backend=None))  # type: ignore[arg-type]
+
+
+def _label(action: Action) -> str:
+    """An action as a model would name it: "vote Bob", "chat: I am the Seer."."""
+    if isinstance(action, Chat):
+        return f"chat: {action.text}"
+    target = getattr(action, "target", None)
+    return f"{action_name(action)} {target}" if target else action_name(action)
 
 
 def env(**kwargs: Any) -> AECEnv:
