@@ -10,9 +10,11 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 from maw.engine import (
+    Action,
     EndPhase,
     GameState,
     Pass,
@@ -58,23 +60,81 @@ def _deliver(deciders: dict[str, Decider], listeners: list[Decider],
                     d.observe(event)
 
 
-def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], seed: int,
-              rounds_per_phase: int = 3, max_steps: int = 100_000,
-              teams: dict[str, str] | None = None,
-              beliefs: list | None = None, events: list | None = None) -> GameRecord:
-    """Play one game with deciders named by ``policy`` (one name, or one per player), or
-    by ``teams`` (team -> decider, once the roles are dealt: "village", "werewolves").
-    ``beliefs`` (a list) receives, at the end of every phase, each living player's
-    beliefs as its decider states them: (player, role, day, phase, {name: P(wolf)}).
-    ``events`` (a list) receives every event of the game, in order."""
-    rng = random.Random(seed)
-    state: GameState = new_game(rules, names, rng)
+def _deciders(state: GameState, names: list[str], policy, teams, rng) -> dict[str, Decider]:
     policies = policy if isinstance(policy, dict) else dict.fromkeys(names, policy)
     if teams:
         policies = {n: teams.get(r.team.value, policies[n])
                     for n, r in zip(names, state.roles, strict=True)}
-    deciders = {n: make_decider(policies[n], n, random.Random(rng.getrandbits(64)))
-                for n in names}
+    out = {}
+    for n in names:
+        p, stream = policies[n], random.Random(rng.getrandbits(64))
+        out[n] = make_decider(p, n, stream) if isinstance(p, str) else p(n, stream)
+    return out
+
+
+def play_game(rules: Ruleset, names: list[str], policy: str | dict, seed: int,
+              rounds_per_phase: int = 3, max_steps: int = 100_000,
+              teams: dict[str, str] | None = None,
+              beliefs: list | None = None, events: list | None = None) -> GameRecord:
+    """Play one game with deciders named by ``policy`` (one name, or one per player: a
+    decider's name or a factory ``(player, rng) -> Decider``), or by ``teams`` (team ->
+    decider, once the roles are dealt: "village", "werewolves"). ``beliefs`` (a list)
+    receives, at the end of every phase, each living player's beliefs as its decider
+    states them: (player, role, day, phase, {name: P(wolf)}). ``events`` (a list) receives
+    every event of the game, in order."""
+    rng = random.Random(seed)
+    state: GameState = new_game(rules, names, rng)
+    deciders = _deciders(state, names, policy, teams, rng)
+    game = _game(rules, names, deciders, state, rng, rounds_per_phase, max_steps, seed,
+                 beliefs, events)
+    try:
+        name, at, legal = next(game)
+        while True:
+            d = deciders[name]
+            name, at, legal = game.send(d.decide(view(at, name) if d.needs_view else None,
+                                                 legal))
+    except StopIteration as done:
+        return done.value
+
+
+async def aplay_game(rules: Ruleset, names: list[str], policy: str | dict, seed: int,
+                     rounds_per_phase: int = 3, max_steps: int = 100_000) -> GameRecord:
+    """``play_game`` where some deciders think asynchronously (an LLM or hybrid player:
+    its ``adecide`` is awaited, with the transcript lines it heard since its last turn as
+    its messages); the same loop, the same game for the same decisions."""
+    from maw.protocol.render import event_text
+
+    rng = random.Random(seed)
+    state: GameState = new_game(rules, names, rng)
+    deciders = _deciders(state, names, policy, None, rng)
+    heard: list[Event] = []
+    unread: dict[str, int] = dict.fromkeys(names, 0)
+    game = _game(rules, names, deciders, state, rng, rounds_per_phase, max_steps, seed,
+                 None, heard)
+    try:
+        name, at, legal = next(game)
+        while True:
+            d = deciders[name]
+            adecide = getattr(d, "adecide", None)
+            if adecide is None:
+                action = d.decide(view(at, name) if d.needs_view else None, legal)
+            else:
+                lines = [line for e in heard[unread[name]:]
+                         if e.audience is None or name in e.audience
+                         if (line := event_text(e))]
+                unread[name] = len(heard)
+                action = await adecide(view(at, name), legal, lines)
+            name, at, legal = game.send(action)
+    except StopIteration as done:
+        return done.value
+
+
+def _game(rules: Ruleset, names: list[str], deciders: dict[str, Decider], state: GameState,
+          rng: random.Random, rounds_per_phase: int, max_steps: int, seed: int,
+          beliefs: list | None, events: list | None
+          ) -> Generator[tuple[str, GameState, tuple], Action | None, GameRecord]:
+    """The game loop: it yields (player, state, legal actions) whenever a player is to
+    choose, is sent the player's choice (``None``: nothing), and returns the record."""
     listeners = [d for d in deciders.values() if type(d).observe is not Decider.observe]
     _deliver(deciders, listeners, opening_events(state))
     if events is not None:
@@ -99,8 +159,7 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict[str, str], se
                 legal = legal_actions(state, name)
                 if not legal:  # an earlier action this round closed this player's turn
                     continue
-                d = deciders[name]
-                action = d.decide(view(state, name) if d.needs_view else None, legal)
+                action = yield name, state, legal
                 if action is None:
                     if not may_pass(state, name):
                         continue

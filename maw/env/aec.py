@@ -57,19 +57,10 @@ from maw.llm.decider import LLMDecider, parse
 from maw.llm.llm import LLM
 from maw.policies import claims
 from maw.policies.base import Decider, make_decider, max_chat
-from maw.protocol.render import event_line
+from maw.protocol.render import event_text
 
 NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou",
          "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom")
-
-
-def _fields(e: Event) -> dict[str, Any]:
-    """An event's fields as a transcript line reads them."""
-    out: dict[str, Any] = {}
-    for name in e.__slots__:
-        v = getattr(e, name)
-        out[name] = sorted(v) if isinstance(v, frozenset) else getattr(v, "value", v)
-    return out
 
 
 def _names(n: int) -> tuple[str, ...]:
@@ -168,7 +159,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                         self.heard[name].hear(e.speaker, e.text, state.names)
             elif type(e) is VotesRevealed:
                 self._reward_votes(e)
-            line = event_line(type(e).__name__, _fields(e))
+            line = event_text(e)
             if line:
                 self.lines.append(line)
                 for name, unread in self.unread.items():

@@ -125,6 +125,15 @@ def _result(r: h.ResultHeard) -> str:
     return "[GM] Nobody was murdered last night."
 
 
+def event_text(e: Any) -> str | None:
+    """``event_line`` of an engine event object (its fields as a log record has them)."""
+    fields: dict[str, Any] = {}
+    for key in e.__slots__:
+        v = getattr(e, key)
+        fields[key] = sorted(v) if isinstance(v, frozenset) else getattr(v, "value", v)
+    return event_line(type(e).__name__, fields)
+
+
 def event_line(event: str, d: dict[str, Any]) -> str | None:
     """One transcript line for an engine event (by name and fields), or ``None`` to skip."""
     secret = d.get("audience")

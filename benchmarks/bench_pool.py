@@ -1,0 +1,57 @@
+"""``maw bench`` for each of MAW's own agents: the reference pool rating its members.
+
+    .venv/bin/python benchmarks/bench_pool.py [--games 1000]
+
+On aiwolf-5 and on maw with 6 players, each candidate (random, rule, hybrid and the
+learned tables shipped) plays the same schedule (seed 1, half its games on each side)
+against the frozen pool; its win rate with the 95% interval and its OpenSkill rating per
+side. Stored in ``benchmarks/results/bench_pool.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from record import save  # benchmarks/record.py
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from maw.engine import ruleset  # noqa: E402
+from maw.tournament.bench import bench  # noqa: E402
+
+POLICIES = REPO / "agents" / "policies"
+GAMES = [("aiwolf-5", 5, ["random", "rule", "hybrid",
+                          f"learned:{POLICIES / 'aiwolf5-village.json'}",
+                          f"learned:{POLICIES / 'aiwolf5-werewolves.json'}"]),
+         ("maw", 6, ["random", "rule", "hybrid", f"learned:{POLICIES / 'maw6-village.json'}"])]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=1000)
+    args = ap.parse_args()
+    rows = []
+    for name, players, candidates in GAMES:
+        for who in candidates:
+            t0 = time.monotonic()
+            result = bench(ruleset(name), players, who, args.games, seed=1)
+            label = who if not who.startswith("learned:") else "learned " + Path(who).stem
+            for side, s in result.as_dict()["sides"].items():
+                low, high = s["interval"]
+                rows.append({"ruleset": name, "players": players, "candidate": label,
+                             "side": side, "games": s["games"], "wins": s["wins"],
+                             "rate": round(s["win_rate"], 4), "low": round(low, 4),
+                             "high": round(high, 4), "mu": round(s["mu"], 2),
+                             "sigma": round(s["sigma"], 2),
+                             "seconds": round(time.monotonic() - t0, 1)})
+                print(f"{name:8s} {players}p {label:26s} {side:10s} "
+                      f"{100 * s['win_rate']:5.1f}% ({100 * low:.1f}-{100 * high:.1f}) "
+                      f"mu {s['mu']:.2f} ± {2 * s['sigma']:.2f}", flush=True)
+    save("bench_pool", rows)
+
+
+if __name__ == "__main__":
+    main()
