@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from maw.engine import (
