@@ -95,6 +95,46 @@ async def kill_while_answering(backend, sig: int) -> BaseException:
     return info.value
 
 
+async def _converse(backend, turns: int = 2) -> tuple[list[str], list[tuple[int, int]]]:
+    """Three players' conversations on one model, their calls interleaved: the answers
+    and each call's (prompt tokens, tokens evaluated)."""
+    rules = "You are playing Werewolf, a game of talk and deduction. " * 12
+    talks = {p: [{"role": "system", "content": rules},
+                 {"role": "system", "content": f"You are {p}, a villager. " * 8}]
+             for p in ("Ann", "Bob", "Cid")}
+    texts, counts = [], []
+    for day in range(turns):
+        for p, messages in talks.items():
+            messages.append({"role": "user", "content": f"Day {day}. {p}, speak. " +
+                             "The night was quiet. " * 6})
+            answer = await backend.chat(messages, max_tokens=8, temperature=0.0)
+            messages.append({"role": "assistant", "content": answer.text})
+            texts.append(answer.text)
+            counts.append((answer.prompt_tokens, answer.evaluated_tokens))
+    return texts, counts
+
+
+@pytest.mark.slow
+async def test_each_player_s_prompt_is_read_once_and_answers_do_not_change(model_path):
+    """The model keeps each conversation's context: a player's second call, after two
+    other players' calls, reads only what is new since its own first (a few dozen tokens
+    of hundreds); with no contexts kept it reads all but the rules again. The answers
+    are the same either way."""
+    kept = make_backend("llamacpp", n_ctx=1024, threads=2)
+    texts, counts = await _converse(kept)
+    none = make_backend("llamacpp", n_ctx=1024, threads=2, prefix_cache_mb=0)
+    texts0, counts0 = await _converse(none)
+    assert texts == texts0
+    assert [p for p, _ in counts] == [p for p, _ in counts0]
+    first, second = counts[:3], counts[3:]
+    for (p1, _), (p2, evaluated) in zip(first, second, strict=True):
+        new = p2 - p1  # the turn just asked, and the answer before it
+        assert evaluated <= new + 2, (evaluated, new)
+    for (_, evaluated), (_, evaluated0) in zip(second, counts0[3:], strict=True):
+        assert evaluated0 > 3 * evaluated  # without: the player's own history again
+    assert kept.process is not none.process  # (two processes: a cache is per model)
+
+
 @pytest.mark.slow
 async def test_the_embedded_model_answers_with_two_threads(model_path):
     # CI machines vary: one thread hid the AMX crash (it came on a second compute thread)

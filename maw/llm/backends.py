@@ -228,17 +228,19 @@ class LlamaCppBackend(Backend):
         threads: int | None = Field(None, ge=1)
         threads_batch: int | None = Field(None, ge=1)
         repeat_penalty: float = Field(1.3, gt=0)
+        prefix_cache_mb: int = Field(512, ge=0)
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, n_ctx: int = 2048, threads: int | None = None,
                  threads_batch: int | None = None, repeat_penalty: float = 1.3,
-                 **options: Any) -> None:
+                 prefix_cache_mb: int = 512, **options: Any) -> None:
         super().__init__(model or "gemma3-270m", None, None, **options)
         self.repeat_penalty = repeat_penalty  # a small base model repeats itself otherwise
         self.path = model if model.endswith(".gguf") else ""
         self.n_ctx = n_ctx
         self.threads = threads
         self.threads_batch = threads_batch
+        self.prefix_cache_mb = prefix_cache_mb
         self.process: ModelProcess | None = None
         self.stopped_early = 0  # calls cancelled while they ran
         self.cancelled_spans: list[tuple[float, float]] = []  # ... when they ran
@@ -247,7 +249,7 @@ class LlamaCppBackend(Backend):
         if self.process is None:
             threads = self.threads or default_threads()
             key = ModelKey(self.path or default_model_path(), self.n_ctx, threads,
-                           self.threads_batch or threads)
+                           self.threads_batch or threads, self.prefix_cache_mb)
             self.process = model_process(key)
         return self.process
 
@@ -311,7 +313,8 @@ class LlamaCppBackend(Backend):
             process.cancel(rid)
             raise
         return Completion(reply["text"].strip(), reply["prompt_tokens"],
-                          reply["completion_tokens"], reply["end"] - reply["start"])
+                          reply["completion_tokens"], reply["end"] - reply["start"],
+                          evaluated_tokens=reply.get("evaluated_tokens"))
 
 
 async def _settled(future: concurrent.futures.Future) -> Any:

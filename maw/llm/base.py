@@ -29,6 +29,8 @@ class Completion:
     completion_tokens: int = 0
     seconds: float = 0.0  # the call itself, without any wait for a shared model
     end: float = 0.0  # time.monotonic() when the answer came back (set by LLM.prompt)
+    # the prompt tokens the model had to read (the rest it had kept), where it says so
+    evaluated_tokens: int | None = None
 
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": ...}

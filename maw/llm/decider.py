@@ -124,9 +124,12 @@ def account(record: dict, llm: LLM, answer) -> None:
         [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
     record.setdefault("prompts", []).append(llm.last_sent)
     record.setdefault("answers", []).append(answer.text)
-    record.setdefault("requests", []).append({
-        **llm.last_request, "prompt_tokens": answer.prompt_tokens,
-        "completion_tokens": answer.completion_tokens, "seconds": round(answer.seconds, 4)})
+    request = {**llm.last_request, "prompt_tokens": answer.prompt_tokens,
+               "completion_tokens": answer.completion_tokens,
+               "seconds": round(answer.seconds, 4)}
+    if answer.evaluated_tokens is not None:
+        request["evaluated_tokens"] = answer.evaluated_tokens
+    record.setdefault("requests", []).append(request)
 
 
 def summarize(records: list[dict]) -> dict:

@@ -93,6 +93,7 @@ class ModelKey:
     n_ctx: int
     threads: int
     threads_batch: int
+    prefix_cache_mb: int = 512  # the kept contexts (maw.llm.model_worker.States)
 
 
 class ModelProcess:
@@ -143,7 +144,8 @@ class ModelProcess:
         k = self.key
         cmd = [sys.executable, "-m", "maw.llm.model_worker", "--model", k.path,
                "--n-ctx", str(k.n_ctx), "--threads", str(k.threads),
-               "--threads-batch", str(k.threads_batch)]
+               "--threads-batch", str(k.threads_batch),
+               "--prefix-cache-mb", str(k.prefix_cache_mb)]
         # (the child ends when its stdin does: when this process closes it, exits or is
         # killed. Not PR_SET_PDEATHSIG: that fires when the *thread* that started the
         # child ends, and a pool's thread does: it killed a model between two calls)

@@ -1,12 +1,21 @@
 """The embedded model's own process: what ``maw.llm.model_process`` starts.
 
     python -m maw.llm.model_worker --model PATH [--n-ctx N] [--threads T] [--threads-batch B]
+                                   [--prefix-cache-mb M]
     python -m maw.llm.model_worker --check      # the set-up's proof that the model runs here
 
 Loads the model, writes ``{"ready": true, ...}`` on stdout, then answers JSON-line requests
 from stdin (``complete``, ``tokenize``, ``cancel``) until stdin closes. Completions run one
 at a time in the order asked; a tokenize is answered at once; a cancelled completion never
 starts, or stops at its next token. Whatever native code prints goes to stderr.
+
+**Each prompt is read once** (``States``): after every completion the model's evaluated
+context (llama.cpp's state: its KV cache, a few MB) is kept under the tokens it holds;
+before the next one, the kept context sharing the longest prefix with the new prompt is
+restored, so a player's call evaluates only what is new since its own last call, even
+when other players' calls ran in between. At most ``--prefix-cache-mb`` MB are kept
+(the least recently used go first; 0 keeps none). Each reply says how many of its prompt
+tokens were evaluated (``evaluated_tokens``).
 """
 
 from __future__ import annotations
@@ -50,6 +59,71 @@ def quiet_llama_logs() -> None:
 # ---------------------------------------------------------------- the child's side
 
 
+def common_prefix(a, b) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class States:
+    """Evaluated contexts, kept by the tokens they hold (see the module docstring). Only
+    llama.cpp's own state is kept, not llama-cpp-python's per-token logits (hundreds of
+    MB for a 262k-token vocabulary): a restored context always evaluates at least the
+    prompt's last token again, which is where the next logits come from."""
+
+    def __init__(self, capacity_bytes: int) -> None:
+        from collections import OrderedDict
+
+        self.capacity = capacity_bytes
+        self.kept: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
+        self.size = 0
+
+    def best(self, tokens: list[int]) -> tuple[tuple[int, ...], int] | None:
+        """The kept context sharing the longest prefix with ``tokens``, and that length."""
+        found, length = None, 0
+        for key in self.kept:
+            n = common_prefix(key, tokens)
+            if n > length:
+                found, length = key, n
+        return (found, length) if found is not None else None
+
+    def restore(self, llm, key: tuple[int, ...]) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        data = self.kept[key]
+        self.kept.move_to_end(key)
+        buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if llama_cpp.llama_state_set_data(llm._ctx.ctx, buf, len(data)) != len(data):
+            raise RuntimeError("could not restore a kept context")
+        llm.input_ids[:len(key)] = key
+        llm.n_tokens = len(key)
+
+    def keep(self, llm) -> None:
+        import ctypes
+
+        import llama_cpp
+
+        if self.capacity <= 0 or llm.n_tokens == 0:
+            return
+        key = tuple(int(t) for t in llm.input_ids[:llm.n_tokens])
+        size = llama_cpp.llama_state_get_size(llm._ctx.ctx)
+        buf = (ctypes.c_uint8 * size)()
+        n = llama_cpp.llama_state_get_data(llm._ctx.ctx, buf, size)
+        # a kept context that is a prefix of this one is served as well by this one
+        for old in [k for k in self.kept if len(k) <= len(key) and key[:len(k)] == k]:
+            self.size -= len(self.kept.pop(old))
+        self.kept[key] = bytes(buf)[:n]
+        self.size += n
+        while self.size > self.capacity and self.kept:
+            _, dropped = self.kept.popitem(last=False)
+            self.size -= len(dropped)
+
+
 def serve(args: argparse.Namespace) -> int:
     """The child: load the model, then answer requests until stdin closes."""
     # the protocol gets the real stdout; anything native code prints goes to stderr
@@ -75,6 +149,7 @@ def serve(args: argparse.Namespace) -> int:
     reply({"ready": True, "pid": os.getpid(),
            "system_info": llama_cpp.llama_print_system_info().decode(errors="replace")})
     work: queue.Queue = queue.Queue()
+    states = States(args.prefix_cache_mb << 20)
     cancelled: set[int] = set()
     parent_gone = threading.Event()
 
@@ -117,6 +192,13 @@ def serve(args: argparse.Namespace) -> int:
             schema = request.get("schema")
             grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False) \
                 if schema else None
+            # (tokenized as create_completion does; the last token is always evaluated)
+            tokens = llm.tokenize(request["prompt"].encode("utf-8"), special=True)
+            now = common_prefix(llm.input_ids[:llm.n_tokens].tolist(), tokens[:-1])
+            kept = states.best(tokens[:-1])
+            if kept is not None and kept[1] > now:
+                states.restore(llm, kept[0])
+                now = kept[1]
             r: Any = llm.create_completion(
                 request["prompt"], max_tokens=request.get("max_tokens", 200),
                 temperature=request.get("temperature", 0.7), grammar=grammar,
@@ -124,8 +206,10 @@ def serve(args: argparse.Namespace) -> int:
                 stop=request.get("stop") if grammar is None else None,
                 stopping_criteria=StoppingCriteriaList([stop_early]))
             usage = r.get("usage", {})
+            states.keep(llm)
             reply({"id": rid, "text": r["choices"][0]["text"], "start": t0,
                    "end": time.monotonic(), "prompt_tokens": usage.get("prompt_tokens", 0),
+                   "evaluated_tokens": len(tokens) - now,
                    "completion_tokens": usage.get("completion_tokens", 0),
                    "cancelled": rid in cancelled, "ran": True, "stopped_early": stopped[0]})
         except Exception as exc:
@@ -144,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--threads-batch", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--prefix-cache-mb", type=int, default=512,
+                        help="keep evaluated contexts up to this many MB (0: none)")
     args = parser.parse_args(argv)
     if args.check:
         from maw.llm.model_process import check
