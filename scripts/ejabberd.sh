@@ -75,9 +75,25 @@ CFG
     exit 1
     ;;
   stop)
+    if ! ctl status >/dev/null 2>&1 && ! port_open; then
+      echo "ejabberd was not running ($dir)"
+      exit 0
+    fi
     ctl stop >/dev/null 2>&1 || true
-    ctl stopped >/dev/null 2>&1 || true
-    echo "ejabberd stopped"
+    # a stop is only said when the node is down and the port closed; the node's own
+    # process is killed if it outlives a polite stop by 30 s
+    for i in $(seq 1 150); do
+      if ! ctl status >/dev/null 2>&1 && ! port_open; then
+        echo "ejabberd stopped"
+        exit 0
+      fi
+      if [ "$i" = 100 ] && [ -s "$dir/ejabberd.pid" ]; then
+        kill -9 "$(cat "$dir/ejabberd.pid")" 2>/dev/null || true
+      fi
+      sleep 0.2
+    done
+    echo "ejabberd did not stop: its node $node still answers or port $port is open" >&2
+    exit 1
     ;;
   status)
     ctl status

@@ -191,7 +191,8 @@ class Ejabberd:
         self.run("start")
 
     def stop(self) -> None:
-        self.run("stop")
+        self.run("stop")  # (it says "stopped" only once the node is down)
+        assert not port_open("127.0.0.1", self.port)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

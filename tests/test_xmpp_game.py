@@ -296,3 +296,23 @@ async def test_votes_open_after_the_talk_and_phases_end_by_the_rules_or_the_time
     ends = [r for r in records if r["kind"] == "action" and r["action"] == "EndPhase"]
     executed = [r for r in records if r["kind"] == "event" and r["event"] == "Executed"]
     assert ends or executed
+
+
+def test_the_embedded_server_leaves_nothing_in_the_temp_directory(tmp_path):
+    """pyjabber's upload module makes a ``pyjabber_xep0363_*`` folder on import and never
+    removes it (140 of them after a day of games): a start and stop of the embedded server
+    leaves none behind."""
+    import os
+
+    env = dict(os.environ, TMPDIR=str(tmp_path))  # (a temp directory of its own)
+    script = ("import asyncio\n"
+              "from maw.hosting.xmpp import EmbeddedServer, free_port\n"
+              "async def main():\n"
+              "    s = EmbeddedServer(free_port())\n"
+              "    await s.start()\n"
+              "    await s.stop()\n"
+              "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("pyjabber_")]

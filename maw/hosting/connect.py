@@ -52,10 +52,29 @@ async def connect_agent(agent: MawAgent) -> None:
                    f"({sum(CONNECT_TRIES):.0f} s)")
 
 
+# agents that log in at the same time: each login costs the server a PBKDF2 hash, and the
+# embedded server runs in the game's own process; 75 at once starved the event loop and
+# every login timed out, retried and timed out again (405 retries, no game)
+CONNECTING_AT_ONCE = 8
+
+
 async def start_agents(agents: Sequence[MawAgent], address: Address) -> None:
+    """Connect ``agents``, ``CONNECTING_AT_ONCE`` at a time. One that cannot connect
+    fails the start, and the others' attempts are cancelled and awaited (no task is left
+    running to die noisily at shutdown)."""
     for a in agents:
         a.server_host = address.host
-    await asyncio.gather(*(connect_agent(a) for a in agents))
+    gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
+
+    async def one(agent: MawAgent) -> None:
+        async with gate:
+            await connect_agent(agent)
+    try:
+        async with asyncio.TaskGroup() as group:
+            for a in agents:
+                group.create_task(one(a))
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
     for a in agents:
         a.presence.set_available()  # pyjabber drops messages to a JID without it
 

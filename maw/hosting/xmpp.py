@@ -122,6 +122,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _drop_upload_folder() -> None:
+    """pyjabber's file-upload module makes a temporary folder when it is imported and
+    never removes it: one ``pyjabber_xep0363_*`` left in the temp directory by every
+    start of the embedded server. MAW turns the upload plugin off, so the folder stays
+    empty: remove it at once (an ``rmdir``: a folder with anything in it stays)."""
+    from pyjabber.plugins.xep_0363 import upload_server
+
+    with contextlib.suppress(OSError):
+        os.rmdir(upload_server.TEMP_DIR)
+
+
 def _patch_pyjabber_stream_restart() -> None:
     """Fix a race in pyjabber 0.4.5 that stalls a client for good.
 
@@ -291,6 +302,7 @@ class EmbeddedServer:
 
         loguru.logger.remove()  # pyjabber logs through loguru; keep the terminal for the game
         quiet_logs()
+        _drop_upload_folder()
         _patch_pyjabber_stream_restart()
         _patch_pyjabber_lost_presence()
         if self.check_senders:
