@@ -192,3 +192,47 @@ def test_wilson_and_mean_intervals():
     assert wilson(0, 10)[0] == pytest.approx(0.0) and wilson(10, 10)[1] == pytest.approx(1.0)
     mean, half = mean_ci([1, 2, 3, 4])
     assert mean == 2.5 and half == pytest.approx(1.959964 * (1.6667 / 4) ** 0.5, rel=1e-3)
+
+
+def test_a_worker_killed_mid_game_costs_nothing_its_game_is_played_again(tmp_path):
+    """Games are hosted by long-lived workers (one process, game after game): a worker
+    SIGKILLed in the middle of a game has that game played again on a fresh worker, and
+    the tournament ends with every game once."""
+    db, logs = tmp_path / "t.db", tmp_path / "logs"
+    runner = subprocess.Popen(tournament(db, logs, 5), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    workers: list[int] = []
+    while time.monotonic() < deadline and not (logs / "game-00002").exists():
+        time.sleep(0.05)
+    found = subprocess.run(["pgrep", "-f", f"maw.tournament.worker --log-dir {logs}"],
+                           capture_output=True, text=True)
+    workers = [int(x) for x in found.stdout.split()]
+    assert len(workers) == 1  # --parallel 1: one worker played games 0, 1 and now 2
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = runner.communicate(timeout=300)
+    assert runner.returncode == 0, err[-2000:]
+    assert rows(db, "SELECT idx FROM games ORDER BY idx") == [(i,) for i in range(5)]
+    assert "FAILED" not in out
+    again = subprocess.run(["pgrep", "-f", f"maw.tournament.worker --log-dir {logs}"],
+                           capture_output=True, text=True)
+    assert again.stdout.strip() == ""  # (and none outlives the tournament)
+
+
+def test_concurrent_games_on_one_server_never_cross_talk(tmp_path):
+    """Two workers play at once on one server: every message in a game's log is between
+    that game's own agents."""
+    db, logs = tmp_path / "t.db", tmp_path / "logs"
+    proc = subprocess.run(tournament(db, logs, 4, "--parallel", "2"), capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    prefixes = set()
+    for (log,) in rows(db, "SELECT log FROM games"):
+        records = [json.loads(x) for x in Path(log).read_text().splitlines()]
+        jids = {r[k].split("@")[0] for r in records if r["kind"] == "msg"
+                for k in ("sender", "to") if isinstance(r.get(k), str)}
+        assert len(jids) > 6
+        prefix = os.path.commonprefix(sorted(jids))
+        assert len(prefix) >= len("maw-123456-"), sorted(jids)[:5]  # one game id in all
+        prefixes.add(prefix)
+    assert len(prefixes) == 4

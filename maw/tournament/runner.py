@@ -1,7 +1,8 @@
 """Tournaments: many games, unattended, with durable results (``maw tournament``).
 
-Each game is ``maw game`` itself, run as a child process on one XMPP server (embedded in
-this process by default), ``parallel`` at a time. The schedule (which roster players sit
+Each game is hosted by one of ``parallel`` long-lived worker processes
+(``maw.tournament.worker``: game after game, no interpreter start per game) on one XMPP
+server (embedded in this process by default). The schedule (which roster players sit
 in each game, and its seed) derives from the tournament's seed alone, so the same command
 plays the same games. Each finished game is committed to SQLite in one transaction with
 its metrics (``maw.records.metrics``): a runner killed at any point loses only the games in
@@ -22,10 +23,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from maw.errors import MawError, ReplayError
+from maw.errors import MawError
 from maw.hosting.roster import Roster, load_roster
 from maw.hosting.xmpp import die_with_parent
-from maw.records.metrics import game_metrics
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -133,11 +133,13 @@ class Results:
         return {i for (i,) in self.db.execute("SELECT idx FROM games")}
 
     def record(self, spec: GameSpec, ruleset: str, metrics, log: Path, wall: float,
-               config: dict, audit=None, prices: dict[str, float] | None = None) -> None:
-        """One game (with its ``maw audit``) and its players, in one transaction;
-        ``prices``: what a million tokens cost, for the seats whose roster says."""
-        violations = None if audit is None else len(audit.violations)
-        first = str(audit.violations[0]) if audit is not None and audit.violations else None
+               config: dict, violations: list[str] | None = None,
+               prices: dict[str, float] | None = None) -> None:
+        """One game (with what ``maw audit`` found in it) and its players, in one
+        transaction; ``prices``: what a million tokens cost, for the seats whose roster
+        says."""
+        count = None if violations is None else len(violations)
+        first = violations[0] if violations else None
         with self.db:
             self.db.execute(
                 f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES "
@@ -146,7 +148,7 @@ class Results:
                  metrics.winner, metrics.reason, metrics.days, metrics.phases,
                  metrics.seconds,
                  round(wall, 3), str(log), json.dumps(config),
-                 time.strftime("%Y-%m-%dT%H:%M:%S"), violations, first))
+                 time.strftime("%Y-%m-%dT%H:%M:%S"), count, first))
             for p in metrics.players:
                 row = asdict(p)
                 price = (prices or {}).get(p.name)
@@ -175,6 +177,7 @@ class Finished:
     ok: bool
     wall: float
     error: str = ""
+    worker_lost: bool = False  # its worker died or stopped answering
 
 
 # told that a game starts, with the folder its log will be written to; returns what to
@@ -182,71 +185,104 @@ class Finished:
 Watch = Callable[["GameSpec", Path], Callable[[], None]]
 
 
-async def play_one(spec: GameSpec, plan: Plan, roster_path: Path, xmpp: str,
-                   log_dir: Path, results: Results, roster: Roster,
-                   timeout: float, watch: Watch | None = None) -> Finished:
-    """``maw game`` for one scheduled game, then its metrics into the database;
-    ``watch`` is told where the game's log will be, and when its process is over."""
+def metrics_of(data: dict):
+    """A worker's ``GameMetrics``, from the JSON it answered."""
+    from maw.records.metrics import GameMetrics, PlayerMetrics
+
+    return GameMetrics(**{**data, "players": [PlayerMetrics(**x) for x in data["players"]]})
+
+
+class Worker:
+    """One long-lived worker process (``maw.tournament.worker``) and its pipes."""
+
+    def __init__(self, log_dir: Path) -> None:
+        self.log_dir = log_dir
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "maw.tournament.worker", "--log-dir", str(self.log_dir),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, limit=16 << 20,
+            preexec_fn=die_with_parent)  # no orphan game plays on
+        line = await self._line(120)
+        if "ready" not in line:
+            raise MawError(f"a tournament worker did not start: {line}")
+
+    async def _line(self, timeout: float) -> dict:
+        assert self.proc is not None and self.proc.stdout is not None
+        raw = await asyncio.wait_for(self.proc.stdout.readline(), timeout)
+        if not raw:
+            code = await self.proc.wait()
+            raise EOFError(f"the worker died (exit {code})")
+        return json.loads(raw)
+
+    async def play(self, order: dict, timeout: float) -> dict:
+        """Send ``order``; its answer (``EOFError``: the worker died meanwhile)."""
+        assert self.proc is not None and self.proc.stdin is not None
+        self.proc.stdin.write((json.dumps(order) + "\n").encode())
+        await self.proc.stdin.drain()
+        return await self._line(timeout)
+
+    async def close(self) -> None:
+        if self.proc is None or self.proc.returncode is not None:
+            return
+        with contextlib.suppress(Exception):
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            await asyncio.wait_for(self.proc.wait(), 10)
+        if self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+            await self.proc.wait()
+
+
+async def play_one(spec: GameSpec, plan: Plan, worker: Worker, xmpp: str, log_dir: Path,
+                   results: Results, roster: Roster, timeout: float,
+                   watch: Watch | None = None) -> Finished:
+    """One scheduled game on ``worker``, then what it measured into the database;
+    ``watch`` is told where the game's log will be, and when the game is over."""
     out = log_dir / f"game-{spec.index:05d}"
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("*.jsonl"):  # a game the runner was killed during
-        stale.unlink()
-    cmd = [sys.executable, "-m", "maw", "game", "--players", str(plan.players),
-           "--roster", str(roster_path), "--seats", ",".join(spec.seats),
-           "--seed", str(spec.seed), "--ruleset", plan.ruleset,
-           "--day-seconds", str(plan.day_seconds), "--night-seconds", str(plan.night_seconds),
-           "--xmpp", xmpp, "--log-dir", str(out), "--quiet", "--timeout", str(timeout)]
-    for rule in plan.rules:
-        cmd += ["--rule", rule]
-    if plan.early_end:
-        cmd.append("--early-end")
-    if plan.substitute:
-        cmd += ["--substitute", plan.substitute]
+    order = {"index": spec.index, "seed": spec.seed, "seats": list(spec.seats),
+             "plan": asdict(plan), "xmpp": xmpp, "out": str(out), "timeout": timeout,
+             "agents": {n: agent_label(roster, n) for n in spec.seats}}
     t0 = time.monotonic()
     over = watch(spec, out) if watch is not None else None
-    proc = await asyncio.create_subprocess_exec(
-        *cmd, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
-        preexec_fn=die_with_parent)  # no orphan game plays on
     try:
-        _, err = await proc.communicate()
-    except asyncio.CancelledError:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        raise
+        # (the worker gives up on its game after timeout + 60 s; this is its last word)
+        done = await worker.play(order, timeout + 120)
+    except (EOFError, asyncio.TimeoutError, ValueError) as exc:
+        return Finished(spec, False, time.monotonic() - t0, str(exc) or "no answer",
+                        worker_lost=True)
     finally:
         if over is not None:
             over()
-    wall = time.monotonic() - t0
-    logs = sorted(out.glob("*.jsonl"))
-    if proc.returncode != 0 or not logs:
-        text = err.decode(errors="replace").strip().splitlines()
-        return Finished(spec, False, wall, text[-1] if text else f"exit {proc.returncode}")
-    from maw.records.accounting import read_log
-    from maw.records.audit import audit_log
-
-    agents = {n: agent_label(roster, n) for n in spec.seats}
-    try:
-        metrics = game_metrics(read_log(logs[-1]), agents)
-        audit = audit_log(logs[-1])  # the game against the rules (maw audit)
-    except (ReplayError, ValueError) as exc:  # (ValueError: a record of the wrong shape)
-        return Finished(spec, False, wall, f"{logs[-1]}: {exc}")
-    results.record(spec, plan.ruleset, metrics, logs[-1], wall,
-                   {"players": plan.players, "rules": list(plan.rules),
-                    "day_seconds": plan.day_seconds, "night_seconds": plan.night_seconds},
-                   audit, prices_of(roster, spec.seats))
-    return Finished(spec, True, wall)
+    if not done.get("ok"):
+        return Finished(spec, False, done.get("wall", 0.0), done.get("error", "failed"))
+    results.record(spec, plan.ruleset, metrics_of(done["metrics"]), Path(done["log"]),
+                   done["wall"], {"players": plan.players, "rules": list(plan.rules),
+                                  "day_seconds": plan.day_seconds,
+                                  "night_seconds": plan.night_seconds},
+                   done["violations"], prices_of(roster, spec.seats))
+    return Finished(spec, True, done["wall"])
 
 
 async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
                          xmpp: str, parallel: int, log_dir: Path, timeout: float,
                          on_done: Callable[[Finished], None] | None = None,
                          watch: Watch | None = None) -> list[Finished]:
-    """Play the games of ``plan`` the database lacks, ``parallel`` at a time."""
+    """Play the games of ``plan`` the database lacks on ``parallel`` long-lived workers.
+    A game whose worker died (or stopped answering) is played once more on a fresh
+    worker; a game that fails twice, or fails by itself, is reported and left out of the
+    database (``--resume`` plays it again)."""
     from maw.hosting.xmpp import EmbeddedServer, free_port, parse_address
 
     roster = load_roster(roster_path)
     done = results.done()
-    todo = [g for g in schedule(roster, plan) if g.index not in done]
+    todo: asyncio.Queue[tuple[GameSpec, int]] = asyncio.Queue()
+    for g in schedule(roster, plan):
+        if g.index not in done:
+            todo.put_nowait((g, 0))
     address = parse_address(xmpp)
     server = None
     if address.embedded:
@@ -254,20 +290,37 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
         server = EmbeddedServer(port)
         await server.start()
         xmpp = f"127.0.0.1:{port}"
-    gate = asyncio.Semaphore(max(1, parallel))
     finished: list[Finished] = []
+    workers: list[Worker] = []
 
-    async def one(spec: GameSpec) -> None:
-        async with gate:
-            f = await play_one(spec, plan, roster_path, xmpp, log_dir, results, roster,
+    async def serve() -> None:
+        worker = Worker(log_dir)
+        workers.append(worker)
+        await worker.start()
+        while not todo.empty():
+            spec, tries = todo.get_nowait()
+            f = await play_one(spec, plan, worker, xmpp, log_dir, results, roster,
                                timeout, watch)
-        finished.append(f)
-        if on_done is not None:
-            on_done(f)
+            if f.worker_lost:
+                await worker.close()
+                worker = Worker(log_dir)
+                workers.append(worker)
+                await worker.start()
+                if tries == 0:
+                    todo.put_nowait((spec, 1))  # played again, on the fresh worker
+                    continue
+            finished.append(f)
+            if on_done is not None:
+                on_done(f)
 
     try:
-        await asyncio.gather(*(one(g) for g in todo))
+        async with asyncio.TaskGroup() as group:
+            for _ in range(max(1, min(parallel, todo.qsize()))):
+                group.create_task(serve())
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
     finally:
+        await asyncio.gather(*(w.close() for w in workers), return_exceptions=True)
         if server is not None:
             await server.stop()
     return finished
