@@ -110,3 +110,16 @@ def test_a_learned_seat_plays_over_xmpp_from_a_roster_and_as_an_aiwolf_client(tm
     bad.write_text('[[player]]\nname = "Ann"\ndecider = "learned"\n')
     r = maw("game", "--ruleset", "aiwolf-5", "--players", "5", "--roster", str(bad))
     assert r.returncode != 0 and "names its policy file" in r.stderr
+
+
+def test_training_is_the_same_in_every_process(tmp_path):
+    """The same command makes the same table, whatever process runs it (a seed that
+    hashed None, whose hash is its address, made every run another table)."""
+    tables = []
+    for k in range(2):
+        out = tmp_path / f"{k}.json"
+        done = maw("train", "--ruleset", "aiwolf-5", "--team", "werewolves", "--games", "300",
+                   "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        tables.append(json.loads(out.read_text())["table"])
+    assert tables[0] == tables[1]

@@ -123,8 +123,10 @@ class LearnedDecider(Decider):
     def __init__(self, player: str, rng: random.Random, table: Table,
                  explore: float = 0.0) -> None:
         # (the rule player draws from ``rng`` as it would alone: with a table that never
-        # saw a state, the same game; exploring draws from a stream of its own)
-        super().__init__(player, random.Random(hash(rng.getstate())))
+        # saw a state, the same game; exploring draws from a stream of its own, seeded by
+        # the state's integers alone: the state's last item is None, whose hash is its
+        # address, so hashing the whole state made every training run another table)
+        super().__init__(player, random.Random(hash(rng.getstate()[1])))
         self.rule = RuleDecider(player, rng)
         self.table = table
         self.explore = explore
