@@ -398,6 +398,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _roster_seat(args: argparse.Namespace, who: str):
+    """The seat ``--seat`` names in ``--roster``."""
+    from maw.hosting.plan import pick_seats
+    from maw.hosting.roster import load_roster, roster_path
+    from maw.hosting.seats import seats_from_roster
+
+    if not args.seat:
+        raise MawError(f"--roster needs --seat NAME: {who}")
+    path = roster_path(args.roster)
+    return seats_from_roster(pick_seats(load_roster(path), args.seat, path), 1)[0]
+
+
 def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     import asyncio
     import dataclasses
@@ -414,14 +426,9 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     if args.roster and args.policy:
         raise MawError("give --policy or --roster (with --seat), not both")
     if args.roster:
-        from maw.hosting.game import check_backends, seats_from_roster
-        from maw.hosting.plan import pick_seats
-        from maw.hosting.roster import load_roster, roster_path
+        from maw.hosting.game import check_backends
 
-        if not args.seat:
-            raise MawError("--roster needs --seat NAME: the roster player who plays")
-        roster = roster_path(args.roster)
-        seat = seats_from_roster(pick_seats(load_roster(roster), args.seat, roster), 1)[0]
+        seat = _roster_seat(args, "the roster player who plays")
         asyncio.run(check_backends([seat]))
     else:
         policy = args.policy or "rule"
@@ -456,14 +463,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if bool(args.roster) == bool(args.policy):
         raise MawError("give --roster with --seat (a roster's player), or --policy DECIDER")
     if args.roster:
-        from maw.hosting.plan import pick_seats
-        from maw.hosting.roster import load_roster, roster_path
-        from maw.hosting.seats import seats_from_roster
-
-        if not args.seat:
-            raise MawError("--roster needs --seat NAME: the roster player to rate")
-        path = roster_path(args.roster)
-        seat = seats_from_roster(pick_seats(load_roster(path), args.seat, path), 1)[0]
+        seat = _roster_seat(args, "the roster player to rate")
         candidate, label = seat_policy(seat), f"{seat.name} ({seat.decider})"
         if thinks(candidate):
             import asyncio
