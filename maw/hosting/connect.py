@@ -60,8 +60,8 @@ CONNECTING_AT_ONCE = 8
 
 async def start_agents(agents: Sequence[MawAgent], address: Address) -> None:
     """Connect ``agents``, ``CONNECTING_AT_ONCE`` at a time. One that cannot connect
-    fails the start, and the others' attempts are cancelled and awaited (no task is left
-    running to die noisily at shutdown)."""
+    fails the start, once every other attempt has ended (none is cancelled half-way
+    through a handshake, and no task is left running to die noisily at shutdown)."""
     for a in agents:
         a.server_host = address.host
     gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
@@ -69,12 +69,10 @@ async def start_agents(agents: Sequence[MawAgent], address: Address) -> None:
     async def one(agent: MawAgent) -> None:
         async with gate:
             await connect_agent(agent)
-    try:
-        async with asyncio.TaskGroup() as group:
-            for a in agents:
-                group.create_task(one(a))
-    except BaseExceptionGroup as failed:
-        raise failed.exceptions[0] from None
+    results = await asyncio.gather(*(one(a) for a in agents), return_exceptions=True)
+    failed = [r for r in results if isinstance(r, BaseException)]
+    if failed:
+        raise failed[0]
     for a in agents:
         a.presence.set_available()  # pyjabber drops messages to a JID without it
 
