@@ -102,3 +102,27 @@ def test_the_uniform_prior_knows_what_the_player_was_told():
     assert uniform(view(s, "B")) == {"A": 0, "C": 0, "D": 0, "E": 1, "F": 0}
     s5 = start("aiwolf-5", "SWPVV")
     assert uniform(view(s5, "A")) == {n: pytest.approx(1 / 4) for n in "BCDE"}
+
+
+def test_evidence_counted_as_it_comes_gives_the_beliefs_of_counting_it_at_once():
+    # a rule player counts each vote and each line heard once, as the game goes: in any
+    # order and in any pieces, the same counts, so exactly the same beliefs
+    from maw.policies.beliefs import Tally
+
+    votes = [[("Bob", "Eve"), ("Cid", "Eve"), ("Dan", "Bob"), ("Eve", "Bob"), ("Fay", "Eve")],
+             [("Bob", "Dan"), ("Cid", "Dan"), ("Dan", "Cid")]]
+    whole = Evidence(votes=votes, accusations=[("Dan", "Fay"), ("Cid", "Bob")],
+                     murdered=["Fay"], defences=[("Bob", "Cid")],
+                     living=["Ann", "Bob", "Cid", "Dan", "Eve"],
+                     results=[("Cid", "Dan", "werewolf")])
+    at_once = wolf_probabilities("Ann", PLAYERS, 2, {"Fay"}, set(), whole)
+    tally = Tally("Ann", PLAYERS)
+    tally.vote(votes[1])
+    tally.add(Evidence(accusations=whole.accusations[:1]))
+    today = tally.copy()  # (a vote still open is counted on a copy)
+    today.vote([("Bob", "Fay")])
+    tally.add(whole)  # only what is new since the last look
+    tally.vote(votes[0])
+    assert tally.probabilities(2, {"Fay"}, set(), whole.murdered, whole.living) == at_once
+    assert today.probabilities(2, {"Fay"}, set(), [], None) != \
+        tally.probabilities(2, {"Fay"}, set(), [], None)

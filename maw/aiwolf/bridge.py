@@ -32,12 +32,12 @@ from aiwolf_nlp_common.packet.request import Request
 from aiwolf_nlp_common.packet.role import Role as AiwolfRole
 
 from maw.aiwolf.link import Limits, Link
-from maw.engine import Action, Chat, Event, Over, PlayerView, Room, Ruleset, ruleset
+from maw.engine import Action, Chat, Event, Over, PlayerView, Room, Ruleset
 from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.engine.rulesets import TalkMode, TiePolicy
 from maw.errors import ConfigError
-from maw.policies.base import Decider, max_chat
+from maw.policies.base import Decider, max_chat, rules_of
 
 ROLES = {"Werewolf": AiwolfRole.WEREWOLF, "Possessed": AiwolfRole.POSSESSED,
          "Seer": AiwolfRole.SEER, "Bodyguard": AiwolfRole.BODYGUARD,
@@ -174,7 +174,7 @@ class AiwolfDecider(Decider):
     # ------------------------------------------------------------ packets
 
     def _rules(self, view: PlayerView) -> Ruleset:
-        return ruleset(view.ruleset, **dict(view.rule_options))
+        return rules_of(view)
 
     def _diff(self, room: Room) -> list[dict]:
         talks = self.history[room]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from maw.engine.actions import SPEC_OF, Action, ActionSpec, Chat, Over, Resolve, Room, night_spec
 from maw.engine.dayflow import flow_of
@@ -85,19 +86,24 @@ def talk_budget(state: GameState, s: int, room: Room) -> bool:
 def night_abilities(state: GameState, s: int) -> frozenset[str]:
     """The abilities seat ``s`` may use tonight (one of them, once)."""
     role = state.roles[s]
-    abilities = role.abilities
-    if not abilities or not state.alive[s]:
+    if not role.abilities or not state.alive[s]:
         return frozenset()
-    if state.vote_round:  # an attack revote involves the wolves only
-        abilities = frozenset(a for a in abilities
-                              if night_spec(a).night.collective)  # type: ignore[union-attr]
-    phase = state.phase.value  # (a night of steps: each ability has its own)
-    abilities = frozenset(a for a in abilities if phase in night_spec(a).phases)
+    abilities = _in_phase(role.abilities, state.phase, bool(state.vote_round))
+    if not abilities:
+        return abilities
     abilities = flow_of(state).usable_tonight(state, abilities)
     for ability, limit in role.uses:
         if ability in abilities and state.uses.get((s, ability), 0) >= limit:
             abilities = abilities - {ability}
     return abilities
+
+
+@lru_cache(maxsize=256)
+def _in_phase(abilities: frozenset[str], phase: Phase, revote: bool) -> frozenset[str]:
+    """The ``abilities`` used in ``phase`` (a night of steps: each ability has its own);
+    in an attack revote, only the collective one (it involves the wolves only)."""
+    return frozenset(a for a in abilities if phase.value in night_spec(a).phases and (
+        not revote or night_spec(a).night.collective))  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------- entering phases
@@ -143,7 +149,10 @@ def cut(text: str, others: tuple[str, ...], base: int, mention: int) -> str:
     """``text`` cut as aiwolf-nlp-server cuts a line: ``base`` characters (spaces not
     counted), and what follows the first ``@Name`` of one of ``others`` ``mention`` more
     characters of its own."""
-    at = min((i for i in (text.find(f"@{o}") for o in others) if i >= 0), default=-1)
+    at = min((i for i in (text.find(f"@{o}") for o in others) if i >= 0), default=-1) \
+        if "@" in text else -1
+    if at < 0 and len(text) <= base:  # (short: nothing to count)
+        return text.rstrip()
     head, tail = (text, "") if at < 0 or not mention else (text[:at], text[at:])
 
     def first(part: str, n: int) -> str:

@@ -90,6 +90,9 @@ class Role:
     def __str__(self) -> str:
         return self.name
 
+    def __hash__(self) -> int:  # (by name: a ruleset, hashed on every view, holds roles)
+        return hash(self.name)
+
 
 VILLAGER = Role("Villager", Team.VILLAGE, Species.HUMAN, code="vil")
 WEREWOLF = Role("Werewolf", Team.WEREWOLVES, Species.WEREWOLF, frozenset({Ability.ATTACK}),

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import Enum
-from functools import lru_cache
 from typing import Any
 
 from maw.engine.roles import SEER, VILLAGER, WEREWOLF, Role, role_coded
@@ -338,10 +337,25 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
     return replace(base, **changes) if changes else base
 
 
-@lru_cache(maxsize=256)
 def changed_options(rules: Ruleset) -> tuple[tuple[str, str], ...]:
     """The options (and variant) in which ``rules`` differs from its named ruleset, as
     text: ``ruleset(rules.name, **dict(changed_options(rules)))`` rebuilds it."""
+    # (asked for every view: remembered by the ruleset's identity, which is cheaper to
+    # look up than its hash over every rule and role)
+    hit = _CHANGED.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_CHANGED) >= 256:
+        _CHANGED.clear()
+    out = _changed_options(rules)
+    _CHANGED[id(rules)] = (rules, out)
+    return out
+
+
+_CHANGED: dict[int, tuple[Ruleset, tuple[tuple[str, str], ...]]] = {}
+
+
+def _changed_options(rules: Ruleset) -> tuple[tuple[str, str], ...]:
     variant = {"variant": rules.variant} if rules.variant else {}
     base = ruleset(rules.name, **variant)
     out = [("variant", rules.variant)] if rules.variant and rules.variant != "nlp" else []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from types import MappingProxyType
 
 from maw.engine.actions import Chat, Room
@@ -105,10 +106,8 @@ def view(state: GameState, player: str) -> PlayerView:
             visible = i == s
         if visible:
             votes[names[i]] = names[t]
-    history = tuple(
-        (rec.day, rec.kind, rec.vote_round,
-         tuple((names[i], names[t]) for i, t in enumerate(rec.votes) if t != NOBODY))
-        for rec in state.vote_log if rec.kind == "execute" or me.pack)
+    history = tuple((rec.day, rec.kind, rec.vote_round, _named(names, rec.votes))
+                    for rec in state.vote_log if rec.kind == "execute" or me.pack)
     results = tuple((r.day, r.kind, names[r.target], r.species)
                     for r in state.results if r.seat == s)
     room = open_room(state)
@@ -136,3 +135,9 @@ def view(state: GameState, player: str) -> PlayerView:
         votes_open=state.ballot, rule_options=changed_options(state.rules),
         sheriff=names[state.sheriff] if state.sheriff != NOBODY else "",
     )
+
+
+@lru_cache(maxsize=4096)
+def _named(names: tuple[str, ...], votes: tuple[int, ...]) -> tuple[tuple[str, str], ...]:
+    """A vote's (voter, target) names (every player's view of every past vote: once)."""
+    return tuple((names[i], names[t]) for i, t in enumerate(votes) if t != NOBODY)

@@ -21,7 +21,7 @@ from pathlib import Path
 from maw import engine
 from maw.errors import ConfigError
 from maw.llm.llm import LLM
-from maw.policies.base import Decider, max_chat
+from maw.policies.base import Decider, max_chat, rules_of
 
 # the prompts shipped in the package (the repository's prompts/, linked in as maw/prompts)
 PACKAGE_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -333,8 +333,7 @@ def game_rules(view: engine.PlayerView) -> str:
     """The rules of the player's game in plain English, from its ruleset and options."""
     from maw.engine.describe import rules_text
 
-    return rules_text(engine.ruleset(view.ruleset, **dict(view.rule_options)),
-                      len(view.players))
+    return rules_text(rules_of(view), len(view.players))
 
 
 def chat_limit(view: engine.PlayerView, wanted: int) -> int:

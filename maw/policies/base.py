@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from functools import lru_cache
 from typing import ClassVar
 
-from maw.engine import Action, Event, PlayerView
+from maw.engine import Action, Event, PlayerView, Ruleset
 from maw.errors import ConfigError
 
 
@@ -86,6 +87,18 @@ def check_decider(name: str, flag: str) -> None:
 def max_chat(view: PlayerView) -> int:
     """The longest chat message the player's ruleset takes (the GameMaster refuses a
     longer one)."""
+    return rules_of(view).max_chat_length
+
+
+def rules_of(view: PlayerView) -> Ruleset:
+    """The ruleset of the player's game, as its view names it (``ConfigError``: one this
+    process does not know)."""
+    return _rules(view.ruleset, view.rule_options)
+
+
+@lru_cache(maxsize=64)
+def _rules(name: str, options: tuple[tuple[str, str], ...]) -> Ruleset:
+    # (a decider asks at every turn: a ruleset is built once)
     from maw.engine import ruleset
 
-    return ruleset(view.ruleset, **dict(view.rule_options)).max_chat_length
+    return ruleset(name, **dict(options))

@@ -19,6 +19,7 @@ too many hypotheses to list (large villages) there is no belief (``None``).
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from itertools import combinations
 import numpy as np
 
 from maw.engine.roles import role_named
+from maw.policies.base import rules_of
 
 MAX_HYPOTHESES = 50_000
 
@@ -58,86 +60,143 @@ class Evidence:
 def wolf_probabilities(me: str, players: Iterable[str], wolves: int, human: set[str],
                        wolf: set[str], evidence: Evidence) -> dict[str, float] | None:
     """P(werewolf) for every player but ``me`` (``None``: too many hypotheses)."""
-    others = [p for p in players if p != me]
-    if wolves <= 0 or wolves > len(others):
-        return None
-    free = [p for p in others if p not in human and p not in wolf]
-    need = wolves - len(wolf & set(others))
-    if need < 0 or need > len(free):
-        return None
-    if math.comb(len(free), need) > MAX_HYPOTHESES:
-        return None
-    # the score of a pack is a sum of terms on one member, on two, and one "any of"
-    # term per murder: gathered once, so that each hypothesis costs a few additions
-    log = math.log
-    one: dict[str, float] = dict.fromkeys(others, 0.0)
-    two: dict[frozenset[str], float] = {}
-
-    def pair(a: str, b: str, w: float) -> None:
-        if a != b:
-            key = frozenset((a, b))
-            two[key] = two.get(key, 0.0) + w
-
-    accused_by: dict[str, set[str]] = {}
+    tally = Tally(me, players)
     for votes in evidence.votes:
-        on: dict[str, list[str]] = {}
+        tally.vote(votes)
+    tally.add(evidence)
+    return tally.probabilities(wolves, human, wolf, evidence.murdered, evidence.living)
+
+
+class Tally:
+    """What ``me`` saw, counted: how often each kind of evidence was seen on a player or
+    on a pair. A hypothesis' score is each count times its ratio's logarithm, so the
+    order in which evidence comes changes nothing, and a player adds only what is new
+    since its last look (:meth:`add`, :meth:`vote`)."""
+
+    def __init__(self, me: str, players: Iterable[str]) -> None:
+        self.others = [p for p in players if p != me]
+        self.seat = {p: i for i, p in enumerate(self.others)}  # (``me``: in no hypothesis)
+        m = len(self.others)
+        self.voted_wolf = np.zeros(m)  # times voted for (a wolf voted by a villager)
+        self.said = np.zeros((2, m))  # claimed a werewolf, claimed human
+        # [voter or speaker, target]: a vote on a wolf (by a villager, or by a packmate),
+        # an accusation, a defence; on the same target in one vote (both ways)
+        self.voted, self.accused, self.defended, self.same = np.zeros((4, m, m))
+        self.accused_by: dict[str, set[str]] = {}  # whom each has voted for or accused
+        self.seen = [0, 0, 0]  # accusations, defences, results of an Evidence added
+
+    def vote(self, votes: Iterable[tuple[str, str]]) -> None:
+        """One execution vote's (voter, target) pairs."""
+        seat = self.seat
+        on: dict[str, list[int]] = {}  # target -> the seats that voted for it
         for v, t in votes:
-            accused_by.setdefault(v, set()).add(t)
-            on.setdefault(t, []).append(v)
-            if t in one:  # a wolf voted by a villager, or by a packmate
-                one[t] += log(VILLAGER_VOTES_WOLF)
-                pair(v, t, log(WOLF_VOTES_WOLF) - log(VILLAGER_VOTES_WOLF))
-        for voters in on.values():
-            for a, b in combinations(voters, 2):
-                pair(a, b, log(PACK_TOGETHER))
-    for s, t in evidence.accusations:
-        accused_by.setdefault(s, set()).add(t)
-        pair(s, t, log(WOLF_ACCUSES_WOLF))
-    for s, t in evidence.defences:
-        pair(s, t, log(WOLF_DEFENDS_WOLF))
-    for _s, t, species in evidence.results:
-        if t in one:
-            one[t] += log(CLAIMED_WEREWOLF if species == "werewolf" else CLAIMED_HUMAN)
-    anyof: list[set[str]] = []
-    for victim in evidence.murdered:
-        anyof.append(accused_by.get(victim, set()))
-        for p in others:
-            if victim in accused_by.get(p, set()):
-                one[p] += log(WOLF_VOTED_VICTIM)
-    known = wolf & set(others)
-    # each hypothesis is the known wolves and ``need`` of the ``free``: scored at once
-    n = len(free)
-    pick = _hypotheses(n, need)  # H x need indices into free
-    base = sum(one[k] for k in known) + sum(
-        two.get(frozenset(ab), 0.0) for ab in combinations(sorted(known), 2))
-    solo = np.array([one[f] + sum(two.get(frozenset((f, k)), 0.0) for k in known)
-                     for f in free])
-    duo = np.zeros((n, n))
-    for i, a in enumerate(free):
-        for j, b in enumerate(free):
-            if i != j:
-                duo[i, j] = two.get(frozenset((a, b)), 0.0)
-    score = np.full(len(pick), base) + solo[pick].sum(axis=1)
-    for i, j in combinations(range(need), 2):
-        score += duo[pick[:, i], pick[:, j]]
-    for accused in anyof:
-        if accused & known:
-            score += log(VICTIM_ACCUSED_PACK)
-        else:
-            hit = np.array([f in accused for f in free])
-            score += log(VICTIM_ACCUSED_PACK) * hit[pick].any(axis=1)
-    if evidence.living is not None and not known & set(evidence.living):
-        # the game goes on, so the pack is not all dead
-        alive = np.array([f in evidence.living for f in free])
-        score = np.where(alive[pick].any(axis=1), score, -np.inf)
-        if not np.isfinite(score).any():
+            self.accused_by.setdefault(v, set()).add(t)
+            i, j = seat.get(v), seat.get(t)
+            if j is not None:
+                self.voted_wolf[j] += 1
+                if i is not None and i != j:
+                    self.voted[i, j] += 1
+            if i is not None:
+                on.setdefault(t, []).append(i)
+        for group in on.values():
+            for a, b in combinations(group, 2):
+                self.same[a, b] += 1
+                self.same[b, a] += 1
+
+    def add(self, evidence: Evidence) -> None:
+        """The accusations, defences and claimed results of ``evidence`` not added yet
+        (its lists only grow); its votes are :meth:`vote`'s."""
+        seat, (a, d, r) = self.seat, self.seen
+        for s, t in evidence.accusations[a:]:
+            self.accused_by.setdefault(s, set()).add(t)
+            if s in seat and t in seat and s != t:
+                self.accused[seat[s], seat[t]] += 1
+        for s, t in evidence.defences[d:]:
+            if s in seat and t in seat and s != t:
+                self.defended[seat[s], seat[t]] += 1
+        for _s, t, species in evidence.results[r:]:
+            if t in seat:
+                self.said[int(species != "werewolf"), seat[t]] += 1
+        self.seen = [len(evidence.accusations), len(evidence.defences),
+                     len(evidence.results)]
+
+    def copy(self) -> Tally:
+        out = copy.copy(self)
+        for name in ("voted_wolf", "said", "voted", "accused", "defended", "same"):
+            setattr(out, name, getattr(self, name).copy())
+        out.accused_by = {k: set(v) for k, v in self.accused_by.items()}
+        return out
+
+    def probabilities(self, wolves: int, human: set[str], wolf: set[str],
+                      murdered: list[str], living: list[str] | None
+                      ) -> dict[str, float] | None:
+        """P(werewolf) for every other player, given the pack's size, who is certainly
+        human or a wolf, the murdered and (while the game goes on) the living."""
+        others, seat = self.others, self.seat
+        if wolves <= 0 or wolves > len(others):
             return None
-    w = np.exp(score - score.max())
-    mass = np.bincount(pick.ravel(), weights=np.repeat(w, need), minlength=n) / w.sum()
-    out = dict.fromkeys(others, 0.0)
-    out.update({p: 1.0 for p in known})
-    out.update({f: float(m) for f, m in zip(free, mass, strict=True)})
-    return out
+        free = [p for p in others if p not in human and p not in wolf]
+        known = wolf & set(others)
+        need = wolves - len(known)
+        if need < 0 or need > len(free):
+            return None
+        if math.comb(len(free), need) > MAX_HYPOTHESES:
+            return None
+        on_victim = np.zeros(len(others))  # had voted for or accused a murdered villager
+        anyof = [self.accused_by.get(victim, set()) for victim in murdered]
+        for victim in murdered:
+            for p, targets in self.accused_by.items():
+                if victim in targets and p in seat:
+                    on_victim[seat[p]] += 1
+        one = self.voted_wolf * _VILLAGER_VOTES_WOLF + self.said[0] * _CLAIMED_WEREWOLF + \
+            self.said[1] * _CLAIMED_HUMAN + on_victim * _WOLF_VOTED_VICTIM
+        two = self.same * _PACK_TOGETHER + (self.voted + self.voted.T) * _WOLF_ON_PACKMATE + \
+            (self.accused + self.accused.T) * _WOLF_ACCUSES_WOLF + \
+            (self.defended + self.defended.T) * _WOLF_DEFENDS_WOLF
+        # each hypothesis is the known wolves and ``need`` of the ``free``: scored at once
+        n = len(free)
+        pick = _hypotheses(n, need)  # H x need indices into free
+        free_at = [seat[f] for f in free]
+        solo = one[free_at]
+        base = 0.0
+        if known:
+            at = [seat[k] for k in sorted(known)]
+            base = float(one[at].sum()) + sum(float(two[i, j]) for i, j in combinations(at, 2))
+            solo = solo + two[free_at][:, at].sum(axis=1)
+        score = solo[pick].sum(axis=1) + base
+        duo = two[free_at][:, free_at]
+        for i, j in combinations(range(need), 2):
+            score += duo[pick[:, i], pick[:, j]]
+        for accused in anyof:  # the murdered had accused a wolf
+            if accused & known:
+                score += _VICTIM_ACCUSED_PACK
+            else:
+                hit = np.array([f in accused for f in free])
+                score += _VICTIM_ACCUSED_PACK * hit[pick].any(axis=1)
+        if living is not None and not known & set(living):
+            # the game goes on, so the pack is not all dead
+            alive = np.array([f in living for f in free])
+            score = np.where(alive[pick].any(axis=1), score, -np.inf)
+            if not np.isfinite(score).any():
+                return None
+        w = np.exp(score - score.max())
+        mass = np.bincount(pick.ravel(), weights=np.repeat(w, need), minlength=n) / w.sum()
+        out = dict.fromkeys(others, 0.0)
+        out.update({p: 1.0 for p in known})
+        out.update({f: float(m) for f, m in zip(free, mass, strict=True)})
+        return out
+
+
+# the ratios' logarithms: a hypothesis' score is their sum
+_VILLAGER_VOTES_WOLF = math.log(VILLAGER_VOTES_WOLF)
+_WOLF_ON_PACKMATE = math.log(WOLF_VOTES_WOLF) - math.log(VILLAGER_VOTES_WOLF)
+_PACK_TOGETHER = math.log(PACK_TOGETHER)
+_WOLF_ACCUSES_WOLF = math.log(WOLF_ACCUSES_WOLF)
+_WOLF_DEFENDS_WOLF = math.log(WOLF_DEFENDS_WOLF)
+_CLAIMED_WEREWOLF = math.log(CLAIMED_WEREWOLF)
+_CLAIMED_HUMAN = math.log(CLAIMED_HUMAN)
+_VICTIM_ACCUSED_PACK = math.log(VICTIM_ACCUSED_PACK)
+_WOLF_VOTED_VICTIM = math.log(WOLF_VOTED_VICTIM)
 
 
 @lru_cache(maxsize=64)
@@ -150,9 +209,7 @@ def _hypotheses(n: int, k: int) -> np.ndarray:
 
 def pack_size(view) -> int:
     """How many werewolves the player's game dealt (its ruleset, for its size)."""
-    from maw.engine import ruleset
-
-    rules = ruleset(view.ruleset, **dict(view.rule_options))
+    rules = rules_of(view)
     return sum(1 for r in rules.roles_for(len(view.players)) if r.pack)
 
 
@@ -161,10 +218,9 @@ def murders_prove_human(view) -> bool:
     may kill its own (werewolf-12's ``self_knife``) or a Witch's poison, which shows as a
     murder to all but her, may kill a werewolf (the rule player then takes only a night's
     single death for the pack's victim)."""
-    from maw.engine import ruleset
     from maw.engine.roles import Ability
 
-    rules = ruleset(view.ruleset, **dict(view.rule_options))
+    rules = rules_of(view)
     return not rules.self_knife and not any(
         Ability.POISON in r.abilities for r in rules.roles_for(len(view.players)))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from maw.engine.roles import ROLES, role_named
 
@@ -36,6 +37,12 @@ class Claim:
 
 def parse(speaker: str, text: str, players: tuple[str, ...]) -> list[Claim]:
     """The statements in ``text``; names that are not players are ignored."""
+    return list(_parse(speaker, text, tuple(players)))
+
+
+@lru_cache(maxsize=4096)
+def _parse(speaker: str, text: str, players: tuple[str, ...]) -> tuple[Claim, ...]:
+    # (every listener parses the same line: it is read once)
     claims: list[Claim] = []
     m = _role_pattern().search(text)
     if m:
@@ -45,14 +52,22 @@ def parse(speaker: str, text: str, players: tuple[str, ...]) -> list[Claim]:
         key = name.lower()
         if key not in lowered:
             continue
-        pat = re.escape(key)
-        m = re.search(pat + r" is (?:a |an )?(werewolf|wolf|human|villager)\b", lowered)
+        species, suspect = _name_patterns(key)
+        m = species.search(lowered)
         if m:
-            species = "werewolf" if m.group(1) in ("werewolf", "wolf") else "human"
-            claims.append(Claim("species", speaker, name, species))
-        if re.search(r"\bi (?:suspect|vote for|accuse) " + pat + r"\b", lowered):
+            said = "werewolf" if m.group(1) in ("werewolf", "wolf") else "human"
+            claims.append(Claim("species", speaker, name, said))
+        if suspect.search(lowered):
             claims.append(Claim("suspect", speaker, name, ""))
-    return claims
+    return tuple(claims)
+
+
+@lru_cache(maxsize=1024)
+def _name_patterns(key: str) -> tuple[re.Pattern, re.Pattern]:
+    """"<name> is a werewolf/human" and "I suspect <name>" for one (lower-case) name."""
+    pat = re.escape(key)
+    return (re.compile(pat + r" is (?:a |an )?(werewolf|wolf|human|villager)\b"),
+            re.compile(r"\bi (?:suspect|vote for|accuse) " + pat + r"\b"))
 
 
 def say_role(role: str) -> str:

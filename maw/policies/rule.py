@@ -91,6 +91,8 @@ class RuleDecider(Decider):
         self.murders_human: bool | None = None  # a night's victim is certainly human
         self.sheriff = ""  # the sheriff it last saw
         self._belief_key: tuple[int, ...] | None = None
+        self.counted: beliefs.Tally | None = None  # the evidence it has counted
+        self.counted_votes = 0  # the execution votes counted in it
         self.village = True  # on the village's side (its beliefs choose its votes)
         self.voice = random.Random(rng.getrandbits(32))  # the words it picks
         self.said: tuple[int, str] | None = None  # (day, whom it said it votes for)
@@ -227,12 +229,23 @@ class RuleDecider(Decider):
         if key == self._belief_key:  # nothing new: the same beliefs
             return self.beliefs_now
         self._belief_key = key
-        evidence = beliefs.Evidence(votes, list(self.accusations), murdered,
-                                    list(self.defences),
-                                    list(view.living) if view.winner is None else None,
-                                    list(self.said_results))
-        return beliefs.wolf_probabilities(self.player, view.players, self.pack_size or 0,
-                                          self.human, self.wolf, evidence)
+        # what it saw, counted once: the votes of past days, what it heard; today's
+        # votes, which may still change, on a copy
+        others = [p for p in view.players if p != self.player]
+        if self.counted is None or self.counted.others != others:
+            self.counted, self.counted_votes = beliefs.Tally(self.player, view.players), 0
+        settled = len(votes) - (view.phase == "day" and bool(view.votes))
+        for vote in votes[self.counted_votes:settled]:
+            self.counted.vote(vote)
+        self.counted_votes = settled
+        self.counted.add(beliefs.Evidence(accusations=self.accusations,
+                                          defences=self.defences, results=self.said_results))
+        tally = self.counted
+        if settled < len(votes):
+            tally = tally.copy()
+            tally.vote(votes[-1])
+        return tally.probabilities(self.pack_size or 0, self.human, self.wolf, murdered,
+                                   list(view.living) if view.winner is None else None)
 
     # ------------------------------------------------------------ choosing
 
