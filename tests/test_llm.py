@@ -439,6 +439,51 @@ async def test_ollama_backend_speaks_the_ollama_api():
     assert seen["format"] == {"type": "object"} and seen["options"]["num_predict"] == 30
 
 
+async def test_players_on_one_server_send_at_most_its_parallel_requests_at_once():
+    # six players' conversations, each with its own backend, ask at the same moment; the
+    # server (Ollama's HTTP edge) counts the requests it holds at once
+    import asyncio
+
+    from maw.llm import LLM
+
+    held = {"now": 0, "most": 0}
+
+    async def chat(request):
+        await request.json()
+        held["now"] += 1
+        held["most"] = max(held["most"], held["now"])
+        await asyncio.sleep(0.05)
+        held["now"] -= 1
+        return web.json_response({"model": "m", "done": True, "prompt_eval_count": 5,
+                                  "message": {"role": "assistant", "content": "yes"},
+                                  "eval_count": 1, "created_at": "2026-11-25T00:00:00Z"})
+
+    runner, url = await serve([web.post("/api/chat", chat)])
+    try:
+        for parallel, expected in ((2, 2), (None, 4), (1, 1)):
+            held["most"] = 0
+            config = {} if parallel is None else {"parallel": parallel}
+            llms = [LLM(make_backend("ollama", model="m", base_url=url, **config))
+                    for _ in range(6)]
+            answers = await asyncio.gather(*(llm.prompt(f"Player {i}?", max_tokens=5)
+                                             for i, llm in enumerate(llms)))
+            assert [a.text for a in answers] == ["yes"] * 6
+            assert held["most"] == expected, parallel
+            # a call's seconds are the server's, not the wait for a slot: the spans of
+            # the calls overlap no more than the slots allow
+            spans = sorted((a.end - a.seconds, a.end) for a in answers)
+            assert max(sum(1 for s, e in spans if s <= t < e) for t, _ in spans) <= expected
+    finally:
+        await runner.cleanup()
+
+
+def test_parallel_is_checked_where_the_backend_is_made():
+    assert make_backend("openai", model="m", base_url="http://h/v1", parallel=8).parallel == 8
+    assert make_backend("openai", model="m", base_url="http://h/v1").parallel == 4
+    with pytest.raises(ConfigError, match="answers at most 1 request at a time"):
+        make_backend("llamacpp", parallel=2)
+
+
 async def test_ollama_backend_errors_name_the_host():
     async def broken(request):
         return web.json_response({"error": "model 'x' not found"}, status=500)
@@ -514,6 +559,24 @@ async def test_openai_backend_against_a_real_llama_cpp_server(llama_server):
     action = parse(c.text, "Ann", legal, 80)  # raises if the server ignored the schema
     assert action is None or action in legal or isinstance(action, engine.Chat)
     assert c.completion_tokens > 0 and c.prompt_tokens > 0
+
+
+@pytest.mark.slow
+async def test_players_on_a_real_llama_cpp_server_keep_to_its_slots(llama_server):
+    # four players' conversations with parallel = 2: two requests are out at a time
+    # (this server answers them in turn, so each call's span includes its turn there)
+    import asyncio
+
+    from maw.llm import LLM
+
+    llms = [LLM(make_backend("openai", model="gemma3", base_url=llama_server, parallel=2,
+                             schema_mode="none")) for _ in range(4)]
+    answers = await asyncio.gather(*(llm.prompt(f"Say {i}.", max_tokens=4, temperature=0)
+                                     for i, llm in enumerate(llms)))
+    assert all(a.prompt_tokens > 0 for a in answers)
+    edges = sorted([(a.end - a.seconds, 1) for a in answers] + [(a.end, -1) for a in answers])
+    at_once = [sum(step for _, step in edges[:i + 1]) for i in range(len(edges))]
+    assert max(at_once) == 2
 
 
 async def test_openai_backend_errors_name_the_server():

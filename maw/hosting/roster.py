@@ -6,6 +6,8 @@
     base_url = ""              # ollama / openai servers
     api_key_env = ""           # the NAME of an environment variable holding the key
     options = {}               # backend options, e.g. {schema_mode = "json_object"}
+    parallel = 4               # requests a server is sent at once, by all the seats on it
+                               # (ollama, openai: 4 by default; llamacpp: 1, in turn)
     max_wait = 1.0             # Algorithm 1: wait up to this long before answering
     window = 2048              # context tokens
     price_per_million = 0.6    # optional: what a million tokens cost (maw report's cost)
@@ -38,6 +40,7 @@ class LLMSpec(BaseModel):
     base_url: str = ""
     api_key_env: str = ""
     options: dict[str, Any] = {}
+    parallel: int | None = Field(None, ge=1)  # None: the backend's own default
     max_wait: float = Field(1.0, ge=0)
     window: int = Field(2048, ge=256)
     max_chars: int = Field(200, ge=20, le=500)
@@ -48,6 +51,8 @@ class LLMSpec(BaseModel):
 
     def backend_config(self) -> dict[str, Any]:
         config: dict[str, Any] = dict(self.options)
+        if self.parallel is not None:
+            config["parallel"] = self.parallel
         if self.model:
             config["model"] = self.model
         if self.base_url:
@@ -77,6 +82,7 @@ class PlayerSpec(BaseModel):
     base_url: str | None = None
     api_key_env: str | None = None
     options: dict[str, Any] | None = None
+    parallel: int | None = Field(None, ge=1)
     price_per_million: float | None = Field(None, ge=0)
 
 
@@ -89,7 +95,7 @@ class Roster(BaseModel):
 
     def llm_for(self, p: PlayerSpec) -> LLMSpec:
         overrides = {k: v for k in ("backend", "model", "base_url", "api_key_env", "options",
-                                    "price_per_million")
+                                    "parallel", "price_per_million")
                      if (v := getattr(p, k)) is not None}
         if p.max_wait is not None:
             overrides["max_wait"] = p.max_wait

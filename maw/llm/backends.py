@@ -35,6 +35,7 @@ class ScriptedBackend(Backend):
     """Answers from a queue filled by tests: strings, or callables of the messages."""
 
     name = "scripted"
+    default_parallel = 0  # (no server: nothing to spare)
 
     class Options(NoOptions):
         replies: list = []
@@ -222,6 +223,10 @@ class LlamaCppBackend(Backend):
     ``threads_batch`` (default: ``threads``) are llama.cpp's thread counts."""
 
     name = "llamacpp"
+    # its process answers one call at a time, in turn (and a call's seconds leave out
+    # the wait): no slots to count here, and no more than one to ask for
+    default_parallel = 0
+    max_parallel = 1
 
     class Options(NoOptions):
         n_ctx: int = Field(2048, ge=256)

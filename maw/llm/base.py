@@ -7,8 +7,11 @@ the ``maw.backends`` entry-point group (``name = "package.module:Class"``).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
+import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from importlib.metadata import entry_points
@@ -56,17 +59,44 @@ class NoOptions(BaseModel):
 class Backend(ABC):
     """``chat`` answers ``messages``; with ``schema`` (a JSON schema) the answer must be
     JSON of that shape, where the server can enforce it. ``Options`` names and checks the
-    backend's own options."""
+    backend's own options.
+
+    ``parallel``: how many requests its server is sent at once, by every player whose
+    backend names the same server (a roster's ``parallel``; default ``default_parallel``,
+    0: no limit). The others wait for a free slot (:meth:`slot`) before they are sent, so
+    that a server's queue never eats a request's timeout, and a call's ``seconds`` are the
+    server's own."""
 
     name: ClassVar[str] = ""
     Options: ClassVar[type[BaseModel]] = NoOptions
+    default_parallel: ClassVar[int] = 4  # (Ollama's own default of parallel requests)
+    max_parallel: ClassVar[int | None] = None  # the most its server can take, if limited
 
     def __init__(self, model: str = "", base_url: str | None = None,
-                 api_key: str | None = None, **options: Any) -> None:
+                 api_key: str | None = None, parallel: int | None = None,
+                 **options: Any) -> None:
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
         self.options = options
+        self.parallel = self.default_parallel if parallel is None else parallel
+        if self.parallel < 0:
+            raise ConfigError(f"backend {self.name}: parallel = {self.parallel}: the "
+                              "requests sent at once, at least 1 (0: no limit)")
+        if self.max_parallel is not None and self.parallel > self.max_parallel:
+            raise ConfigError(f"backend {self.name}: parallel = {self.parallel}, but it "
+                              f"answers at most {self.max_parallel} request at a time")
+
+    def slot(self) -> contextlib.AbstractAsyncContextManager:
+        """Wait for one of the server's ``parallel`` slots; it is held while the request
+        runs (``async with backend.slot(): await backend.chat(...)``)."""
+        if not self.parallel:
+            return contextlib.nullcontext()
+        gates = _GATES.setdefault(asyncio.get_running_loop(), {})
+        key = (self.name, self.base_url or "", self.parallel)
+        if key not in gates:
+            gates[key] = asyncio.Semaphore(self.parallel)
+        return gates[key]
 
     @abstractmethod
     async def chat(self, messages: list[Message], schema: dict | None = None,
@@ -86,6 +116,11 @@ class Backend(ABC):
         return f"{self.name}:{self.model}{where}"
 
 
+# the slots of each server, per event loop (a semaphore belongs to one loop)
+_GATES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
+                                  dict[tuple[str, str, int], asyncio.Semaphore]] = \
+    weakref.WeakKeyDictionary()
+
 BACKENDS: dict[str, type[Backend]] = {}
 
 
@@ -104,7 +139,8 @@ def make_backend(name: str, **config: Any) -> Backend:
     if name not in BACKENDS:
         raise ConfigError(f"unknown backend {name!r}: {', '.join(sorted(BACKENDS))}")
     cls = BACKENDS[name]
-    common = {k: config.pop(k) for k in ("model", "base_url", "api_key") if k in config}
+    common = {k: config.pop(k) for k in ("model", "base_url", "api_key", "parallel")
+              if k in config}
     try:
         options = cls.Options.model_validate(config).model_dump(exclude_unset=True)
     except ValidationError as exc:

@@ -58,8 +58,9 @@ class LLM:
             "key": request_key(self.last_sent, schema, max_tokens, temperature),
             "schema": schema, "max_tokens": max_tokens, "temperature": temperature}
         try:
-            completion = await self.backend.chat(self.context, schema, max_tokens,
-                                                 temperature)
+            async with self.backend.slot():  # (the wait for a free slot is not the call's)
+                completion = await self.backend.chat(self.context, schema, max_tokens,
+                                                     temperature)
         except BaseException:
             self.context = before
             raise
