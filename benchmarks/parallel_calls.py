@@ -135,9 +135,12 @@ def main() -> None:
             server.wait(30)
     for slots in sorted({r["slots"] for r in rows}):
         mine = [r for r in rows if r["slots"] == slots]
-        print(f"--parallel {slots}: median game {statistics.median(r['wall_seconds'] for r in mine):.1f} s, "
-              f"{sum(r['llm_calls'] for r in mine)} calls, model {sum(r['model_seconds'] for r in mine):.0f} s "
-              f"in {sum(r['busy_seconds'] for r in mine):.0f} s busy")
+        median = statistics.median(r["wall_seconds"] for r in mine)
+        model = sum(r["model_seconds"] for r in mine)
+        held = sum(r["busy_seconds"] for r in mine)
+        print(f"--parallel {slots}: median game {median:.1f} s, "
+              f"{sum(r['llm_calls'] for r in mine)} calls, model {model:.0f} s in "
+              f"{held:.0f} s busy")
     save("parallel_calls", rows)
 
 
