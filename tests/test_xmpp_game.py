@@ -26,6 +26,10 @@ def read_log(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def roles_of(records):
+    return next(r for r in records if r["kind"] == "round")["roles"]
+
+
 @session_loop
 async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path):
     config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=3, day_seconds=10,
@@ -39,6 +43,15 @@ async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path)
     kinds = {r["kind"] for r in records}
     assert {"msg", "event", "action", "input", "round", "outcome"} <= kinds
     assert [r["kind"] for r in records].count("outcome") == 1
+    # a question to an interface is logged once: what the player had heard and may do in
+    # its input record (the options as action -> targets), not again in its message
+    asked = [r for r in records if r["kind"] == "msg" and r["type"] == "get_input"
+             and r["body"]["purpose"] == "action"]
+    inputs = [r for r in records if r["kind"] == "input"]
+    assert asked and len(inputs) == len(asked)
+    assert not any({"heard", "options"} & set(r["body"]) for r in asked)
+    votes_offered = [i["options"]["vote"] for i in inputs if "vote" in i["options"]]
+    assert votes_offered and all(set(v) <= set(roles_of(records)) for v in votes_offered)
     # the log holds exactly the events the GameMaster produced, in order
     logged = [r["event"] for r in records if r["kind"] == "event"]
     assert logged == [type(e).__name__ for e in seen]

@@ -147,7 +147,8 @@ class MawAgent(Agent):
                         thread: str | None = None) -> None:
         msg = self.seal(encode(body, to, thread))
         self.game_log.write("msg", sender=bare(self.jid), to=to, type=body.type,
-                            body=body.model_dump(exclude=SECRET_FIELDS))
+                            body=body.model_dump(exclude=SECRET_FIELDS | LOGGED_APART.get(
+                                body.type, set())))
         self.sent += 1
         await behaviour.send(msg)
 
@@ -211,6 +212,9 @@ class MawAgent(Agent):
 
 
 SECRET_FIELDS = {"view", "token", "key"}  # not in the game log: a log is shared, a key not
+# fields a message's log record leaves out because another record holds them: a player's
+# question to its interface is its ``input`` record (what it had heard, what it may do)
+LOGGED_APART = {"get_input": {"heard", "options"}}
 
 
 def bare(jid: object) -> str:

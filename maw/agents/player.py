@@ -29,6 +29,7 @@ from maw.errors import LobbyError
 from maw.protocol import heard as h
 from maw.protocol import messages as m
 from maw.protocol import render
+from maw.protocol.convert import compact_options
 from maw.protocol.heard import Heard, View
 
 
@@ -521,7 +522,7 @@ class AwakeState(PlayerState):
                                  round=p.round)
             p.game_log.write("input", player=p.seat_name,
                              heard=[r.model_dump() for r in heard],
-                             options=[o.model_dump() for o in p.options])
+                             options=compact_options(p.options))
             types = tuple(m.ACTION_TYPES)
             # a new phase makes the question moot: ask again with the new options (a
             # person may take the whole phase to answer)

@@ -22,6 +22,18 @@ def options(legal: tuple[engine.Action, ...]) -> list[m.Option]:
     return out
 
 
+def compact_options(options: list[m.Option]) -> dict[str, list[str]]:
+    """``options`` as a log keeps them: each action with its targets (or its room), in
+    order; an action with neither, with none (``{"vote": ["Ann", "Bob"], "chat":
+    ["Village"], "unvote": []}``): a tenth of the size of the options themselves."""
+    out: dict[str, list[str]] = {}
+    for o in options:
+        where = out.setdefault(o.action, [])
+        if o.target is not None or o.room is not None:
+            where.append(o.target if o.target is not None else o.room)  # type: ignore[arg-type]
+    return out
+
+
 def to_engine(body: m.PlayerAction, player: str, room: str | None = None) -> engine.Action:
     """The engine action for a player's message (the engine then judges it)."""
     spec = ACTIONS.get(body.type)

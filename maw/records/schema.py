@@ -132,12 +132,15 @@ class Msg(Record):
 
 
 class Input(Record):
-    """A player asked its interface for an action: what it had heard, what it may do."""
+    """A player asked its interface for an action: what it had heard, what it may do
+    (each action with its targets or room, ``maw.protocol.convert.compact_options``; a
+    list of options in logs before 2026-11-25). The ``get_input`` message's own record
+    leaves both out."""
 
     kind: Literal["input"]
     player: str | None
     heard: list[dict[str, Any]]
-    options: list[dict[str, Any]]
+    options: dict[str, list[str]] | list[dict[str, Any]]
 
 
 class Turn(Record):
