@@ -140,10 +140,11 @@ class AiwolfFlow(CoreFlow):
     def skips(self, state: GameState, day: int, phase: Phase) -> bool:
         rules = state.rules
         first = day == rules.first_day
-        wolves = sum(1 for a, role in zip(state.alive, state.roles, strict=True)
-                     if a and role.pack)
+        if phase is Phase.WHISPER:  # the pack talks if two or more of it live
+            return sum(1 for a, role in zip(state.alive, state.roles, strict=True)
+                       if a and role.pack) < 2
         return (phase is Phase.DAY and first and not rules.day0_talk) or \
-            (phase is Phase.VOTE and first) or (phase is Phase.WHISPER and wolves < 2)
+            (phase is Phase.VOTE and first)
 
     def actors(self, state: GameState) -> tuple[str, ...]:
         names, alive, roles, phase = state.names, state.alive, state.roles, state.phase
