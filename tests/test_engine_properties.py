@@ -162,3 +162,19 @@ def test_maw_deals_one_third_wolves_for_any_size(n, seed):
     state = new_game(ruleset("maw"), [f"p{i}" for i in range(n)], random.Random(seed))
     assert sum(r.pack for r in state.roles) == max(1, n // 3)
     assert state.phase is Phase.DAY
+
+
+def test_a_states_replace_is_namedtuples_replace():
+    # (the engine's own, faster: the same new state, the same refusal of a field that
+    # is not there)
+    from collections import namedtuple
+
+    from maw.engine.state import GameState
+
+    state = new_game(ruleset("aiwolf-5"), ["A", "B", "C", "D", "E"], random.Random(1))
+    plain = namedtuple("Plain", GameState._fields)(*state)
+    changed = state._replace(day=3, turn=2, alive=(False,) * 5)
+    assert type(changed) is GameState and state.day == 0
+    assert tuple(changed) == tuple(plain._replace(day=3, turn=2, alive=(False,) * 5))
+    with pytest.raises(ValueError, match="no field 'nope'"):
+        state._replace(nope=1)
