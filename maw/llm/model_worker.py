@@ -1,7 +1,7 @@
 """The embedded model's own process: what ``maw.llm.model_process`` starts.
 
     python -m maw.llm.model_worker --model PATH [--n-ctx N] [--threads T] [--threads-batch B]
-                                   [--prefix-cache-mb M]
+                                   [--prefix-cache-mb M] [--grammar-first]
     python -m maw.llm.model_worker --check      # the set-up's proof that the model runs here
 
 Loads the model, writes ``{"ready": true, ...}`` on stdout, then answers JSON-line requests
@@ -141,6 +141,10 @@ def serve(args: argparse.Namespace) -> int:
         quiet_llama_logs()
         llm = Llama(model_path=args.model, n_ctx=args.n_ctx, n_threads=args.threads,
                     n_threads_batch=args.threads_batch, verbose=False)
+        if not args.grammar_first:
+            from maw.llm.sampling import grammar_last
+
+            grammar_last(llm)  # (the grammar checks a drawn token, not the vocabulary)
     except Exception as exc:  # a Python-level failure: say it (a crash says itself)
         reply({"error": f"{type(exc).__name__}: {exc}"})
         return 1
@@ -228,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--threads-batch", type=int, default=None)
     parser.add_argument("--timeout", type=float, default=120.0)
+    parser.add_argument("--grammar-first", action="store_true",
+                        help="llama-cpp-python's own sampling: the grammar checks every "
+                             "token of the vocabulary at each step (maw.llm.sampling)")
     parser.add_argument("--prefix-cache-mb", type=int, default=512,
                         help="keep evaluated contexts up to this many MB (0: none)")
     args = parser.parse_args(argv)
