@@ -63,7 +63,7 @@ class GrammarLast:
         lib = self.lib
         token = self._draw(self._candidates(ctx, idx))
         self.drawn += 1
-        self.one[0].id, self.one[0].logit, self.one[0].p = token, 1.0, 0.0
+        self.one[0] = lib.llama_token_data(token, 1.0, 0.0)  # (the draw alone)
         single = lib.llama_token_data_array(data=self.one, size=1, selected=-1, sorted=False)
         lib.llama_sampler_apply(self.grammar.sampler, ctypes.byref(single))
         if math.isinf(self.one[0].logit):  # refused: mask every token, then draw again
