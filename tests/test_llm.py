@@ -951,8 +951,8 @@ async def test_a_cancelled_call_frees_the_embedded_model_at_its_next_token(embed
 def test_a_misspelt_backend_option_is_an_error_that_names_the_known_ones():
     # (it used to be accepted and ignored: the model then ran with its defaults)
     with pytest.raises(ConfigError, match=r"backend llamacpp: unknown option 'temprature' "
-                       r"\(its options: n_ctx, prefix_cache_mb, repeat_penalty, threads, "
-                       r"threads_batch\)"):
+                       r"\(its options: grammar_first, n_ctx, prefix_cache_mb, repeat_penalty, "
+                       r"threads, threads_batch\)"):
         make_backend("llamacpp", temprature=0.1)
     with pytest.raises(ConfigError, match="backend llamacpp: option 'threads': Input should "
                                           "be greater than or equal to 1"):

@@ -439,6 +439,11 @@ async def test_a_replay_opens_at_the_start_steps_by_event_and_phase_and_shows_pr
         assert prompt.startswith("[system]") and "You may now:" in prompt
         assert last["prompts"][-1][-1]["content"].splitlines()[0] in prompt
         assert content(browser, "mind-answer") == last["answers"][-1]
+        # ... and the options of its last question (the log keeps them action -> targets)
+        asked = [r for r in log if r["kind"] == "input" and r["player"] == "Bob"][-1]
+        labels = [f"{a} {t}" if t else a for a, on in asked["options"].items()
+                  for t in (on or [""])]
+        assert labels and content(browser, "mind-options") == ", ".join(labels)
         assert not shown(browser, "mind-prompt")  # folded until asked for
         browser.find_element(By.CSS_SELECTOR, "#prompt-box summary").click()
         assert shown(browser, "mind-prompt")

@@ -385,7 +385,7 @@ function drawMind(s) {
   $("beliefs").tBodies[0].replaceChildren(...rows.map(([n, v]) =>
     el("tr", {}, el("td", {}, n), el("td", {class: "bar"}, el("span", {style: `width:${(100 * v).toFixed(0)}%`})),
        el("td", {class: "num"}, `${(100 * v).toFixed(0)}%`))));
-  const opts = p.input ? p.input.options.map((o) => o.action + (o.target ? ` ${o.target}` : "")) : [];
+  const opts = p.input ? optionLabels(p.input.options) : [];
   $("mind-options").textContent = opts.length ? opts.join(", ") : "(none yet)";
   const prompts = r && r.prompts ? r.prompts : [];
   const last = prompts.length ? prompts[prompts.length - 1] : null;
@@ -393,6 +393,14 @@ function drawMind(s) {
   $("mind-prompt-size").textContent = last ? `${last.length} messages, ${promptText(last).length} characters` : "";
   const answers = r && r.answers ? r.answers : (r && r.answer ? [r.answer] : []);
   $("mind-answer").textContent = answers.length ? answers[answers.length - 1] : "(none)";
+}
+
+// a question's options as the log keeps them: action -> its targets (or its room); a
+// list of {action, target, room} in logs before 2026-11-25
+function optionLabels(options) {
+  if (Array.isArray(options)) return options.map((o) => o.action + (o.target ? ` ${o.target}` : ""));
+  return Object.entries(options || {}).flatMap(([action, on]) =>
+    on.length ? on.map((t) => `${action} ${t}`) : [action]);
 }
 
 function drawBoard(s) {
