@@ -240,6 +240,31 @@ async def test_a_model_that_keeps_crashing_is_given_up_not_restarted_forever(mod
     assert time.monotonic() - t0 < 1  # at once: no restart
 
 
+@pytest.mark.slow
+def test_a_call_that_finds_the_model_dead_first_still_fails_the_dead_ones_calls(
+        model_path, caplog):
+    # a call may find the model's process dead before the process's reader does: it
+    # starts the next one, and the dead one's calls must fail now, with the reason said
+    # once (they were left waiting for their timeouts, and nothing was said)
+    process = ModelProcess(ModelKey(model_path, 640, 2, 2))
+    try:
+        _, owed = process.submit({"prompt": "Tell a long story about the village.",
+                                  "schema": ENDLESS, "max_tokens": 400})
+        time.sleep(1.0)  # it is answering
+        with process._lock:  # (the reader waits for it: the call comes first)
+            os.kill(process.pid, signal.SIGKILL)
+            process.proc.wait()
+            process.start()
+        with pytest.raises(ModelCrashed, match=r"was killed \(SIGKILL.*while it answered 1 "):
+            owed.result(timeout=10)
+        assert process.restarts == 1 and process.pid is not None
+        time.sleep(0.5)  # (the dead one's reader has come and gone)
+        said = [r for r in caplog.records if "was killed" in r.getMessage()]
+        assert len(said) == 1
+    finally:
+        process.close()
+
+
 def test_a_model_that_dies_while_loading_says_so():
     # a file that is not a model: the child reports the error and exits
     process = ModelProcess(ModelKey(str(REPO / "README.md"), 256, 1, 1))

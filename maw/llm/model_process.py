@@ -111,6 +111,7 @@ class ModelProcess:
         self.proven = False  # a call has been answered (a backend's check made one)
         self._ids = itertools.count(1)
         self._pending: dict[int, concurrent.futures.Future] = {}
+        self._buried: subprocess.Popen | None = None  # the last child whose death was told
         self._lock = threading.RLock()
         self._write = threading.Lock()
 
@@ -129,6 +130,8 @@ class ModelProcess:
         with self._lock:
             if self.proc is not None and self.proc.poll() is None:
                 return
+            if self.proc is not None:  # dead, and its reader may not have come to it yet
+                self._bury(self.proc, self.proc.wait())
             if self.crashes >= MAX_CRASHES:
                 raise ModelCrashed(f"the embedded model {self.last_error_text()}, "
                                    f"{self.crashes} times in a row: MAW gave up on it; "
@@ -192,17 +195,26 @@ class ModelProcess:
                     future.set_result(reply)
         code = proc.wait()
         with self._lock:
-            if proc is not self.proc:
-                return
-            owed, self._pending = self._pending, {}
-            if code == 0 and not owed:
-                return  # closed on purpose
-            self.crashes += 1
-            doing = (f"while it answered {len(owed)} call(s), which fall back" if owed
-                     else "while idle")
-            self.last_error = ModelCrashed(
-                f"the embedded model's process {death(code)} {doing}; MAW restarts it "
-                f"for the next call. If it keeps happening, {REMEDY}")
+            self._bury(proc, code)
+
+    def _bury(self, proc: subprocess.Popen, code: int) -> None:
+        """``proc`` ended with ``code``: fail the calls it owed and say why, once. Its
+        reader comes here, and so does a call that finds it dead first (before, such a
+        call started the next child, and the reader, finding another child current, said
+        nothing and left the dead one's calls waiting for their timeouts). Under the
+        lock."""
+        if proc is not self.proc or proc is self._buried:
+            return  # closed on purpose (``close``), or already buried
+        self._buried = proc
+        owed, self._pending = self._pending, {}
+        if code == 0 and not owed:
+            return  # closed on purpose
+        self.crashes += 1
+        doing = (f"while it answered {len(owed)} call(s), which fall back" if owed
+                 else "while idle")
+        self.last_error = ModelCrashed(
+            f"the embedded model's process {death(code)} {doing}; MAW restarts it "
+            f"for the next call. If it keeps happening, {REMEDY}")
         log.warning("maw: %s", self.last_error)
         for future in owed.values():
             if not future.done():
