@@ -167,3 +167,43 @@ def test_a_context_fits_in_a_replay_where_it_fitted_in_the_recording(tmp_path):
     llm.context += [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"}]
     answer = asyncio.run(llm.prompt("q2", None, max_tokens=50))
     assert answer.text == "{}" and llm.last_sent == sent  # q1 and a1 were dropped
+
+
+def test_a_replays_timer_waits_for_the_moves_the_recorded_game_had_taken(tmp_path):
+    from maw.llm.recorded import Recording, moves_before_timers
+
+    def rec(t, kind, **fields):
+        return {"t": t, "kind": kind, **fields}
+
+    day, night = (1, 1, "day"), (1, 1, "night")
+    log = [rec(1.0, "timer", round=1, day=1, phase="day", seconds=3.0),
+           rec(1.2, "action", round=1, action="Pass", data={"actor": "Ann"}),
+           rec(1.3, "action", round=1, action="Pass", data={"actor": "Bob"}),
+           rec(1.3, "event", round=1, event="VotesOpened", data={"day": 1}),
+           rec(2.0, "action", round=1, action="Vote", data={"actor": "Ann"}),
+           rec(4.0, "action", round=1, action="EndPhase", data={}),
+           rec(4.0, "timer", round=1, day=1, phase="night", seconds=1.5),
+           rec(5.5, "action", round=1, action="EndPhase", data={})]
+    # the day's votes opened after 2 moves, the timer ended it after 3; the night had none
+    assert moves_before_timers(log) == {(day, "votes"): 2, (day, "end"): 3}
+
+    async def play() -> list[float]:
+        recording = Recording(tmp_path / "log.jsonl", moves=moves_before_timers(log))
+        recording.hear(log[0])
+        waited = []
+        for step, moves in (("votes", log[1:3]), ("end", log[3:5])):
+            start = asyncio.get_running_loop().time()
+            holding = asyncio.create_task(recording.hold(day, step))
+            for r in moves:  # the replay's moves come late: the timer waits for them
+                await asyncio.sleep(0.1)
+                assert not holding.done()
+                recording.hear(r)
+            await holding
+            waited.append(asyncio.get_running_loop().time() - start)
+        await recording.hold(day, "end")  # (once taken, a timer waits no more)
+        recording.hear(log[6])
+        await asyncio.wait_for(recording.hold(night, "end"), 0.05)
+        return waited
+
+    waited = asyncio.run(play())
+    assert all(0.2 <= w < 1.0 for w in waited), waited

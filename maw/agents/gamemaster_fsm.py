@@ -119,10 +119,14 @@ class PhaseState(GMState):
                 if not actors and gm.config.early_end:
                     break
                 left = gm.seconds_left()
+                if left <= 0 and await gm.held("end"):
+                    continue
                 if left <= 0:
                     break
                 if not gm.state.ballot:  # votes_open=talk: open them after a share of the day
                     until = left - (1 - gm.config.talk_share) * gm.phase_seconds()
+                    if until <= 0 and await gm.held("votes"):
+                        continue
                     if until <= 0:
                         await gm.publish(self, gm.apply(engine.OpenVotes()), before)
                         break

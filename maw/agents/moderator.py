@@ -12,7 +12,7 @@ import hmac
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,6 +122,20 @@ class Moderator(MawAgent):
         self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
         # a private revote going on: (the stamp before it, who may know of it)
         self.hidden: tuple[str, frozenset[str]] | None = None
+        # awaited once when a timer passes, before it ends the phase or opens the votes: a
+        # replay waits there for the answers its recording had by then (maw.llm.recorded)
+        self.hold: Callable[[tuple[int, int, str], str], Awaitable[None]] | None = None
+
+    async def held(self, step: str) -> bool:
+        """A timer has passed, to end the phase (``step`` "end") or open the day's votes
+        ("votes"): await ``hold`` (once a phase and step), ``True`` if it was awaited (a
+        move it let in may have changed the phase: look again)."""
+        s = self.state
+        if self.hold is None or step in self.deadline.held or s is None:
+            return False
+        self.deadline.held.add(step)
+        await self.hold((self.round, s.day, s.phase.value), step)
+        return True
 
     def abort(self, why: str) -> None:
         """End the game now, nobody winning (``maw game --aiwolf``: too many AIWolf agents

@@ -22,9 +22,11 @@ T = TypeVar("T")
 class Deadline:
     def __init__(self) -> None:
         self.at = 0.0  # time.monotonic() when it passes; 0: not set
+        self.held: set[str] = set()  # the holds awaited since it was set (``Moderator.held``)
 
     def set(self, seconds: float) -> None:
         self.at = time.monotonic() + seconds
+        self.held = set()
 
     @property
     def is_set(self) -> bool:

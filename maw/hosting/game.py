@@ -152,11 +152,12 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     if watch is not None:
         game_log.listeners.append(watch)
     replayed = {s.llm.model for s in seats if s.llm is not None and s.llm.backend == "recorded"}
+    recordings = []
     if replayed:  # a replay times each answer from its own phases (maw.llm.recorded)
         from maw.llm.recorded import recording
 
-        game_log.listeners += [recording(Path(p), fresh=True).hear
-                               for p in sorted(replayed)]
+        recordings = [recording(Path(p), fresh=True) for p in sorted(replayed)]
+        game_log.listeners += [r.hear for r in recordings]
     gid = game_id or secrets.token_hex(3)
     port = address.port
 
@@ -182,6 +183,10 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         ChatRoomAgent(lobby_room, password(), "Lobby", gm_jid, game_log, archive, port),
     ]
     share_host_key(gm, room_agents)
+    if recordings:  # its phases end on the recorded answers, not on a loaded machine's lag
+        async def hold(phase: tuple[int, int, str], step: str) -> None:
+            await asyncio.gather(*(r.hold(phase, step) for r in recordings))
+        gm.hold = hold
     if on_gm is not None:
         on_gm(gm)
     first: list[MawAgent] = [*room_agents, gm]

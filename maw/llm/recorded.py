@@ -17,7 +17,9 @@ Two more things make a replay reach the same log:
   answers that came before it, and a little after the last answer (a replay that runs
   late on a loaded machine keeps the order). A question withdrawn in the replay whose
   answer the recording has is answered anyway, as it was. Without ``pace`` each answer
-  comes at once.
+  comes at once. And a timer that passes (to end a phase or open the day's votes) first
+  waits for as many moves in the phase as the recorded game had taken by then
+  (``Recording.hold``): a loaded machine's lag does not cut a phase short.
 * **Truncation.** What fits a player's window was decided by the recorded model's
   tokenizer: here a context fits if the recording has it as sent (``count_tokens``), so
   the replay drops the same old messages as the recorded game did.
@@ -32,14 +34,18 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from maw.errors import BackendError, ReplayError
 from maw.llm.base import Backend, Completion, Message, NoOptions, register_backend
+
+if TYPE_CHECKING:
+    from maw.records.schema import Record
 
 Phase = tuple[int, int, str]  # (round, day, phase)
 
@@ -81,13 +87,22 @@ class Recording:
     first_unreleased: int = 0
     began: dict[Phase, float] = field(default_factory=dict)  # the replay's phases
     last: tuple[float, float] | None = None  # the last answer given: when, recorded end
+    # the moves the recorded game took in a phase before a timer could end it ("end") or
+    # open its votes ("votes"), and those the replay has taken in the phase so far
+    moves: dict[tuple[Phase, str], int] = field(default_factory=dict)
+    taken: collections.Counter[Phase] = field(default_factory=collections.Counter)
+    now: Phase | None = None  # the replay's phase
 
     def hear(self, record: dict) -> None:
         """A record of the replay's own game log (``GameLog.listeners``): when each of
         its phases began, which each answer is timed from."""
-        if record.get("kind") == "timer":
-            self.began.setdefault((record["round"], record["day"], record["phase"]),
-                                  time.monotonic())
+        kind = record.get("kind")
+        if kind == "timer":
+            self.now = (record["round"], record["day"], record["phase"])
+            self.began.setdefault(self.now, time.monotonic())
+        elif kind == "action" and self.now is not None and \
+                record.get("action") not in TIMED:
+            self.taken[self.now] += 1
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -123,10 +138,12 @@ class Recording:
         for i, c in enumerate(found):
             began = [(t, phase) for t, phase in timers if t <= c.end]
             if began:
-                c = dataclasses.replace(c, phase=began[-1][1], offset=c.end - began[-1][0])
+                t, phase = began[-1]
+                c = dataclasses.replace(c, phase=phase, offset=c.end - t)
             c = dataclasses.replace(c, index=i)
             recording.calls.setdefault(c.key, collections.deque()).append(c)
         recording.total = len(found)
+        recording.moves = moves_before_timers(records)
         return recording
 
     def take(self, key: str, messages: list[Message]) -> Call | None:
@@ -150,6 +167,18 @@ class Recording:
             while self.first_unreleased in self.released:
                 self.first_unreleased += 1
 
+    async def hold(self, phase: Phase, step: str) -> None:
+        """A timer of ``phase`` has passed in the replay (``Moderator.held``), to end it
+        (``step`` "end") or to open the day's votes ("votes"): wait until the replay has
+        taken as many moves in the phase as the recorded game had by then. The game moves
+        on by the recorded answers, not by how late a loaded machine gives them (at most
+        ``HOLD_MOST`` seconds: a replay that strayed may never take them all)."""
+        wanted = self.moves.get((phase, step), 0)
+        until = time.monotonic() + HOLD_MOST
+        while self.taken[phase] < wanted and self.now == phase and \
+                time.monotonic() < until:
+            await asyncio.sleep(0.005)
+
     def due(self, call: Call) -> float | None:
         """When ``call``'s answer came, on this process's clock: as long after the start
         of its phase as in the recorded game (the phase timers run alike), else (no
@@ -164,7 +193,30 @@ class Recording:
         return self.anchor + (call.end - self.first_start)
 
 
-SPACING = 0.02  # seconds: the most a late answer waits after the one before it
+SPACING = 0.05  # seconds: the most a late answer waits after the one before it
+HOLD_MOST = 5.0  # seconds: the longest a timer waits for the recorded game's moves
+TIMED = frozenset({"EndPhase", "OpenVotes"})  # the moves a timer makes
+
+
+def moves_before_timers(records: Sequence[Record]) -> dict[tuple[Phase, str], int]:
+    """For each phase of a game log, how many moves (``action`` records) it took before
+    a timer could end it ("end": all but the timer's own EndPhase) and before its votes
+    opened ("votes"); a phase's moves are those after its ``timer`` record."""
+    moves: dict[tuple[Phase, str], int] = {}
+    phase: Phase | None = None
+    count = 0
+    for r in records:
+        kind = r.get("kind")
+        if kind == "timer":
+            phase, count = (r["round"], r["day"], r["phase"]), 0
+        elif phase is None:
+            continue
+        elif kind == "action" and r.get("action") not in TIMED:
+            count += 1
+            moves[phase, "end"] = count
+        elif kind == "event" and r.get("event") == "VotesOpened":
+            moves.setdefault((phase, "votes"), count)
+    return moves
 
 _RECORDINGS: dict[Path, Recording] = {}  # one per log in this process: a shared clock
 
