@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -290,8 +291,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         from maw.web.server import parse_address
 
         parse_address(args.web)  # a bad address fails before any game
-    if args.games < 1 or args.parallel < 1:
-        raise MawError("--games and --parallel must be at least 1")
+    if args.games < 1 or args.parallel < (0 if args.remote else 1):
+        raise MawError("--games must be at least 1, and --parallel too (0 with --remote: "
+                       "only joining workers play)")
+    if args.remote:
+        from maw.tournament.remote import desk_jid
+
+        desk_jid(args.remote, "localhost")  # a bad name fails before any game
     from maw.hosting.plan import STAND_INS
 
     if args.substitute not in (None, *STAND_INS):
@@ -317,7 +323,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         models = asyncio.run(check_backends(seats_from_roster(roster, len(roster.player))))
         todo = plan.games - len(done)
         print(f"maw tournament: {plan.games} games of {plan.players} players "
-              f"({len(done)} already in {out}, {todo} to play), {args.parallel} at a time, "
+              f"({len(done)} already in {out}, {todo} to play), {args.parallel} at a time"
+              + (" here, and on the workers that join" if args.remote else "") + ", "
               f"ruleset {plan.ruleset}, seed {plan.seed}"
               + (f", models: {', '.join(models)}" if models else ""), flush=True)
         failed = asyncio.run(_tournament(plan, roster_path, results, args, todo))
@@ -358,10 +365,32 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
         else:
             print(f"[{count}/{todo}] {line}", flush=True)
 
+    desk = None
+    if args.remote:
+        import secrets
+
+        from maw.hosting.xmpp import parse_address
+        from maw.tournament.remote import Desk
+
+        address = parse_address(args.xmpp)
+        token = args.token or os.environ.get("MAW_TOURNAMENT_TOKEN") or secrets.token_hex(8)
+        desk = Desk(args.remote, address.domain, token, address.port)
+        where = "HOST:PORT" if address.embedded else f"{address.host}:{address.port}"
+        say = progress.console.print if progress else print
+        say(f"maw tournament: workers join with: maw worker --xmpp {where} "
+            f"--tournament {args.remote}"
+            + ("" if args.token or os.environ.get("MAW_TOURNAMENT_TOKEN") else
+               f" --token {token}"))
+
+    def joined(worker) -> None:
+        line = f"maw tournament: worker {worker} joined"
+        (progress.console.print if progress else print)(line)
+
     def run(watch=None):
         return run_tournament(plan, roster_path, results, xmpp=args.xmpp,
                               parallel=args.parallel, log_dir=Path(args.log_dir),
-                              timeout=args.timeout, on_done=on_done, watch=watch)
+                              timeout=args.timeout, on_done=on_done, watch=watch,
+                              desk=desk, on_join=joined)
 
     if progress is not None:
         progress.start()
@@ -378,6 +407,23 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
         if progress is not None:
             progress.stop()
     return failed
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.tournament.remote import desk_jid, work
+
+    desk_jid(args.tournament, "localhost")  # a bad name fails before connecting
+    token = args.token or os.environ.get("MAW_TOURNAMENT_TOKEN")
+    if not token:
+        raise MawError("maw worker needs the tournament's --token (maw tournament --remote "
+                       "prints it), or $MAW_TOURNAMENT_TOKEN")
+    played = asyncio.run(work(args.xmpp, args.tournament, token, Path(args.log_dir),
+                              args.wait))
+    print(f"maw worker: the tournament is over; {played} game(s) played here")
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -849,7 +895,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="decides the seats, the roles and every game; the same seed plays "
                         "the same tournament (default: a fresh random seed, printed; "
                         "--resume takes the database's)")
-    p.add_argument("--parallel", type=int, default=1, metavar="K", help="games at a time")
+    p.add_argument("--parallel", type=int, default=1, metavar="K",
+                   help="games at a time on this machine (0 with --remote: none)")
+    p.add_argument("--remote", default=None, metavar="NAME",
+                   help="also hand games to the maw worker processes that join the "
+                        "tournament NAME through the --xmpp server (on other machines: "
+                        "one they reach, such as ejabberd)")
+    p.add_argument("--token", default=None,
+                   help="the secret --remote workers join with (default: "
+                        "$MAW_TOURNAMENT_TOKEN, else a fresh one, printed)")
     p.add_argument("--resume", action="store_true",
                    help="go on with the games --out does not hold yet")
     p.add_argument("--xmpp", default="embedded",
@@ -870,6 +924,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="let the page show roles, the Hideout and the agents' minds live")
     _add_ruleset(p)
     p.set_defaults(func=cmd_tournament)
+
+    p = _sub(sub, "worker", "play a tournament's games on this machine "
+                            "(maw tournament --remote NAME hands them out)")
+    p.add_argument("--xmpp", required=True, metavar="HOST:PORT",
+                   help="the XMPP server the tournament plays on (ejabberd)")
+    p.add_argument("--tournament", required=True, metavar="NAME",
+                   help="the NAME of maw tournament --remote NAME")
+    p.add_argument("--token", default=None,
+                   help="the tournament's secret (default: $MAW_TOURNAMENT_TOKEN)")
+    p.add_argument("--log-dir", default="logs/worker", metavar="DIR",
+                   help="where this machine keeps the logs of the games it plays")
+    p.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                   help="give up if the tournament has not taken this worker by then")
+    p.set_defaults(func=cmd_worker)
 
     p = _sub(sub, "report", "leaderboard and statistics of a tournament")
     p.add_argument("db", metavar="DB", help="the results database of maw tournament (--out)")

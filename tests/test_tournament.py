@@ -236,3 +236,47 @@ def test_concurrent_games_on_one_server_never_cross_talk(tmp_path):
         assert len(prefix) >= len("maw-123456-"), sorted(jids)[:5]  # one game id in all
         prefixes.add(prefix)
     assert len(prefixes) == 4
+
+
+def test_workers_on_other_machines_join_through_ejabberd_and_a_dead_ones_game_is_rerun(
+        tmp_path, ejabberd):
+    """`maw tournament --remote NAME` hands its games to the `maw worker` processes that
+    join through ejabberd (none of its own here): a worker SIGKILLed mid-game has that
+    game played by another, every game is in the database once, and a worker without the
+    tournament's token is never taken."""
+    db, logs = tmp_path / "t.db", tmp_path / "logs"
+    xmpp = f"{ejabberd.host}:{ejabberd.port}"
+    name = f"t{os.getpid()}"
+    env = dict(os.environ, MAW_TOURNAMENT_TOKEN="the-token")
+
+    def worker(folder: str, *extra: str) -> subprocess.Popen:
+        return subprocess.Popen(maw("worker", "--xmpp", xmpp, "--tournament", name,
+                                    "--log-dir", str(tmp_path / folder), *extra),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=env)
+
+    runner = subprocess.Popen(tournament(db, logs, 5, "--xmpp", xmpp, "--remote", name,
+                                         "--parallel", "0"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env)
+    first = worker("a")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((tmp_path / "a").glob("game-*/*.jsonl")):
+        time.sleep(0.05)
+    assert runner.poll() is None and first.poll() is None
+    first.send_signal(signal.SIGKILL)  # in the middle of its first game
+    lost = [p.name for p in (tmp_path / "a").glob("game-*")]
+    second = worker("b")
+    stranger = worker("c", "--token", "not-the-token", "--wait", "4")
+    out, err = runner.communicate(timeout=300)
+    assert runner.returncode == 0, err[-2000:]
+    assert "FAILED" not in out
+    assert rows(db, "SELECT idx FROM games ORDER BY idx") == [(i,) for i in range(5)]
+    played, _ = second.communicate(timeout=60)
+    assert second.returncode == 0 and "5 game(s) played here" in played, played
+    for folder in lost:  # the dead worker's game, played again by the live one
+        assert list((tmp_path / "b" / folder).glob("*.jsonl"))
+    assert {Path(log).parent.parent.name for (log,) in rows(db, "SELECT log FROM games")} \
+        == {"b"}
+    refused = stranger.communicate(timeout=60)[1]
+    assert stranger.returncode == 2 and f"no tournament '{name}' took this worker" in refused

@@ -20,8 +20,15 @@ def bind_container() -> None:
     """SPADE's container is a process-wide singleton bound to one event loop: rebind it
     when this game runs in another (a second game, a test)."""
     container = Container()
-    if container.loop is not asyncio.get_running_loop():
+    loop = asyncio.get_running_loop()
+    if container.loop is not loop:
         container.reset()
+    # SPADE's container puts in uvloop's policy, whose child watcher this loop (not a
+    # uvloop one) cannot use: a subprocess started afterwards (a tournament's worker)
+    # failed with NotImplementedError
+    policy = type(asyncio.get_event_loop_policy()).__module__
+    if policy.startswith("uvloop") and not type(loop).__module__.startswith("uvloop"):
+        asyncio.set_event_loop_policy(None)
     quiet_logs()
 
 

@@ -22,10 +22,14 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from maw.errors import MawError
 from maw.hosting.roster import Roster, load_roster
 from maw.hosting.xmpp import die_with_parent
+
+if TYPE_CHECKING:
+    from maw.tournament.remote import Desk, RemoteWorker
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tournament (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -237,8 +241,8 @@ class Worker:
             await self.proc.wait()
 
 
-async def play_one(spec: GameSpec, plan: Plan, worker: Worker, xmpp: str, log_dir: Path,
-                   results: Results, roster: Roster, timeout: float,
+async def play_one(spec: GameSpec, plan: Plan, worker: Worker | RemoteWorker, xmpp: str,
+                   log_dir: Path, results: Results, roster: Roster, timeout: float,
                    watch: Watch | None = None) -> Finished:
     """One scheduled game on ``worker``, then what it measured into the database;
     ``watch`` is told where the game's log will be, and when the game is over."""
@@ -270,11 +274,16 @@ async def play_one(spec: GameSpec, plan: Plan, worker: Worker, xmpp: str, log_di
 async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
                          xmpp: str, parallel: int, log_dir: Path, timeout: float,
                          on_done: Callable[[Finished], None] | None = None,
-                         watch: Watch | None = None) -> list[Finished]:
-    """Play the games of ``plan`` the database lacks on ``parallel`` long-lived workers.
-    A game whose worker died (or stopped answering) is played once more on a fresh
-    worker; a game that fails twice, or fails by itself, is reported and left out of the
-    database (``--resume`` plays it again)."""
+                         watch: Watch | None = None, desk: Desk | None = None,
+                         on_join: Callable[[RemoteWorker], None] | None = None
+                         ) -> list[Finished]:
+    """Play the games of ``plan`` the database lacks on ``parallel`` long-lived workers,
+    and on the workers that join ``desk`` (``maw worker``, ``maw.tournament.remote``;
+    ``on_join`` is told of each). A game whose worker died (or stopped answering) is
+    played once more on another worker (a fresh one, here); a game that fails twice, or
+    fails by itself, is reported and left out of the database (``--resume`` plays it
+    again)."""
+    from maw.hosting.connect import bind_container, start_agents, stop_agents
     from maw.hosting.xmpp import EmbeddedServer, free_port, parse_address
 
     roster = load_roster(roster_path)
@@ -283,6 +292,7 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
     for g in schedule(roster, plan):
         if g.index not in done:
             todo.put_nowait((g, 0))
+    total = todo.qsize()
     address = parse_address(xmpp)
     server = None
     if address.embedded:
@@ -291,36 +301,85 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
         await server.start()
         xmpp = f"127.0.0.1:{port}"
     finished: list[Finished] = []
-    workers: list[Worker] = []
+    workers: list[Worker | RemoteWorker] = []
+    over = asyncio.Event()  # every game finished
+    if total == 0:
+        over.set()
 
-    async def serve() -> None:
+    def finish(f: Finished) -> None:
+        finished.append(f)
+        if on_done is not None:
+            on_done(f)
+        if len(finished) == total:
+            over.set()
+
+    async def next_game() -> tuple[GameSpec, int] | None:
+        """A game to play, once one is to be played (a lost one comes back); ``None``
+        when every game is finished."""
+        getting = asyncio.ensure_future(todo.get())
+        ending = asyncio.ensure_future(over.wait())
+        await asyncio.wait({getting, ending}, return_when=asyncio.FIRST_COMPLETED)
+        ending.cancel()
+        if getting.done():
+            return getting.result()
+        getting.cancel()
+        return None
+
+    async def local() -> Worker:
         worker = Worker(log_dir)
         workers.append(worker)
         await worker.start()
-        while not todo.empty():
-            spec, tries = todo.get_nowait()
+        return worker
+
+    async def serve(worker: Worker | RemoteWorker | None) -> None:
+        """Games on ``worker`` (``None``: a fresh local one) until all are finished; a
+        lost local worker is replaced by a fresh one, a lost remote one ends its lane."""
+        fresh = worker is None
+        if worker is None:
+            worker = await local()
+        while (game := await next_game()) is not None:
+            spec, tries = game
             f = await play_one(spec, plan, worker, xmpp, log_dir, results, roster,
                                timeout, watch)
             if f.worker_lost:
                 await worker.close()
-                worker = Worker(log_dir)
-                workers.append(worker)
-                await worker.start()
                 if tries == 0:
-                    todo.put_nowait((spec, 1))  # played again, on the fresh worker
-                    continue
-            finished.append(f)
-            if on_done is not None:
-                on_done(f)
+                    todo.put_nowait((spec, 1))  # played again, on another worker
+                else:
+                    finish(f)
+                if not fresh:
+                    return
+                worker = await local()
+                continue
+            finish(f)
+
+    async def welcome(group: asyncio.TaskGroup) -> None:
+        assert desk is not None
+        while True:
+            worker = await desk.joined.get()
+            workers.append(worker)
+            if on_join is not None:
+                on_join(worker)
+            group.create_task(serve(worker))
 
     try:
+        if desk is not None:
+            bind_container()
+            await start_agents([desk], address)
         async with asyncio.TaskGroup() as group:
-            for _ in range(max(1, min(parallel, todo.qsize()))):
-                group.create_task(serve())
+            for _ in range(min(parallel, total)):
+                group.create_task(serve(None))
+            if desk is not None:
+                joining = group.create_task(welcome(group))
+                await over.wait()
+                joining.cancel()
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
     finally:
         await asyncio.gather(*(w.close() for w in workers), return_exceptions=True)
+        if desk is not None:
+            await desk.dismiss()
+            await stop_agents([desk])
         if server is not None:
             await server.stop()
     return finished

@@ -91,9 +91,12 @@ async def play(order: Order) -> Done:
     logs = sorted(out.glob("*.jsonl"))
     if not logs:
         return Done(order.index, False, wall, error="the game wrote no log")
-    try:
-        metrics = game_metrics(read_log(logs[-1]), order.agents)
-        audit = audit_log(logs[-1])  # the game against the rules (maw audit)
+
+    def measure():
+        return game_metrics(read_log(logs[-1]), order.agents), audit_log(logs[-1])
+
+    try:  # (in a thread: a remote worker goes on saying it is alive)
+        metrics, audit = await asyncio.to_thread(measure)  # (audit: maw audit's check)
     except (ReplayError, ValueError) as exc:  # (ValueError: a record of the wrong shape)
         return Done(order.index, False, wall, error=f"{logs[-1]}: {exc}")
     return Done(order.index, True, wall, str(logs[-1]), asdict(metrics),
