@@ -329,3 +329,24 @@ def test_the_embedded_server_leaves_nothing_in_the_temp_directory(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("pyjabber_")]
+
+
+@pytest.mark.xmpp
+@session_loop
+async def test_a_stopped_agent_stays_disconnected(server):
+    """SPADE turns a client's keepalive ping on when it makes it, and nothing turned it
+    off: 55 s after a game its stopped agents' pings timed out and slixmpp connected them
+    again, so a long-lived tournament worker piled up every game's agents on the server
+    (ejabberd ran out of file descriptors after ~100 games). Stopped, an agent has no
+    ping left to fire."""
+    from maw.agents.base import MawAgent
+    from maw.hosting.connect import bind_container, start_agents, stop_agents
+
+    bind_container()
+    agent = MawAgent(f"stays-gone-{free_port()}@localhost", "pw-stays-gone", port=server.port)
+    await start_agents([agent], server)
+    client = agent.client
+    assert client.is_connected() and "Ping keepalive" in client.scheduled_events
+    await stop_agents([agent])
+    assert not client.is_connected()
+    assert "Ping keepalive" not in client.scheduled_events

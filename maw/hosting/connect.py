@@ -49,6 +49,7 @@ async def connect_agent(agent: MawAgent) -> None:
             agent.game_log.write("connect_retry", agent=str(agent.jid), attempt=i + 1,
                                  error=type(exc).__name__)
             stalled = agent.client
+            silence(stalled)
             with contextlib.suppress(Exception):
                 stalled.abort()
             # SPADE's handlers look up agent.client when they fire: let the stalled
@@ -181,8 +182,19 @@ async def _resume(agent: MawAgent, address: Address, timeout: float) -> None:
             agent.client.del_event_handler("session_start", up)
 
 
+def silence(client) -> None:
+    """Stop ``client``'s keepalive ping. SPADE turns it on when it makes the client, and
+    nothing turns it off: 55 s later the ping of a client long disconnected times out,
+    and slixmpp reconnects it (a long-lived tournament worker piled up every game's
+    agents on the server until ejabberd ran out of file descriptors)."""
+    with contextlib.suppress(Exception):
+        client["xep_0199"].disable_keepalive()
+
+
 async def stop_agents(agents: Sequence[MawAgent]) -> None:
     for a in agents:
+        if a.client is not None:
+            silence(a.client)
         with contextlib.suppress(Exception):
             await a.stop()
 
