@@ -91,6 +91,8 @@ class Recording:
     # open its votes ("votes"), and those the replay has taken in the phase so far
     moves: dict[tuple[Phase, str], int] = field(default_factory=dict)
     taken: collections.Counter[Phase] = field(default_factory=collections.Counter)
+    # the answers (by index) the recorded game had by then: "listen" makes no move
+    before: dict[tuple[Phase, str], list[int]] = field(default_factory=dict)
     now: Phase | None = None  # the replay's phase
 
     def hear(self, record: dict) -> None:
@@ -118,6 +120,7 @@ class Recording:
         timers: list[tuple[float, Phase]] = [
             (r["t"], (r["round"], r["day"], r["phase"])) for r in records
             if r.get("kind") == "timer"]
+        marks = timer_marks(records)
         for r in records:
             if r.get("kind") != "llm" or not r.get("requests"):
                 continue
@@ -140,6 +143,10 @@ class Recording:
             if began:
                 t, phase = began[-1]
                 c = dataclasses.replace(c, phase=phase, offset=c.end - t)
+                for step in ("end", "votes"):
+                    mark = marks.get((phase, step))
+                    if mark is not None and c.end < mark:
+                        recording.before.setdefault((phase, step), []).append(i)
             c = dataclasses.replace(c, index=i)
             recording.calls.setdefault(c.key, collections.deque()).append(c)
         recording.total = len(found)
@@ -170,13 +177,15 @@ class Recording:
     async def hold(self, phase: Phase, step: str) -> None:
         """A timer of ``phase`` has passed in the replay (``Moderator.held``), to end it
         (``step`` "end") or to open the day's votes ("votes"): wait until the replay has
-        taken as many moves in the phase as the recorded game had by then. The game moves
+        taken as many moves in the phase as the recorded game had by then, and has given
+        the answers the recorded game had by then (an answer may make no move). The game moves
         on by the recorded answers, not by how late a loaded machine gives them (at most
         ``HOLD_MOST`` seconds: a replay that strayed may never take them all)."""
         wanted = self.moves.get((phase, step), 0)
+        answers = self.before.get((phase, step), [])
         until = time.monotonic() + HOLD_MOST
-        while self.taken[phase] < wanted and self.now == phase and \
-                time.monotonic() < until:
+        while (self.taken[phase] < wanted or any(i not in self.released for i in answers)) \
+                and self.now == phase and time.monotonic() < until:
             await asyncio.sleep(0.005)
 
     def due(self, call: Call) -> float | None:
@@ -196,6 +205,25 @@ class Recording:
 SPACING = 0.05  # seconds: the most a late answer waits after the one before it
 HOLD_MOST = 5.0  # seconds: the longest a timer waits for the recorded game's moves
 TIMED = frozenset({"EndPhase", "OpenVotes"})  # the moves a timer makes
+
+
+def timer_marks(records: Sequence[Record]) -> dict[tuple[Phase, str], float]:
+    """When, on a game log's clock, each phase ended ("end": its EndPhase, else its
+    timer's deadline) and its votes opened ("votes")."""
+    marks: dict[tuple[Phase, str], float] = {}
+    phase: Phase | None = None
+    for r in records:
+        kind = r.get("kind")
+        if kind == "timer":
+            phase = (r["round"], r["day"], r["phase"])
+            marks[phase, "end"] = r["t"] + r.get("seconds", 0.0)
+        elif phase is None:
+            continue
+        elif kind == "action" and r.get("action") == "EndPhase":
+            marks[phase, "end"] = min(marks[phase, "end"], r["t"])
+        elif kind == "event" and r.get("event") == "VotesOpened":
+            marks.setdefault((phase, "votes"), r["t"])
+    return marks
 
 
 def moves_before_timers(records: Sequence[Record]) -> dict[tuple[Phase, str], int]:
