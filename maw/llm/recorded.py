@@ -84,6 +84,7 @@ class Recording:
     misses: list[list[Message]] = field(default_factory=list)  # the first few missed
     total: int = 0
     released: set[int] = field(default_factory=set)
+    asked: set[int] = field(default_factory=set)  # the answers the replay has asked for
     first_unreleased: int = 0
     began: dict[Phase, float] = field(default_factory=dict)  # the replay's phases
     last: tuple[float, float] | None = None  # the last answer given: when, recorded end
@@ -164,7 +165,9 @@ class Recording:
                     self.misses.append([dict(m) for m in messages])
                 return None
             self.answered += 1
-            return queue.popleft()
+            call = queue.popleft()
+            self.asked.add(call.index)
+            return call
 
     def release(self, call: Call, given: bool = True) -> None:
         with self.lock:
@@ -178,14 +181,19 @@ class Recording:
         """A timer of ``phase`` has passed in the replay (``Moderator.held``), to end it
         (``step`` "end") or to open the day's votes ("votes"): wait until the replay has
         taken as many moves in the phase as the recorded game had by then, and has given
-        the answers the recorded game had by then (an answer may make no move). The game moves
+        those of the recorded game's answers by then that it has asked for (an answer may
+        make no move). The game moves
         on by the recorded answers, not by how late a loaded machine gives them (at most
         ``HOLD_MOST`` seconds: a replay that strayed may never take them all)."""
         wanted = self.moves.get((phase, step), 0)
         answers = self.before.get((phase, step), [])
         until = time.monotonic() + HOLD_MOST
-        while (self.taken[phase] < wanted or any(i not in self.released for i in answers)) \
-                and self.now == phase and time.monotonic() < until:
+        def owed() -> bool:  # an answer asked for and not yet given (a question never
+            # asked holds nothing up: the replay may rightly not ask it)
+            return any(i in self.asked and i not in self.released for i in answers)
+
+        while (self.taken[phase] < wanted or owed()) and self.now == phase and \
+                time.monotonic() < until:
             await asyncio.sleep(0.005)
 
     def due(self, call: Call) -> float | None:
