@@ -18,8 +18,9 @@ Two more things make a replay reach the same log:
   late on a loaded machine keeps the order). A question withdrawn in the replay whose
   answer the recording has is answered anyway, as it was. Without ``pace`` each answer
   comes at once. And a timer that passes (to end a phase or open the day's votes) first
-  waits for as many moves in the phase as the recorded game had taken by then
-  (``Recording.hold``): a loaded machine's lag does not cut a phase short.
+  waits for as many moves in the phase as the recorded game had taken by then, and for
+  the recorded answers by then that the replay has asked for (``Recording.hold``): a
+  loaded machine's lag does not cut a phase short.
 * **Truncation.** What fits a player's window was decided by the recorded model's
   tokenizer: here a context fits if the recording has it as sent (``count_tokens``), so
   the replay drops the same old messages as the recorded game did.

@@ -62,7 +62,10 @@ class _Listen(CyclicBehaviour):
             return
         if isinstance(body, dict) and hmac.compare_digest(str(body.get("token", "")),
                                                           agent.token):
-            await agent.heard(bare(msg.sender), body)
+            try:
+                await agent.heard(bare(msg.sender), body)
+            except Exception:  # (a message that breaks its handling ends nothing)
+                agent.failures += 1
 
 
 class _Station(MawAgent):
@@ -216,8 +219,12 @@ async def work(xmpp: str, name: str, token: str, log_dir: Path, wait: float = 60
                 await asyncio.wait_for(station.welcomed.wait(), JOIN)
         say(f"maw worker: joined the tournament {name} at {xmpp} as {station.jid}")
         while (data := await station.orders.get()) is not None:
-            order = Order(**{**data, "xmpp": xmpp,
-                             "out": str(log_dir / f"game-{int(data['index']):05d}")})
+            try:
+                order = Order(**{**data, "xmpp": xmpp,
+                                 "out": str(log_dir / f"game-{int(data['index']):05d}")})
+            except (KeyError, TypeError, ValueError) as exc:
+                say(f"maw worker: a bad order from the desk, skipped: {exc}")
+                continue
             pinging = asyncio.create_task(_ping(station, order.index))
             try:
                 done = await play(order)
