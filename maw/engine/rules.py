@@ -167,7 +167,14 @@ def _may_target(state: GameState, s: int, t: int, spec: ActionSpec) -> bool:
 
 
 def _targets(state: GameState, s: int, spec: ActionSpec) -> list[int]:
-    return [t for t in range(len(state.alive)) if _may_target(state, s, t, spec)]
+    """The seats ``s`` may target with ``spec``'s action: :func:`_may_target` over every
+    seat, its common cases written out (this runs at every turn of every game)."""
+    night, alive = spec.night, state.alive
+    if night is not None and night.may_target is not None:
+        may = night.may_target
+        return [t for t in range(len(alive)) if may(state, s, t)]
+    itself = night is None and state.rules.self_vote  # (a vote for oneself)
+    return [t for t, a in enumerate(alive) if a and (t != s or itself)]
 
 
 def _why_illegal(state: GameState, action: Action) -> str | None:
@@ -182,7 +189,7 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
         return flow.why_not(state, s, action)
     if not state.alive[s]:
         return f"{actor} is dead"
-    role, phase, flow = state.roles[s], state.phase, flow_of(state)
+    role, phase = state.roles[s], state.phase
     if kind is Chat or kind is Over:
         room: Room = action.room  # type: ignore[union-attr]
         if flow.room(phase) is not room:
