@@ -188,7 +188,7 @@ def silence(client) -> None:
     and slixmpp reconnects it (a long-lived tournament worker piled up every game's
     agents on the server until ejabberd ran out of file descriptors)."""
     with contextlib.suppress(Exception):
-        client["xep_0199"].disable_keepalive()
+        client.plugin["xep_0199"].disable_keepalive()
 
 
 async def stop_agents(agents: Sequence[MawAgent]) -> None:
