@@ -747,8 +747,10 @@ SUBSTITUTE = ("rule or random: a stand-in that takes over the seat of a player w
               "client is gone (quit, crashed, lost its connection), from the next phase on "
               "(default: none; rule when a person sits)")
 EARLY_END = ("also end a phase once every player who may act has nothing to do (quicker "
-             "games of rule players; the design document ends phases only by majority, "
-             "unanimity or the timer)")
+             "games; the design document ends phases only by majority, unanimity or the "
+             "timer)")
+GAME_EARLY_END = EARLY_END[:-1] + ("; default: on when only hosted AI players play, off "
+                                   "with --humans, --remote or --aiwolf)")
 SEED = ("the seed that decides the roles and every random choice; the same seed plays the "
         "same game again (default: a fresh random seed, printed)")
 XMPP_HOST = "HOST:PORT of the XMPP server the game runs on"
@@ -844,7 +846,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the lobby's name, which those who join give")
     p.add_argument("--lobby-seconds", type=float, default=300.0, metavar="SECONDS",
                    help="how long the lobby waits for the players who join")
-    p.add_argument("--early-end", action="store_true", help=EARLY_END)
+    p.add_argument("--early-end", action=argparse.BooleanOptionalAction, default=None,
+                   help=GAME_EARLY_END)
     p.add_argument("--web", default=None, metavar="[HOST:]PORT",
                    help="serve a web page of the game, live, then to replay, until Ctrl-C "
                         "(on 127.0.0.1 unless HOST)")

@@ -350,3 +350,23 @@ async def test_a_stopped_agent_stays_disconnected(server):
     await stop_agents([agent])
     assert not client.is_connected()
     assert "Ping keepalive" not in client.scheduled_events
+
+
+@pytest.mark.parametrize("humans, remote, given, ends_early", [
+    (0, 0, None, True),  # only hosted AI players: nobody is left to think
+    (1, 0, None, False),  # a person at the table may still be thinking
+    (0, 1, None, False),  # so may an agent from elsewhere
+    (0, 0, False, False),  # --no-early-end: the design document's timers
+    (1, 0, True, True),  # --early-end with a person: asked for
+])
+def test_phases_end_early_by_default_only_when_every_player_is_hosted(
+        humans, remote, given, ends_early):
+    from maw.hosting.plan import GameRequest, plan_game
+
+    said: list[str] = []
+    plan = asyncio.run(plan_game(GameRequest(
+        players=6, rules=ruleset("maw"), policy="rule", humans=humans, remote=remote,
+        early_end=given), say=said.append))
+    assert plan.config.early_end is ends_early
+    # the default is told, with the flag that turns it off
+    assert any("--no-early-end" in line for line in said) is (given is None and ends_early)

@@ -114,9 +114,11 @@ class PhaseState(GMState):
                 if gm.stand_ins and await gm.stand_ins_act(self):
                     continue  # (what it did may have ended the phase)
                 actors = engine.actors(gm.state)
-                if gm.config.early_end and actors and not gm.waiting_for(actors):
-                    break
-                if not actors and gm.config.early_end:
+                if gm.config.early_end and not (actors and gm.waiting_for(actors)):
+                    # (everyone who may act is idle: in a replay, once it has taken the
+                    # recorded game's moves of the phase, as a timer would)
+                    if await gm.held("end"):
+                        continue
                     break
                 left = gm.seconds_left()
                 if left <= 0 and await gm.held("end"):

@@ -127,9 +127,10 @@ class Moderator(MawAgent):
         self.hold: Callable[[tuple[int, int, str], str], Awaitable[None]] | None = None
 
     async def held(self, step: str) -> bool:
-        """A timer has passed, to end the phase (``step`` "end") or open the day's votes
-        ("votes"): await ``hold`` (once a phase and step), ``True`` if it was awaited (a
-        move it let in may have changed the phase: look again)."""
+        """A timer has passed (or, with ``early_end``, every actor is idle), to end the
+        phase (``step`` "end") or open the day's votes ("votes"): await ``hold`` (once a
+        phase and step), ``True`` if it was awaited (a move it let in may have changed the
+        phase: look again)."""
         s = self.state
         if self.hold is None or step in self.deadline.held or s is None:
             return False

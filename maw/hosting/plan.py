@@ -46,7 +46,7 @@ class GameRequest:
     lobby_seconds: float = 300.0
     log_dir: Path | None = None
     rule_options: tuple[str, ...] = ()  # the --rule KEY=VALUE given (rules is built from them)
-    early_end: bool = False
+    early_end: bool | None = None  # None: when no person or outside agent plays
     substitute: str | None = None  # the decider that takes over a gone player's seat
     aiwolf: int = 0  # seats for AIWolf agents (maw.hosting.aiwolf seats them)
 
@@ -150,9 +150,19 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             substitute = "rule"
             say("maw game: a person who leaves is replaced by a rule player from the next "
                 "phase on (--substitute random for a random one)")
+    early_end = r.early_end
+    if early_end is None:
+        # hosted AI players who all said "listen" would only wait for the timer; a person,
+        # or an agent from elsewhere, may still be thinking: their phases run as the
+        # design document says
+        early_end = not (r.humans or r.remote or r.aiwolf)
+        if early_end:
+            say("maw game: a phase also ends once every player who may act has nothing "
+                "more to do (--no-early-end: only by the rules or the timer, as in the "
+                "design document)")
     config = GameConfig(players=r.players, rules=rules, seed=r.seed, rounds=r.rounds,
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
-                        log_dir=r.log_dir, early_end=r.early_end, substitute=substitute,
+                        log_dir=r.log_dir, early_end=early_end, substitute=substitute,
                         pace=pace)
     return GamePlan(config, seats, address, joining, lobby)
 

@@ -179,8 +179,9 @@ class Recording:
                 self.first_unreleased += 1
 
     async def hold(self, phase: Phase, step: str) -> None:
-        """A timer of ``phase`` has passed in the replay (``Moderator.held``), to end it
-        (``step`` "end") or to open the day's votes ("votes"): wait until the replay has
+        """A timer of ``phase`` has passed in the replay (``Moderator.held``), or everyone
+        who may act is idle (``early_end``), to end it (``step`` "end") or to open the
+        day's votes ("votes"): wait until the replay has
         taken as many moves in the phase as the recorded game had by then, and has given
         those of the recorded game's answers by then that it has asked for (an answer may
         make no move). The game moves
