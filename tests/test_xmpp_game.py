@@ -370,3 +370,34 @@ def test_phases_end_early_by_default_only_when_every_player_is_hosted(
     assert plan.config.early_end is ends_early
     # the default is told, with the flag that turns it off
     assert any("--no-early-end" in line for line in said) is (given is None and ends_early)
+
+
+def test_agents_share_one_tls_context_and_keep_spades_client_otherwise():
+    # slixmpp loads the system's certificate authorities into a fresh context for every
+    # client (43 ms each, 16 clients a game) to verify nothing: MAW's agents share one
+    import ssl
+
+    import spade.agent
+    from spade.xmpp_client import XMPPClient
+
+    from maw.agents.base import Client
+
+    assert spade.agent.XMPPClient is Client  # what SPADE's agents make
+    a, b = Client("a@localhost", "x", False, True), Client("b@localhost", "x", False, True)
+    assert a.ssl_context is b.ssl_context
+    assert a.ssl_context.verify_mode is ssl.CERT_NONE and not a.ssl_context.check_hostname
+    # a client that verifies the server's certificate makes its own, as before
+    c = Client("c@localhost", "x", True, False)
+    assert c.ssl_context is not a.ssl_context
+    assert c.ssl_context.verify_mode is ssl.CERT_REQUIRED and c.ssl_context.check_hostname
+    # otherwise SPADE's client: the same plugins and handlers (spade is pinned: a new
+    # spade that changes its client fails here)
+    for verify, register in ((False, True), (True, False)):
+        mine, spades = Client("d@localhost", "x", verify, register), XMPPClient(
+            "d@localhost", "x", verify, register)
+        assert set(mine.plugin) == set(spades.plugin)
+        assert {k: len(v) for k, v in mine._XMLStream__event_handlers.items()} == {
+            k: len(v) for k, v in spades._XMLStream__event_handlers.items()}
+        assert mine.enable_direct_tls == spades.enable_direct_tls
+        ping, theirs = mine.plugin["xep_0199"], spades.plugin["xep_0199"]
+        assert (ping.keepalive, ping.interval) == (theirs.keepalive, theirs.interval)

@@ -8,14 +8,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 import time
 from collections.abc import Iterable
 from typing import Any
 
+import spade.agent
+from slixmpp import ClientXMPP
 from spade.agent import Agent
 from spade.behaviour import CyclicBehaviour
 from spade.message import Message
 from spade.template import Template
+from spade.xmpp_client import XMPPClient
 
 from maw.protocol import ProtocolError, decode, encode, not_understood
 from maw.protocol import messages as m
@@ -24,6 +28,48 @@ from maw.protocol.proof import new_key, proven, sign
 from maw.records.log import NULL_LOG, GameLog
 
 log = logging.getLogger("maw.agents")
+
+_UNVERIFIED: list[ssl.SSLContext] = []  # the one context of the clients that verify nothing
+
+
+def unverified_tls() -> ssl.SSLContext:
+    """The TLS context of every client of this process that does not verify the server's
+    certificate, made once."""
+    if not _UNVERIFIED:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        _UNVERIFIED.append(context)
+    return _UNVERIFIED[0]
+
+
+class Client(XMPPClient):
+    """SPADE's XMPP client (``spade.xmpp_client.XMPPClient`` of spade 4.1.4, its
+    ``__init__`` given a TLS context), which SPADE's agents of this process make.
+
+    slixmpp makes each client a TLS context of its own and loads the system's certificate
+    authorities into it, twice: 43 ms of CPU a client, to verify nothing when SPADE's
+    ``verify_security`` is off, as it is for MAW's agents (the server is the game's own,
+    its certificate made by it). A game makes 16 clients, a tournament's worker 16 a game.
+    So those clients share one context that loads nothing; a client that verifies makes its
+    own, as before."""
+
+    def __init__(self, jid, password, verify_security, auto_register):
+        ClientXMPP.__init__(self, jid, password,
+                            ssl_context=None if verify_security else unverified_tls())
+        # (from here, what spade 4.1.4's XMPPClient.__init__ does after the same call)
+        self.logger = logging.getLogger("spade.Agent")
+        self.enable_direct_tls = False
+        self.add_event_handler("session_start", self.session_start)
+        self.register_plugin("xep_0199")  # ping; its keepalive (maw.hosting.connect.silence)
+        if auto_register:  # in-band registration
+            self.add_event_handler("register", self.register)
+            self.register_plugin("xep_0077")
+        self.plugin["xep_0199"].enable_keepalive(interval=55)
+        self.register_plugin("xep_0363")
+
+
+spade.agent.XMPPClient = Client  # (the client Agent._async_start makes)
 
 
 
