@@ -401,3 +401,21 @@ def test_agents_share_one_tls_context_and_keep_spades_client_otherwise():
         assert mine.enable_direct_tls == spades.enable_direct_tls
         ping, theirs = mine.plugin["xep_0199"], spades.plugin["xep_0199"]
         assert (ping.keepalive, ping.interval) == (theirs.keepalive, theirs.interval)
+
+
+def test_a_template_of_types_matches_what_spades_or_of_templates_matched():
+    from spade.template import Template
+
+    from maw.agents.base import of_types
+
+    types = ("vote", "chat", "listen")
+    spades = Template(metadata={"type": "vote"}) | Template(metadata={"type": "chat"}) | \
+        Template(metadata={"type": "listen"})
+    mine = of_types(*types)
+    for metadata in ({"type": "vote"}, {"type": "listen", "performative": "inform"},
+                     {"type": "whisper"}, {"type": ""}, {"performative": "request"}, {}):
+        msg = Message(to="gm@localhost", sender="ann@localhost", metadata=metadata)
+        assert mine.match(msg) is spades.match(msg), metadata
+        assert (~mine).match(msg) is (~spades).match(msg), metadata  # (the catch-all's)
+    with pytest.raises(ValueError):
+        of_types()

@@ -72,16 +72,26 @@ class Client(XMPPClient):
 spade.agent.XMPPClient = Client  # (the client Agent._async_start makes)
 
 
+class OfTypes(Template):
+    """A template matching a message whose metadata ``type`` is one of ``types``.
+
+    It matches what SPADE's OR of one template per type matched, with one set lookup:
+    SPADE's OR evaluates both of its sides, so every message was matched against every
+    type of every behaviour (about 50 template matches a message, 13% of a game's CPU)."""
+
+    def __init__(self, types: Iterable[str]) -> None:
+        super().__init__()
+        self.types = frozenset(types)
+
+    def match(self, message: Message) -> bool:
+        return message.get_metadata("type") in self.types
 
 
 def of_types(*types: str) -> Template:
     """A template matching any of ``types`` in the metadata."""
-    template: Template | None = None
-    for t in types:
-        one = Template(metadata={"type": t})
-        template = one if template is None else template | one
-    assert template is not None
-    return template
+    if not types:
+        raise ValueError("a template of no types matches nothing")
+    return OfTypes(types)
 
 
 # what one sender from outside the host may send one agent: RATE messages a second on
