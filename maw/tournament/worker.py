@@ -62,7 +62,7 @@ async def play(order: Order) -> Done:
     from maw.hosting.game import run_game
     from maw.hosting.plan import GameRequest, plan_game
     from maw.records.accounting import read_log
-    from maw.records.audit import audit_log
+    from maw.records.audit import audit_records
     from maw.records.metrics import game_metrics
 
     p = order.plan
@@ -92,8 +92,9 @@ async def play(order: Order) -> Done:
     if not logs:
         return Done(order.index, False, wall, error="the game wrote no log")
 
-    def measure():
-        return game_metrics(read_log(logs[-1]), order.agents), audit_log(logs[-1])
+    def measure():  # (the log read once for both: what maw audit reads)
+        records = [r.model_dump(mode="json") for r in read_log(logs[-1])]
+        return game_metrics(records, order.agents), audit_records(records)
 
     try:  # (in a thread: a remote worker goes on saying it is alive)
         metrics, audit = await asyncio.to_thread(measure)  # (audit: maw audit's check)
