@@ -419,3 +419,25 @@ def test_a_template_of_types_matches_what_spades_or_of_templates_matched():
         assert (~mine).match(msg) is (~spades).match(msg), metadata  # (the catch-all's)
     with pytest.raises(ValueError):
         of_types()
+
+
+@session_loop
+async def test_the_embedded_server_hashes_passwords_with_rfc_7677s_least_rounds(
+        server, tmp_path):
+    # pyjabber's 100,000 rounds of PBKDF2 at every registration and login were most of
+    # what a tournament's game cost its server; the agents of a game still log in
+    from pyjabber.db.database import DB
+    from pyjabber.db.model import Model
+    from sqlalchemy import select
+
+    from maw.hosting.xmpp import EMBEDDED_HASH_ITERATIONS
+
+    config = GameConfig(early_end=True, players=5, rules=ruleset("maw", max_days=1), seed=4,
+                        day_seconds=3, night_seconds=2, log_dir=tmp_path)
+    result = await run_game(config, default_seats(5), server, timeout=60)
+    assert result.outcomes
+    async with await DB.connection_async() as con:
+        stored = [row[0] for row in (await con.execute(
+            select(Model.Credentials.c.hash_pwd))).fetchall()]
+    assert len(stored) >= 11  # (this game's agents among them)
+    assert {h.split("$")[1] for h in stored} == {str(EMBEDDED_HASH_ITERATIONS)}

@@ -194,6 +194,34 @@ INVALID_FROM = (b"<stream:error><invalid-from xmlns='urn:ietf:params:xml:ns:xmpp
 log = logging.getLogger("maw.hosting.xmpp")
 
 
+# PBKDF2 iterations of the embedded server's password hashes (RFC 7677's least for SCRAM)
+EMBEDDED_HASH_ITERATIONS = 4096
+
+
+def _patch_pyjabber_hash_cost() -> None:
+    """Make pyjabber 0.4.5 hash a password with ``EMBEDDED_HASH_ITERATIONS`` rounds of
+    PBKDF2-SHA256, not 100,000.
+
+    It hashes each password at its registration and again at every login: 26 ms of CPU
+    each here, 32 a game of six (16 agents), most of what a tournament's game costs its
+    server. Those rounds slow down whoever cracks a stolen password database; the embedded
+    server keeps its database in memory, for one process, on loopback, and MAW's accounts'
+    passwords are random (``secrets``, or ``stable_password`` for a lobby's fixed JID). A
+    stored hash says its rounds, so a login checks against what was stored.
+    """
+    from pyjabber.features.SASL.SASL import SASL
+
+    if getattr(SASL, "_maw_hash_cost", False):
+        return
+    hash_ = SASL._hash_scram_async
+
+    async def cheaper(self, password: str, salt: bytes, iterations: int) -> str:
+        return await hash_(self, password, salt, min(iterations, EMBEDDED_HASH_ITERATIONS))
+
+    SASL._hash_scram_async = cheaper
+    SASL._maw_hash_cost = True
+
+
 def _patch_pyjabber_senders() -> None:
     """Make pyjabber 0.4.5 prove every client stanza's sender, as RFC 6120 (8.1.2.1)
     requires and ejabberd does.
@@ -305,6 +333,7 @@ class EmbeddedServer:
         _drop_upload_folder()
         _patch_pyjabber_stream_restart()
         _patch_pyjabber_lost_presence()
+        _patch_pyjabber_hash_cost()
         if self.check_senders:
             _patch_pyjabber_senders()
         elif _pyjabber_checks_senders():
