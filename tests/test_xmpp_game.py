@@ -372,9 +372,9 @@ def test_phases_end_early_by_default_only_when_every_player_is_hosted(
     assert any("--no-early-end" in line for line in said) is (given is None and ends_early)
 
 
-def test_agents_share_one_tls_context_and_keep_spades_client_otherwise():
-    # slixmpp loads the system's certificate authorities into a fresh context for every
-    # client (43 ms each, 16 clients a game) to verify nothing: MAW's agents share one
+def test_agents_tls_contexts_load_no_certificates_and_spades_client_is_kept_otherwise():
+    # slixmpp loads the system's certificate authorities into every client's context (43
+    # ms each, 16 clients a game) to verify nothing: MAW's agents' contexts load none
     import ssl
 
     import spade.agent
@@ -384,8 +384,9 @@ def test_agents_share_one_tls_context_and_keep_spades_client_otherwise():
 
     assert spade.agent.XMPPClient is Client  # what SPADE's agents make
     a, b = Client("a@localhost", "x", False, True), Client("b@localhost", "x", False, True)
-    assert a.ssl_context is b.ssl_context
+    assert a.ssl_context is not b.ssl_context  # (each its own)
     assert a.ssl_context.verify_mode is ssl.CERT_NONE and not a.ssl_context.check_hostname
+    assert a.ssl_context.cert_store_stats()["x509_ca"] == 0  # no authority loaded
     # a client that verifies the server's certificate makes its own, as before
     c = Client("c@localhost", "x", True, False)
     assert c.ssl_context is not a.ssl_context
