@@ -175,7 +175,9 @@ class Attacker(Agent):
 
 @session_loop
 async def test_forged_malformed_and_oversized_messages_change_nothing(server, tmp_path):
-    config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=3, day_seconds=3,
+    # (timers end the phases, not idleness: the attack must come while the game is on,
+    # and six rule players who end phases early finish in well under a second)
+    config = GameConfig(players=6, rules=ruleset("maw"), seed=3, day_seconds=3,
                         night_seconds=2, log_dir=tmp_path, lobby_seconds=30)
     seats = default_seats(6)
     game = asyncio.create_task(run_game(config, seats, server, game_id="adv", timeout=120))
