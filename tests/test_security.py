@@ -235,6 +235,28 @@ async def scripted_attack(address, log_dir, game_seed: int):
         hostile.hostile_messages = original
 
 
+async def test_stopping_the_embedded_server_leaves_no_task_of_its_own_behind():
+    """Stopping the server closes its clients' connections, and each lost connection
+    starts a task telling the client's contacts it went offline: those end before
+    ``stop`` returns (one left pending made a flooded game print "Task was destroyed but
+    it is pending!" at exit, in CI)."""
+    from maw.hosting.xmpp import _LOST_PRESENCES, EmbeddedServer
+
+    server = EmbeddedServer(free_port())
+    await server.start()
+    clients = [RawClient(f"maw-leaving-{i}@localhost", Address("127.0.0.1", server.port, False))
+               for i in range(4)]
+    try:
+        for client in clients:
+            await client.connect()
+    finally:
+        await server.stop()
+    mine = asyncio.current_task()
+    left = [t for t in asyncio.all_tasks() if t is not mine and not t.done() and (
+        t in _LOST_PRESENCES or "pyjabber" in t.get_coro().cr_code.co_filename)]
+    assert not left and not _LOST_PRESENCES, left
+
+
 async def test_a_flooded_game_ends_and_cleans_up_after_itself(tmp_path):
     """A seated client floods the Village and the lobby (thousands of messages, all refused)
     while `maw game` plays: the game ends normally, and the host's tasks end with it (it

@@ -256,6 +256,9 @@ def _patch_pyjabber_senders() -> None:
     StanzaHandler._maw_senders = True
 
 
+_LOST_PRESENCES: set[asyncio.Task] = set()  # telling contacts of a lost connection
+
+
 def _patch_pyjabber_lost_presence() -> None:
     """Make pyjabber 0.4.5 tell a client's contacts that it went offline when its
     connection closes or is lost, as RFC 6121 (4.5.2) requires and ejabberd does.
@@ -277,7 +280,7 @@ def _patch_pyjabber_lost_presence() -> None:
     if getattr(Presence, "_maw_lost", False):
         return
     put_nowait = Presence.put_nowait
-    pending: set[asyncio.Task] = set()
+    pending = _LOST_PRESENCES
 
     async def offline(self, jid) -> None:
         try:
@@ -412,11 +415,14 @@ class EmbeddedServer:
             for client in list(ConnectionManager()._peerList.values()):
                 if client.transport is not None:
                     client.transport.close()
-        await asyncio.sleep(0)
         mine = asyncio.current_task()
-        leftovers = [t for t in asyncio.all_tasks() if t is not mine and "pyjabber" in
-                     getattr(getattr(t.get_coro(), "cr_code", None), "co_filename", "")]
-        for task in leftovers:
-            task.cancel()
-        if leftovers:
+        for _ in range(3):  # (a closed transport tells its protocol on a later turn, whose
+            await asyncio.sleep(0.01)  # lost connection starts a task telling its contacts)
+            leftovers = [t for t in asyncio.all_tasks() if t is not mine and (
+                t in _LOST_PRESENCES or "pyjabber" in
+                getattr(getattr(t.get_coro(), "cr_code", None), "co_filename", ""))]
+            if not leftovers:
+                break
+            for task in leftovers:
+                task.cancel()
             await asyncio.wait(leftovers, timeout=2)
