@@ -126,3 +126,27 @@ def test_evidence_counted_as_it_comes_gives_the_beliefs_of_counting_it_at_once()
     assert tally.probabilities(2, {"Fay"}, set(), whole.murdered, whole.living) == at_once
     assert today.probabilities(2, {"Fay"}, set(), [], None) != \
         tally.probabilities(2, {"Fay"}, set(), [], None)
+
+
+def test_hypotheses_as_bit_masks_and_as_rows_say_the_same_and_large_villages_use_rows():
+    # a pack is a bit mask where the village has under 63 free players (one numpy AND per
+    # question), its rows of indices past that: both must tell the same packs apart
+    import random
+
+    from maw.policies.beliefs import _any_of, _hypotheses
+
+    rng = random.Random(3)
+    free = [f"P{i}" for i in range(20)]
+    pick, _columns, packs, _pairs = _hypotheses(20, 3)
+    assert packs is not None
+    for _ in range(20):
+        names = set(rng.sample(free, rng.randint(0, 6)))
+        assert (_any_of(free, names, pick, packs) == _any_of(free, names, pick, None)).all()
+    assert _hypotheses(70, 1)[2] is None  # (2**69 does not fit in int64)
+    village = [f"P{i}" for i in range(71)]
+    # the murdered P1 had voted for P2: the one wolf is likelier P2 than anyone else
+    p = believe(Evidence(votes=[[("P1", "P2")]], murdered=["P1"], living=village[2:]),
+                human={"P1"}, wolves=1, me="P0", players=village)
+    assert p is not None and p["P1"] == 0
+    assert p["P2"] == max(p.values()) > p["P3"] > 0
+    assert sum(p.values()) == pytest.approx(1)

@@ -84,6 +84,7 @@ class Tally:
         self.voted, self.accused, self.defended, self.same = np.zeros((4, m, m))
         self.accused_by: dict[str, set[str]] = {}  # whom each has voted for or accused
         self.seen = [0, 0, 0]  # accusations, defences, results of an Evidence added
+        self._weighed: tuple[np.ndarray, np.ndarray] | None = None  # (the counts weighed)
 
     def vote(self, votes: Iterable[tuple[str, str]]) -> None:
         """One execution vote's (voter, target) pairs."""
@@ -102,11 +103,15 @@ class Tally:
             for a, b in combinations(group, 2):
                 self.same[a, b] += 1
                 self.same[b, a] += 1
+        self._weighed = None
 
     def add(self, evidence: Evidence) -> None:
         """The accusations, defences and claimed results of ``evidence`` not added yet
         (its lists only grow); its votes are :meth:`vote`'s."""
         seat, (a, d, r) = self.seat, self.seen
+        if (a, d, r) != (len(evidence.accusations), len(evidence.defences),
+                         len(evidence.results)):
+            self._weighed = None
         for s, t in evidence.accusations[a:]:
             self.accused_by.setdefault(s, set()).add(t)
             if s in seat and t in seat and s != t:
@@ -148,14 +153,11 @@ class Tally:
             for p, targets in self.accused_by.items():
                 if victim in targets and p in seat:
                     on_victim[seat[p]] += 1
-        one = self.voted_wolf * _VILLAGER_VOTES_WOLF + self.said[0] * _CLAIMED_WEREWOLF + \
-            self.said[1] * _CLAIMED_HUMAN + on_victim * _WOLF_VOTED_VICTIM
-        two = self.same * _PACK_TOGETHER + (self.voted + self.voted.T) * _WOLF_ON_PACKMATE + \
-            (self.accused + self.accused.T) * _WOLF_ACCUSES_WOLF + \
-            (self.defended + self.defended.T) * _WOLF_DEFENDS_WOLF
+        one, two = self._weigh()
+        one = one + on_victim * _WOLF_VOTED_VICTIM
         # each hypothesis is the known wolves and ``need`` of the ``free``: scored at once
         n = len(free)
-        pick = _hypotheses(n, need)  # H x need indices into free
+        pick, columns, packs, pairs = _hypotheses(n, need)  # (H x need indices into free...)
         free_at = [seat[f] for f in free]
         solo = one[free_at]
         base = 0.0
@@ -163,28 +165,42 @@ class Tally:
             at = [seat[k] for k in sorted(known)]
             base = float(one[at].sum()) + sum(float(two[i, j]) for i, j in combinations(at, 2))
             solo = solo + two[free_at][:, at].sum(axis=1)
-        score = solo[pick].sum(axis=1) + base
-        duo = two[free_at][:, free_at]
-        for i, j in combinations(range(need), 2):
-            score += duo[pick[:, i], pick[:, j]]
+        score = solo[columns[0]] if columns else np.zeros(1)  # (added as .sum(axis=1) adds)
+        for column in columns[1:]:
+            score = score + solo[column]
+        score = score + base
+        duo = two.take(free_at, 0).take(free_at, 1).ravel()
+        for pair in pairs:  # (each pair of a pack's free wolves, as an index into duo)
+            score += duo[pair]
         for accused in anyof:  # the murdered had accused a wolf
             if accused & known:
                 score += _VICTIM_ACCUSED_PACK
-            else:
-                hit = np.array([f in accused for f in free])
-                score += _VICTIM_ACCUSED_PACK * hit[pick].any(axis=1)
+            elif accused:
+                score += _VICTIM_ACCUSED_PACK * _any_of(free, accused, pick, packs)
         if living is not None and not known & set(living):
             # the game goes on, so the pack is not all dead
-            alive = np.array([f in living for f in free])
-            score = np.where(alive[pick].any(axis=1), score, -np.inf)
-            if not np.isfinite(score).any():
+            alive = _any_of(free, set(living), pick, packs)
+            if not alive.any():
                 return None
+            if not alive.all():
+                score = np.where(alive, score, -np.inf)
         w = np.exp(score - score.max())
         mass = np.bincount(pick.ravel(), weights=np.repeat(w, need), minlength=n) / w.sum()
         out = dict.fromkeys(others, 0.0)
         out.update({p: 1.0 for p in known})
         out.update({f: float(m) for f, m in zip(free, mass, strict=True)})
         return out
+
+    def _weigh(self) -> tuple[np.ndarray, np.ndarray]:
+        """The counts' scores on one player and on a pair (kept until a count changes)."""
+        if self._weighed is None:
+            self._weighed = (
+                self.voted_wolf * _VILLAGER_VOTES_WOLF + self.said[0] * _CLAIMED_WEREWOLF +
+                self.said[1] * _CLAIMED_HUMAN,
+                self.same * _PACK_TOGETHER + (self.voted + self.voted.T) * _WOLF_ON_PACKMATE +
+                (self.accused + self.accused.T) * _WOLF_ACCUSES_WOLF +
+                (self.defended + self.defended.T) * _WOLF_DEFENDS_WOLF)
+        return self._weighed
 
 
 # the ratios' logarithms: a hypothesis' score is their sum
@@ -200,11 +216,31 @@ _WOLF_VOTED_VICTIM = math.log(WOLF_VOTED_VICTIM)
 
 
 @lru_cache(maxsize=64)
-def _hypotheses(n: int, k: int) -> np.ndarray:
-    """Every way to choose ``k`` of ``n`` (rows of indices); one empty row for k = 0."""
+def _hypotheses(n: int, k: int) -> tuple[np.ndarray, tuple[np.ndarray, ...],
+                                         np.ndarray | None, tuple[np.ndarray, ...]]:
+    """Every way to choose ``k`` of ``n``: as rows of indices (one empty row for k = 0), as
+    its columns, as bit masks (bit i: index i chosen; ``None`` past 62), and for each pair
+    of columns the flat index of that pair's cell in an n x n matrix."""
     if k == 0:
-        return np.zeros((1, 0), dtype=np.intp)
-    return np.array(list(combinations(range(n), k)), dtype=np.intp)
+        pick = np.zeros((1, 0), dtype=np.intp)
+    else:
+        pick = np.array(list(combinations(range(n), k)), dtype=np.intp)
+    packs = None
+    if n < 63:
+        packs = np.zeros(len(pick), dtype=np.int64)
+        for column in pick.T:
+            packs |= np.left_shift(1, column).astype(np.int64)
+    pairs = tuple(pick[:, i] * n + pick[:, j] for i, j in combinations(range(k), 2))
+    return pick, tuple(np.ascontiguousarray(c) for c in pick.T), packs, pairs
+
+
+def _any_of(free: list[str], names: set[str], pick: np.ndarray,
+            packs: np.ndarray | None) -> np.ndarray:
+    """For each hypothesis (``_hypotheses``' rows), whether it makes one of ``names`` a
+    wolf."""
+    if packs is None:
+        return np.array([f in names for f in free], dtype=bool)[pick].any(axis=1)
+    return (packs & sum(1 << i for i, f in enumerate(free) if f in names)) != 0
 
 
 def pack_size(view) -> int:
