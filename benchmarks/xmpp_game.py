@@ -32,6 +32,7 @@ from record import save  # benchmarks/record.py
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from maw.hosting.xmpp import free_port, port_open  # noqa: E402
+from maw.records.schema import recipients  # noqa: E402
 
 
 def wait_port(port: int, seconds: float = 30) -> None:
@@ -121,8 +122,8 @@ def play(server: Server, players: int, seed: int) -> dict:
     gm_msgs = [r for r in log if r["kind"] == "msg"]
     player_msgs = [r for f in (out / "players").glob("*.jsonl") for r in records(f)
                    if r["kind"] == "msg"]
-    crossing = sum(1 for r in gm_msgs if "-p-" in r["to"]) + \
-        sum(1 for r in player_msgs if "-ui-" not in r["to"])
+    crossing = sum(1 for r in gm_msgs for to in recipients(r) if "-p-" in to) + \
+        sum(1 for r in player_msgs for to in recipients(r) if "-ui-" not in to)
     outcome = next(r for r in log if r["kind"] == "outcome")
     game_seconds = over - dealt
     shutil.rmtree(out, ignore_errors=True)

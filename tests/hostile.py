@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from maw.records.schema import recipients
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 EXAMPLES = {json.loads(e)["type"]: json.loads(e)
             for e in re.findall(r"```json\n(.*?)\n```", DOC.read_text(), re.S)}
@@ -488,7 +490,7 @@ async def fuzz_game(address, seed: int, messages: int, log_dir: Path, *, forged_
     hideout = scene.rooms["Hideout"]
     lines = ("new_messages", "announce_open")  # what carries the Hideout's talk
     report.hideout_to_villagers = [r for r in records if r["kind"] == "msg"
-                                   and r["sender"] == hideout and r["to"] not in wolves
+                                   and r["sender"] == hideout and set(recipients(r)) - wolves
                                    and r["type"] in lines]
     report.seat_heard_hideout = sum(1 for sender, kind, _ in seat.received
                                     if sender == hideout and kind in lines)

@@ -16,6 +16,7 @@ from maw.agents.gamemaster import GameConfig
 from maw.errors import MawError
 from maw.hosting.game import default_seats, run_game
 from maw.records.audit import audit_records
+from maw.records.schema import recipients
 
 pytestmark = [pytest.mark.xmpp, pytest.mark.asyncio(loop_scope="session")]
 
@@ -159,9 +160,9 @@ def test_only_the_pack_learns_of_its_attack_revote(logs):
     assert revotes, "the seed gave no tied attack: choose another"
     pack = set(revotes[0]["data"]["audience"])
     jid = {r["jid"]: r["player"] for r in records if r["kind"] == "join"}
-    told = {jid[r["to"]] for r in records if r["kind"] == "msg" and r["type"] ==
-            "phase_change" and r["to"] in jid and r["body"].get("vote_round")
-            and r["body"].get("new_phase") == "night"}
+    told = {jid[to] for r in records if r["kind"] == "msg" and r["type"] == "phase_change"
+            and r["body"].get("vote_round") and r["body"].get("new_phase") == "night"
+            for to in recipients(r) if to in jid}
     assert told and told <= pack
     result = audit_records(records)
     assert result.ok, result.violations[:3]

@@ -16,6 +16,7 @@ import pyte
 import pytest
 
 from maw.hosting.xmpp import free_port
+from maw.records.schema import recipients
 from maw.terminal.screen import Screen
 
 pytestmark = pytest.mark.xmpp
@@ -411,7 +412,8 @@ def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
     whispered = [r["data"] for r in log if r["kind"] == "event" and r["event"] == "Whispered"]
     assert whispered[0]["speaker"] == "Alice" and whispered[0]["target"] == "Ann"
     jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
-    got = {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "private_line"}
+    got = {to for r in log if r["kind"] == "msg" and r["type"] == "private_line"
+           for to in recipients(r)}
     assert got == {jid["Ann"]}  # Ann alone heard it
 
 
@@ -445,6 +447,6 @@ def test_a_person_plays_the_witch_and_stands_for_sheriff_in_werewolf12(tmp_path)
     assert any(e == "Ran" and d["player"] == "Alice" for e, d in events)
     # her step was hers alone: no other seat was told of it
     jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
-    told = {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "phase_change"
-            and r["body"]["new_phase"] == "witch"}
+    told = {to for r in log if r["kind"] == "msg" and r["type"] == "phase_change"
+            and r["body"]["new_phase"] == "witch" for to in recipients(r)}
     assert told == {jid["Alice"]}

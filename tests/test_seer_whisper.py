@@ -28,6 +28,7 @@ from maw.engine import (
 )
 from maw.engine.events import Divined, Whispered
 from maw.errors import IllegalActionError
+from maw.records.schema import recipients
 
 NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
 
@@ -162,7 +163,7 @@ async def test_an_xmpp_game_with_a_seer_and_whispers_keeps_every_secret(server, 
     lines = [r for r in log if r["kind"] == "msg" and r["type"] == "private_line"]
     assert len(lines) == len(whispers)
     for w, line in zip(whispers, lines, strict=True):
-        assert line["to"] == jid[w["target"]] and line["body"]["text"] == w["text"]
+        assert recipients(line) == [jid[w["target"]]] and line["body"]["text"] == w["text"]
     assert audit_records(log).ok
     # the audit finds a whisper sent to someone else
     leak = copy.deepcopy(log)

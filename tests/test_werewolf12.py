@@ -43,6 +43,7 @@ from maw.engine.events import (
 from maw.engine.roles import GUARD, HUNTER, IDIOT, SEER, VILLAGER, WEREWOLF, WITCH
 from maw.engine.state import Termination
 from maw.errors import ConfigError, IllegalActionError
+from maw.records.schema import recipients
 
 Save, Poison, Shoot = (ACTIONS[a].cls for a in ("save", "poison", "shoot"))
 NAMES = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu"]
@@ -354,8 +355,8 @@ async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves
     # reached its one player
     assert any(r["kind"] == "action" and r["action"] in ("Save", "Poison") for r in log)
     for phase in ("witch", "hunt"):
-        told = {r["to"] for r in log if r["kind"] == "msg" and r["type"] == "phase_change"
-                and r["body"]["new_phase"] == phase}
+        told = {to for r in log if r["kind"] == "msg" and r["type"] == "phase_change"
+                and r["body"]["new_phase"] == phase for to in recipients(r)}
         allowed = {jid[n] for d in steps if d["phase"] == phase for n in d["audience"]}
         assert told <= allowed, (phase, told - allowed)
     if role_set == "A":

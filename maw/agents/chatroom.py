@@ -141,8 +141,7 @@ class RoomState(State):
         await room.send_body(self, room.gamemaster, m.Agree(ref="open"), thread)
         announce = m.AnnounceOpen(room_name=room.room_name, players=sorted(room.writers),
                                   day=body.day)
-        for jid in room.readers.values():
-            await room.send_body(self, jid, announce)
+        await room.send_bodies(self, list(room.readers.values()), announce)
 
 
 class ClosedState(RoomState):
@@ -235,8 +234,7 @@ class OpenState(RoomState):
         if jid:
             await room.send_body(self, jid, m.Agree(ref="chat"), thread)
         push = m.NewMessages(room_name=room.room_name, messages=[line], next=line.index + 1)
-        for reader in room.readers.values():
-            await room.send_body(self, reader, push)
+        await room.send_bodies(self, list(room.readers.values()), push)
 
     async def serve(self, jid: str, since: int) -> None:
         room = self.room

@@ -67,8 +67,7 @@ class AssignRolesState(GMState):
                 gm.substitute(seat.name)
         start = m.StartGame(total_players=len(names), players=names, round=gm.round,
                             rounds=gm.config.rounds, ruleset=gm.config.rules.name)
-        for seat in gm.seats.values():
-            await gm.send_body(self, seat.jid, start)
+        await gm.send_bodies(self, [seat.jid for seat in gm.seats.values()], start)
         for name, role in zip(names, gm.state.roles, strict=True):
             pack = sorted(gm.state.pack) if role.pack else []
             await gm.send_body(self, gm.seats[name].jid,
@@ -216,8 +215,7 @@ class EndPhaseState(GMState):
                           points=dict(out.points), roles=dict(out.roles), absent=gm.absent())
         scores = m.Scores(round=gm.round, rounds=gm.config.rounds,
                           leaderboard=gm.board.standings(), final=final)
-        for seat in gm.seats.values():
-            await gm.send_body(self, seat.jid, scores)
+        await gm.send_bodies(self, [seat.jid for seat in gm.seats.values()], scores)
         await gm.announce(self, scores)
         if final:
             self.next_state = None  # SPADE keeps the last round's choice: end the FSM here

@@ -315,8 +315,7 @@ class Moderator(MawAgent):
                 else:
                     to = everyone if e.audience is None else [n for n in everyone
                                                               if n in e.audience]
-                for player in to:
-                    await self.send_body(behaviour, self.seats[player].jid, body)
+                await self.send_bodies(behaviour, [self.seats[p].jid for p in to], body)
                 if name is None and e.audience is None:
                     await self.announce(behaviour, body)
         now = self.marker()
@@ -337,8 +336,7 @@ class Moderator(MawAgent):
         """A public result to the rooms too (the document's AnnounceVoteResult and
         AnnounceWinningTeam; the scores go to the Lobby room): their logs hold the game."""
         if isinstance(body, m.VoteResult | m.EndGame):
-            for jid in self.rooms.values():
-                await self.send_body(behaviour, jid, body)
+            await self.send_bodies(behaviour, list(self.rooms.values()), body)
         if isinstance(body, m.EndGame | m.Scores) and self.lobby_room:
             await self.send_body(behaviour, self.lobby_room, body)
 

@@ -75,6 +75,7 @@ class PlayerAgent(MawAgent):
         self.round = 0
         self.view: View | None = None
         self.options: list[m.Option] = []
+        self.logged_options: dict[str, list[str]] | None = None  # (in its last input record)
         self.deadline = Deadline()  # the current phase's end
         self.unread: list[Heard] = []
         self.seen: dict[str, int] = {}  # room -> next chat index
@@ -520,9 +521,12 @@ class AwakeState(PlayerState):
             request = m.GetInput(purpose="action", view=p.view, heard=heard,
                                  options=p.options, seconds=round(p.seconds_left(), 2),
                                  round=p.round)
-            p.game_log.write("input", player=p.seat_name,
-                             heard=[r.model_dump() for r in heard],
-                             options=compact_options(p.options))
+            options = compact_options(p.options)
+            if options == p.logged_options:  # (asked again on news: the same options)
+                p.game_log.write("input", player=p.seat_name)
+            else:
+                p.game_log.write("input", player=p.seat_name, options=options)
+                p.logged_options = options
             types = tuple(m.ACTION_TYPES)
             # a new phase makes the question moot: ask again with the new options (a
             # person may take the whole phase to answer)

@@ -33,6 +33,7 @@ from typing import Any
 
 from maw import engine
 from maw.errors import IllegalActionError, MawError
+from maw.records.schema import recipients
 
 # the messages that carry an engine event's news to a player (maw.protocol.convert)
 NEWS = ("vote_cast", "vote_result", "kill", "reveal", "end_game", "private_line")
@@ -197,51 +198,59 @@ def audit_records(records: list[dict]) -> Audit:
             # (a timer record is public: a new one in a private step tells it exists)
             bad(line, f"a timer was logged in a step only {', '.join(sorted(hidden[0]))} "
                       "may know of")
-        elif kind == "msg" and r["to"] in seat_of:
-            player, body_ = seat_of[r["to"]], r.get("body") or {}
-            out.messages += 1
-            kind_ = r["type"]
+        elif kind == "msg" and any(to in seat_of for to in recipients(r)):
+            body_, kind_ = r.get("body") or {}, r["type"]
+            news = None  # (a piece of news as the deliveries hold it; "": undecodable)
             if kind_ in NEWS:
                 try:
-                    typed = decode_body(json.dumps(body_))
+                    news = json.dumps(decode_body(json.dumps(body_)).model_dump(),
+                                      sort_keys=True)
                 except Exception:  # (not a message of this protocol: say so)
+                    news = ""
+            for player in [seat_of[to] for to in recipients(r) if to in seat_of]:
+                out.messages += 1
+                if news == "":
                     bad(line, f"{player} was sent a {kind_} that does not decode")
-                    continue
-                if (player, json.dumps(typed.model_dump(), sort_keys=True)) not in deliveries:
-                    bad(line, f"{player} was sent {kind_} {body_}, which no event of the "
-                              "moment sends to it")
-            elif kind_ == "assign_role":
-                seat = state.seat.get(player)
-                role = state.roles[seat] if seat is not None else None
-                pack = sorted(state.pack) if role is not None and role.pack else []
-                if role is None or body_.get("role") != role.name or sorted(
-                        body_.get("pack") or []) != pack:
-                    bad(line, f"{player} was told role {body_.get('role')} and pack "
-                              f"{body_.get('pack')}; it is a {role.name if role else '?'}")
-            elif kind_ == "phase_change":
-                # its arrival and its metadata say what the phase is: a revote only to
-                # those who may know of it, the options the rules give this player now
-                private = hidden is not None and player not in hidden[0]
-                told = body_.get("vote_round", 0)
-                if private and hidden is not None and (
-                        body_.get("new_phase"), told) == (hidden[1], hidden[2]):
-                    bad(line, f"{player} was sent a phase_change of a step it may not "
-                              f"know of (vote_round {told}, {body_.get('new_phase')})")
-                elif not private and (told, body_.get("new_phase"), body_.get("day")) != (
-                        state.vote_round, state.phase.value, state.day):
-                    bad(line, f"{player} was sent a phase_change for day {body_.get('day')}, "
-                              f"{body_.get('new_phase')}, round {told}: the game is at "
-                              f"{state.day}, {state.phase.value}, round {state.vote_round}")
-                else:
-                    legal = [o.model_dump() for o in convert.options(
-                        engine.legal_actions(state, player))]
-                    if not private and body_.get("options") != legal:
-                        bad(line, f"{player} was sent options {body_.get('options')}; the "
-                                  f"rules give it {legal}")
-            elif kind_ in ("new_messages", "announce_open") and \
-                    body_.get("room_name") == "Hideout" and player not in state.pack:
-                bad(line, f"{player} is not in the pack and was sent the Hideout's "
-                          f"{kind_}")
+                elif news is not None:
+                    if (player, news) not in deliveries:
+                        bad(line, f"{player} was sent {kind_} {body_}, which no event of "
+                                  "the moment sends to it")
+                elif kind_ == "assign_role":
+                    seat = state.seat.get(player)
+                    role = state.roles[seat] if seat is not None else None
+                    pack = sorted(state.pack) if role is not None and role.pack else []
+                    if role is None or body_.get("role") != role.name or sorted(
+                            body_.get("pack") or []) != pack:
+                        bad(line, f"{player} was told role {body_.get('role')} and pack "
+                                  f"{body_.get('pack')}; it is a "
+                                  f"{role.name if role else '?'}")
+                elif kind_ == "phase_change":
+                    # its arrival and its metadata say what the phase is: a revote only to
+                    # those who may know of it, the options the rules give this player now
+                    private = hidden is not None and player not in hidden[0]
+                    told = body_.get("vote_round", 0)
+                    if private and hidden is not None and (
+                            body_.get("new_phase"), told) == (hidden[1], hidden[2]):
+                        bad(line, f"{player} was sent a phase_change of a step it may not "
+                                  f"know of (vote_round {told}, {body_.get('new_phase')})")
+                    elif not private and (told, body_.get("new_phase"), body_.get("day")
+                                          ) != (state.vote_round, state.phase.value, state.day):
+                        bad(line, f"{player} was sent a phase_change for day "
+                                  f"{body_.get('day')}, {body_.get('new_phase')}, round {told}: "
+                                  f"the game is at {state.day}, {state.phase.value}, round "
+                                  f"{state.vote_round}")
+                    else:
+                        offered = convert.options(engine.legal_actions(state, player))
+                        legal: Any = convert.compact_options(offered)
+                        if isinstance(body_.get("options"), list):  # (an older log)
+                            legal = [o.model_dump() for o in offered]
+                        if not private and body_.get("options") != legal:
+                            bad(line, f"{player} was sent options {body_.get('options')}; "
+                                      f"the rules give it {legal}")
+                elif kind_ in ("new_messages", "announce_open") and \
+                        body_.get("room_name") == "Hideout" and player not in state.pack:
+                    bad(line, f"{player} is not in the pack and was sent the Hideout's "
+                              f"{kind_}")
     if state is not None and expected:
         bad(len(records), f"{len(expected)} event(s) of the engine were never logged")
     if round_ == 0:

@@ -122,25 +122,38 @@ class State(Record):
 
 
 class Msg(Record):
-    """A message an agent of this process sent (secrets left out)."""
+    """A message an agent of this process sent (``maw.agents.base.logged_body``: secrets
+    left out, the options offered as ``compact_options``, in older logs as
+    sent); one record for a message sent alike to several recipients (``to``: their list,
+    in the order sent, :func:`recipients`)."""
 
     kind: Literal["msg"]
     sender: str
-    to: str
+    to: str | list[str]
     type: str
     body: dict[str, Any]
 
 
+def recipients(record: Any) -> list[str]:
+    """Whom a ``msg`` record (a dict read from a log, or a :class:`Msg`) was sent to."""
+    to = record["to"]
+    return [to] if isinstance(to, str) else list(to)
+
+
 class Input(Record):
-    """A player asked its interface for an action: what it had heard, what it may do
-    (each action with its targets or room, ``maw.protocol.convert.compact_options``; a
-    list of options in logs before 2026-11-25). The ``get_input`` message's own record
-    leaves both out."""
+    """A player asked its interface for an action: what it may do (each action with its
+    targets or room, ``maw.protocol.convert.compact_options``; a list of options in logs
+    before 2026-11-25). What it had heard since its last question is in the records of the
+    messages sent to it (``heard``: a copy of it, in older logs, which made
+    this record N² in an N-player game). The ``get_input`` message's own record leaves
+    both out."""
 
     kind: Literal["input"]
     player: str | None
-    heard: list[dict[str, Any]]
-    options: dict[str, list[str]] | list[dict[str, Any]]
+    heard: list[dict[str, Any]] = []
+    # (left out: the same as at the player's previous question; a 75-player game's
+    # players are asked again at every vote cast, and each vote offers 74 targets)
+    options: dict[str, list[str]] | list[dict[str, Any]] | None = None
 
 
 class Turn(Record):

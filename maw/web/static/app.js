@@ -161,7 +161,12 @@ function apply(s, r) {
     case "state":
       if (r.player) seat(s, r.player).state = r.state; else s.gmState = r.state;
       break;
-    case "input": if (r.player) seat(s, r.player).input = r; break;
+    case "input": {  // (no options: the same as at the player's previous question)
+      if (!r.player) break;
+      const p = seat(s, r.player);
+      p.input = r.options === undefined && p.input ? {...r, options: p.input.options} : r;
+      break;
+    }
     case "llm": {
       const p = seat(s, r.player);
       p.llm = r; p.calls += r.calls || 0; p.tokens += r.tokens || 0;
