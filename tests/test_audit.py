@@ -91,7 +91,7 @@ def secrets_of(records):
 
 
 def test_a_secret_sent_to_a_player_who_may_not_see_it_is_found(logs):
-    for leak in ("attack vote", "hideout", "role", "divination"):
+    for leak in ("attack vote", "hideout", "hideout to many", "role", "divination"):
         records = copy.deepcopy(logs["maw"] if leak != "divination" else logs["aiwolf"])
         roles, jid, villager = secrets_of(records)
         if leak == "attack vote":  # a wolf's night vote, to a villager
@@ -103,6 +103,13 @@ def test_a_secret_sent_to_a_player_who_may_not_see_it_is_found(logs):
             msg = next(r for r in records if r["kind"] == "msg" and r["type"] ==
                        "new_messages" and r["body"]["room_name"] == "Hideout")
             records.insert(records.index(msg) + 1, {**msg, "to": jid[villager]})
+            assert f"{villager} is not in the pack" in first(records)
+        elif leak == "hideout to many":  # a villager among the recipients of one record
+            msg = next(r for r in records if r["kind"] == "msg" and r["type"] ==
+                       "new_messages" and r["body"]["room_name"] == "Hideout")
+            assert isinstance(msg["to"], list) and len(msg["to"]) > 1  # (the pack: one record)
+            assert audit_records(records).ok
+            msg["to"] = [*msg["to"][:1], jid[villager], *msg["to"][1:]]
             assert f"{villager} is not in the pack" in first(records)
         elif leak == "role":  # told it is in the pack
             msg = next(r for r in records if r["kind"] == "msg" and r["type"] ==
