@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 from collections.abc import Callable, Sequence
 
 from spade.agent import DisconnectedException
@@ -128,6 +129,39 @@ class ConnectionWatch:
 
 # seconds between reconnection attempts: quick at first, then every 4 s
 BACKOFF = (0.5, 1.0, 2.0, 4.0)
+
+
+RECONNECT_SECONDS = 60.0  # how long a host tries to reach a server that went away
+
+
+async def keep_connected(connection: ConnectionWatch, agents: Sequence[MawAgent],
+                         address: Address, say: Callable[[str], None] | None,
+                         back: Callable[[], None]) -> None:
+    """Each time the server goes away: connect every agent again (with back-off, for
+    ``RECONNECT_SECONDS``), then call ``back``; the players who joined from elsewhere
+    rejoin their seats themselves."""
+    while True:
+        while not connection.lost.is_set():
+            # (a server shutting down closes its streams one by one: an agent that
+            # reconnected to it as it went may drop later, silently)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(connection.lost.wait(), 2.0)
+            dropped = next((a for a in agents if not a.client.is_connected()), None)
+            if dropped is not None:
+                connection.note(dropped)
+        connection.stop()
+        t0 = time.monotonic()
+        if not await reconnect(agents, address, RECONNECT_SECONDS):
+            if say is not None:
+                say(f"could not reach the XMPP server at {address.host}:{address.port} "
+                    f"again in {RECONNECT_SECONDS:.0f} s: the players who joined from "
+                    "elsewhere are lost")
+            return
+        connection.rearm()
+        back()
+        if say is not None:
+            say(f"reconnected to the XMPP server at {address.host}:{address.port} after "
+                f"{time.monotonic() - t0:.1f} s")
 
 
 async def reconnect(agents: Sequence[MawAgent], address: Address, within: float) -> bool:

@@ -10,7 +10,6 @@ stopped.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import secrets
 import time
@@ -20,15 +19,16 @@ from pathlib import Path
 
 from maw.agents.base import GameLog, MawAgent, bare, link
 from maw.agents.chatroom import ChatRoomAgent
-from maw.agents.gamemaster import GameConfig, GameMasterAgent, share_host_key
+from maw.agents.gamemaster import GameConfig, GameMasterAgent, Refresh, share_host_key
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
 from maw.errors import MawError
 from maw.hosting.connect import (
+    RECONNECT_SECONDS,
     ConnectionWatch,
     bind_container,
     check_server,
-    reconnect,
+    keep_connected,
     start_agents,
     stop_agents,
 )
@@ -60,41 +60,6 @@ class GameResult:
     llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
     time_split: dict[str, float] = field(default_factory=dict)  # maw.records.accounting
     aiwolf: list[dict] = field(default_factory=list)  # AIWolf agents' requests, latencies
-
-
-RECONNECT_SECONDS = 60.0  # how long a host tries to reach a server that went away
-
-
-async def keep_connected(connection: ConnectionWatch, agents: list[MawAgent],
-                         gm: GameMasterAgent, address: Address,
-                         say: Callable[[str], None] | None) -> None:
-    """Each time the server goes away: connect every agent again (with back-off, for
-    ``RECONNECT_SECONDS``), then send every player its options (what was sent meanwhile
-    is lost); the players who joined from elsewhere rejoin their seats themselves."""
-    from maw.agents.gamemaster import Refresh
-
-    while True:
-        while not connection.lost.is_set():
-            # (a server shutting down closes its streams one by one: an agent that
-            # reconnected to it as it went may drop later, silently)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(connection.lost.wait(), 2.0)
-            dropped = next((a for a in agents if not a.client.is_connected()), None)
-            if dropped is not None:
-                connection.note(dropped)
-        connection.stop()
-        t0 = time.monotonic()
-        if not await reconnect(agents, address, RECONNECT_SECONDS):
-            if say is not None:
-                say(f"could not reach the XMPP server at {address.host}:{address.port} "
-                    f"again in {RECONNECT_SECONDS:.0f} s: the players who joined from "
-                    "elsewhere are lost")
-            return
-        connection.rearm()
-        gm.add_behaviour(Refresh())
-        if say is not None:
-            say(f"reconnected to the XMPP server at {address.host}:{address.port} after "
-                f"{time.monotonic() - t0:.1f} s")
 
 
 def config_record(config: GameConfig) -> dict:
@@ -220,7 +185,10 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             f"the XMPP server at {where} went away: the players hosted here play on (they "
             f"share this process); reconnecting for up to {RECONNECT_SECONDS:.0f} s for "
             "those who joined from elsewhere"))
-        keeper = asyncio.create_task(keep_connected(connection, agents, gm, address, say))
+        keeper = asyncio.create_task(keep_connected(
+            connection, agents, address, say,
+            # (then every player is sent its options: what was sent meanwhile is lost)
+            back=lambda: gm.add_behaviour(Refresh())))
         game_log.write("started", agents=len(agents), seconds=result.startup_seconds,
                        ruleset=config.rules.name, seed=config.seed, players=config.players,
                        remote=remote, lobby=gm_jid, wall=time.time(),
