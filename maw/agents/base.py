@@ -19,6 +19,7 @@ from spade.agent import Agent
 from spade.behaviour import CyclicBehaviour
 from spade.message import Message
 from spade.template import Template
+from spade.trace import TraceStore
 from spade.xmpp_client import XMPPClient
 
 from maw.protocol import ProtocolError, decode, encode, not_understood
@@ -97,6 +98,15 @@ def of_types(*types: str) -> Template:
 RATE, BURST, SENDERS = 50.0, 200.0, 10_000
 
 
+class _NoTraces(TraceStore):
+    """SPADE's store of the messages an agent sent, keeping none: MAW does not read it
+    (its game log keeps what was sent), and each send stamped the time and moved the 1000
+    it held (up to 1000 for each of a 75-player game's 153 agents)."""
+
+    def append(self, event: Message, category: str | None = None) -> None:
+        pass
+
+
 class MawAgent(Agent):
     """A SPADE agent with a game log and typed send.
 
@@ -111,6 +121,7 @@ class MawAgent(Agent):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.traces = _NoTraces(0)  # (SPADE's kept each agent's last 1000 messages sent)
         # bare JID -> the key this agent shares with it: what goes there is signed
         self.keys: dict[str, bytes] = {}
         # the JIDs whose messages this agent takes only with their proof (maw.protocol.proof)
