@@ -30,7 +30,32 @@ def test_documented_examples_round_trip_through_spade_messages(example):
     assert msg.get_metadata("type") == body.type
     assert msg.get_metadata("performative") == body.PERFORMATIVE
     assert msg.thread == "t1"
-    assert decode(msg) == body
+    assert decode(msg) is body  # (in memory, within one process: the very body)
+    assert decode(wire_copy(msg)) == body  # (through a server: read from its JSON)
+
+
+def wire_copy(msg):
+    """``msg`` as an agent gets it through a server: a new message, its body JSON text."""
+    from spade.message import Message
+
+    return Message(to=str(msg.to), body=msg.body, thread=msg.thread,
+                   metadata={k: msg.get_metadata(k) for k in ("type", "performative")})
+
+
+def test_a_body_is_validated_unless_it_was_encoded_in_this_process():
+    # a message handed over in memory by SPADE's container is the object encode made,
+    # with the body it was made from: that body is taken as it is. Any other message is
+    # decoded from its text in full: its text may say anything
+    msg = encode(m.Vote(target="Bob"), "gm@localhost")
+    tampered = wire_copy(msg)
+    tampered.body = msg.body.replace("Bob", "Bob; DROP")
+    with pytest.raises(ProtocolError, match="should match pattern"):
+        decode(tampered)
+    # ... and the wire's size limit holds in memory too
+    big = encode(m.Chat(message="x" * 1000), "room@localhost")
+    big.body = "x" * 70_000
+    with pytest.raises(ProtocolError, match="byte limit"):
+        decode(big)
 
 
 @pytest.mark.parametrize("text,error", [

@@ -19,18 +19,34 @@ from maw.protocol.messages import Body, NotUnderstood
 MAX_BODY = 64 * 1024  # bytes; a longer body is refused unread
 
 
+class Encoded(Message):
+    """A message this process encoded, with the body it was encoded from. SPADE's
+    container hands a message between two agents of one process over as this very object
+    (no server in between), so :func:`decode` takes that body as it is instead of
+    validating its JSON again: a 75-player game spent a fifth of its time there. A message
+    that came through a server is a new ``Message``, decoded in full."""
+
+    __slots__ = ("encoded_from",)
+
+
 def encode(body: Body, to: str, thread: str | None = None) -> Message:
-    msg = Message(to=str(to), body=body.model_dump_json(exclude_none=False), thread=thread)
+    msg = Encoded(to=str(to), body=body.model_dump_json(exclude_none=False), thread=thread)
+    msg.encoded_from = body
     msg.set_metadata("performative", body.PERFORMATIVE)
     msg.set_metadata("type", body.type)
     return msg
 
 
-def decode_body(text: str | None) -> Any:  # (one of messages.BODIES, by its type)
+def _check_size(text: str | None) -> str:
     if not text:
         raise ProtocolError("empty body")
     if len(text.encode("utf-8", "replace")) > MAX_BODY:
         raise ProtocolError(f"body of {len(text)} characters is over the {MAX_BODY} byte limit")
+    return text
+
+
+def decode_body(text: str | None) -> Any:  # (one of messages.BODIES, by its type)
+    text = _check_size(text)
     try:
         return messages.ADAPTER.validate_json(text)  # (read now: the table may grow)
     except ValidationError as exc:
@@ -43,7 +59,11 @@ def decode_body(text: str | None) -> Any:  # (one of messages.BODIES, by its typ
 
 def decode(msg: Message) -> Any:
     """The body of ``msg``; raises :class:`ProtocolError` if it is not a MAW message."""
-    body = decode_body(msg.body)
+    if isinstance(msg, Encoded):  # (from an agent of this process, in memory)
+        _check_size(msg.body)  # (the same limit as on the wire)
+        body = msg.encoded_from
+    else:
+        body = decode_body(msg.body)
     declared = msg.get_metadata("type")
     if declared and declared != body.type:
         raise ProtocolError(f"metadata type {declared!r} does not match body type "
