@@ -209,48 +209,9 @@ def audit_records(records: list[dict]) -> Audit:
                     news = ""
             for player in [seat_of[to] for to in recipients(r) if to in seat_of]:
                 out.messages += 1
-                if news == "":
-                    bad(line, f"{player} was sent a {kind_} that does not decode")
-                elif news is not None:
-                    if (player, news) not in deliveries:
-                        bad(line, f"{player} was sent {kind_} {body_}, which no event of "
-                                  "the moment sends to it")
-                elif kind_ == "assign_role":
-                    seat = state.seat.get(player)
-                    role = state.roles[seat] if seat is not None else None
-                    pack = sorted(state.pack) if role is not None and role.pack else []
-                    if role is None or body_.get("role") != role.name or sorted(
-                            body_.get("pack") or []) != pack:
-                        bad(line, f"{player} was told role {body_.get('role')} and pack "
-                                  f"{body_.get('pack')}; it is a "
-                                  f"{role.name if role else '?'}")
-                elif kind_ == "phase_change":
-                    # its arrival and its metadata say what the phase is: a revote only to
-                    # those who may know of it, the options the rules give this player now
-                    private = hidden is not None and player not in hidden[0]
-                    told = body_.get("vote_round", 0)
-                    if private and hidden is not None and (
-                            body_.get("new_phase"), told) == (hidden[1], hidden[2]):
-                        bad(line, f"{player} was sent a phase_change of a step it may not "
-                                  f"know of (vote_round {told}, {body_.get('new_phase')})")
-                    elif not private and (told, body_.get("new_phase"), body_.get("day")
-                                          ) != (state.vote_round, state.phase.value, state.day):
-                        bad(line, f"{player} was sent a phase_change for day "
-                                  f"{body_.get('day')}, {body_.get('new_phase')}, round {told}: "
-                                  f"the game is at {state.day}, {state.phase.value}, round "
-                                  f"{state.vote_round}")
-                    else:
-                        offered = convert.options(engine.legal_actions(state, player))
-                        legal: Any = convert.compact_options(offered)
-                        if isinstance(body_.get("options"), list):  # (an older log)
-                            legal = [o.model_dump() for o in offered]
-                        if not private and body_.get("options") != legal:
-                            bad(line, f"{player} was sent options {body_.get('options')}; "
-                                      f"the rules give it {legal}")
-                elif kind_ in ("new_messages", "announce_open") and \
-                        body_.get("room_name") == "Hideout" and player not in state.pack:
-                    bad(line, f"{player} is not in the pack and was sent the Hideout's "
-                              f"{kind_}")
+                wrong = _told(player, kind_, body_, news, state, hidden, deliveries)
+                if wrong is not None:
+                    bad(line, wrong)
     if state is not None and expected:
         bad(len(records), f"{len(expected)} event(s) of the engine were never logged")
     if round_ == 0:
@@ -258,6 +219,53 @@ def audit_records(records: list[dict]) -> Audit:
     elif not ended:
         bad(len(records), f"round {round_} has no outcome: the game was cut short")
     return out
+
+
+def _told(player: str, kind: str, body: dict, news: str | None, state: engine.GameState,
+          hidden: tuple[frozenset[str], str, int] | None,
+          deliveries: set[tuple[str, str]]) -> str | None:
+    """What is wrong with ``player`` being sent a ``kind`` message of ``body`` now, if
+    anything (``news``: the body of a piece of news as the deliveries hold it, "" if it
+    does not decode)."""
+    from maw.protocol import convert
+
+    if news == "":
+        return f"{player} was sent a {kind} that does not decode"
+    if news is not None:
+        if (player, news) not in deliveries:
+            return f"{player} was sent {kind} {body}, which no event of the moment sends to it"
+    elif kind == "assign_role":
+        seat = state.seat.get(player)
+        role = state.roles[seat] if seat is not None else None
+        pack = sorted(state.pack) if role is not None and role.pack else []
+        if role is None or body.get("role") != role.name or \
+                sorted(body.get("pack") or []) != pack:
+            return (f"{player} was told role {body.get('role')} and pack {body.get('pack')}; "
+                    f"it is a {role.name if role else '?'}")
+    elif kind == "phase_change":
+        # its arrival and its metadata say what the phase is: a revote only to those who
+        # may know of it, the options the rules give this player now
+        private = hidden is not None and player not in hidden[0]
+        told = body.get("vote_round", 0)
+        if private and hidden is not None and (body.get("new_phase"), told) == (
+                hidden[1], hidden[2]):
+            return (f"{player} was sent a phase_change of a step it may not know of "
+                    f"(vote_round {told}, {body.get('new_phase')})")
+        if not private and (told, body.get("new_phase"), body.get("day")) != (
+                state.vote_round, state.phase.value, state.day):
+            return (f"{player} was sent a phase_change for day {body.get('day')}, "
+                    f"{body.get('new_phase')}, round {told}: the game is at {state.day}, "
+                    f"{state.phase.value}, round {state.vote_round}")
+        offered = convert.options(engine.legal_actions(state, player))
+        legal: Any = convert.compact_options(offered)
+        if isinstance(body.get("options"), list):  # (an older log: the options as sent)
+            legal = [o.model_dump() for o in offered]
+        if not private and body.get("options") != legal:
+            return f"{player} was sent options {body.get('options')}; the rules give it {legal}"
+    elif kind in ("new_messages", "announce_open") and body.get("room_name") == "Hideout" \
+            and player not in state.pack:
+        return f"{player} is not in the pack and was sent the Hideout's {kind}"
+    return None
 
 
 def audit_log(path: Path) -> Audit:
