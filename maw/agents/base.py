@@ -22,7 +22,7 @@ from spade.template import Template
 from spade.trace import TraceStore
 from spade.xmpp_client import XMPPClient
 
-from maw.protocol import ProtocolError, decode, encode, not_understood
+from maw.protocol import ProtocolError, decode, encode_all, not_understood
 from maw.protocol import messages as m
 from maw.protocol.convert import compact_options
 from maw.protocol.messages import Body
@@ -226,10 +226,9 @@ class MawAgent(Agent):
             return
         self.game_log.write("msg", sender=bare(self.jid), to=tos[0] if len(tos) == 1 else
                             list(tos), type=body.type, body=logged_body(body))
-        for to in tos:
-            msg = self.seal(encode(body, to, thread))
+        for msg in encode_all(body, tos, thread):
             self.sent += 1
-            await behaviour.send(msg)
+            await behaviour.send(self.seal(msg))
 
     def seal(self, msg: Message) -> Message:
         """Set the sender of ``msg`` and sign it, if this agent shares a key with its

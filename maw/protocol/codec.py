@@ -30,11 +30,20 @@ class Encoded(Message):
 
 
 def encode(body: Body, to: str, thread: str | None = None) -> Message:
-    msg = Encoded(to=str(to), body=body.model_dump_json(exclude_none=False), thread=thread)
-    msg.encoded_from = body
-    msg.set_metadata("performative", body.PERFORMATIVE)
-    msg.set_metadata("type", body.type)
-    return msg
+    return encode_all(body, [to], thread)[0]
+
+
+def encode_all(body: Body, tos: list[str], thread: str | None = None) -> list[Message]:
+    """``body`` as one message to each of ``tos``, its JSON written once."""
+    text = body.model_dump_json(exclude_none=False)
+    out = []
+    for to in tos:
+        msg = Encoded(to=str(to), body=text, thread=thread)
+        msg.encoded_from = body
+        msg.set_metadata("performative", body.PERFORMATIVE)
+        msg.set_metadata("type", body.type)
+        out.append(msg)
+    return out
 
 
 def _check_size(text: str | None) -> str:
