@@ -453,7 +453,7 @@ async def test_the_embedded_server_hashes_passwords_with_rfc_7677s_least_rounds(
 
 
 @session_loop
-async def test_no_behaviour_keeps_messages_it_never_reads(server, tmp_path):
+async def test_the_throttle_which_only_sends_keeps_no_message(server, tmp_path):
     # every agent's throttle (which only sends) took no template, so every message the
     # agent got was queued for it too, and never read: a 75-player game's agents held
     # about 400,000 of them (peak memory 2.3 GB; 0.7 GB without them), and each
