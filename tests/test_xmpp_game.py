@@ -339,6 +339,44 @@ def test_the_embedded_server_leaves_nothing_in_the_temp_directory(tmp_path):
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("pyjabber_")]
 
 
+def test_the_embedded_server_keeps_its_accounts_when_a_query_is_cancelled():
+    """pyjabber keeps its accounts in an in-memory SQLite database that lived only as long
+    as its one connection, and SQLAlchemy drops a connection whose query is cancelled (as
+    pyjabber's are when a client disconnects while it is registered or logged in): the
+    next query found an empty database, and no agent could register or log in again (CI
+    lost two games to it). Queries cancelled part-way, then an agent still connects. In a
+    process of its own: a broken server would break every later test."""
+    script = ("import asyncio\n"
+              "from maw.agents.base import MawAgent\n"
+              "from maw.hosting.xmpp import EmbeddedServer, free_port\n"
+              "async def main():\n"
+              "    s = EmbeddedServer(free_port())\n"
+              "    await s.start()\n"
+              "    from pyjabber.db.database import DB\n"
+              "    from pyjabber.db.model import Model\n"
+              "    from sqlalchemy import select\n"
+              "    async def query():\n"
+              "        async with await DB.connection_async() as con:\n"
+              "            await con.execute(select(Model.Credentials))\n"
+              "    for i in range(10):\n"
+              "        task = asyncio.create_task(query())\n"
+              "        for _ in range(i % 5):\n"
+              "            await asyncio.sleep(0)\n"
+              "        task.cancel()\n"
+              "        await asyncio.gather(task, return_exceptions=True)\n"
+              "    agent = MawAgent('maw-test-after@localhost', 'pw', port=s.port)\n"
+              "    agent.server_host = '127.0.0.1'\n"
+              "    await asyncio.wait_for(agent.start(auto_register=True), 20)\n"
+              "    print('connected', agent.is_alive())\n"
+              "    await agent.stop()\n"
+              "    await s.stop()\n"
+              "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "connected True" in done.stdout
+
+
 @pytest.mark.xmpp
 @session_loop
 async def test_a_stopped_agent_stays_disconnected(server):

@@ -222,6 +222,42 @@ def _patch_pyjabber_hash_cost() -> None:
     SASL._maw_hash_cost = True
 
 
+_MEMORY_DBS: list = []  # the connection that keeps each embedded server's database
+
+
+def _patch_pyjabber_memory_db() -> None:
+    """Keep pyjabber 0.4.5's in-memory database (its accounts) for the server's life.
+
+    pyjabber keeps its accounts in SQLite's ``:memory:``, a database that lives and dies
+    with its one connection (SQLAlchemy's ``StaticPool``). SQLAlchemy drops a connection
+    whose query was cancelled (its state is unknown), and a client that disconnects while
+    the server registers or logs it in has that query cancelled: the next query opened a
+    new, empty database, and from then on every registration failed with "no such table:
+    credentials", unanswered, so every later agent waited out its connection attempts (a
+    CI run lost its last two games this way; a tournament's worker killed while its agents
+    logged in stalled the server). Here the database is a named in-memory one with a
+    shared cache, held open by a connection of its own: a connection made anew finds the
+    same accounts. It still lives in memory only, and goes with the process.
+    """
+    import sqlite3
+
+    import pyjabber.db.database as database
+
+    if getattr(database, "_maw_memory", False):
+        return
+    create = database.create_async_engine
+
+    def create_async_engine(url, **kwargs):
+        if url == "sqlite+aiosqlite:///:memory:":
+            name = f"file:maw-pyjabber-{secrets.token_hex(8)}?mode=memory&cache=shared"
+            _MEMORY_DBS.append(sqlite3.connect(name, uri=True, check_same_thread=False))
+            url = f"sqlite+aiosqlite:///{name}&uri=true"
+        return create(url, **kwargs)
+
+    database.create_async_engine = create_async_engine
+    database._maw_memory = True
+
+
 def _patch_pyjabber_senders() -> None:
     """Make pyjabber 0.4.5 prove every client stanza's sender, as RFC 6120 (8.1.2.1)
     requires and ejabberd does.
@@ -337,6 +373,7 @@ class EmbeddedServer:
         _patch_pyjabber_stream_restart()
         _patch_pyjabber_lost_presence()
         _patch_pyjabber_hash_cost()
+        _patch_pyjabber_memory_db()
         if self.check_senders:
             _patch_pyjabber_senders()
         elif _pyjabber_checks_senders():
@@ -397,6 +434,8 @@ class EmbeddedServer:
                 await self._task
             self._task = None
         await self._close_connections()
+        while _MEMORY_DBS:  # (its accounts go with it)
+            _MEMORY_DBS.pop().close()
         with contextlib.suppress(Exception):
             import pyjabber.AppConfig as pyjabber_config
 
