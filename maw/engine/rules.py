@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from functools import lru_cache
 from types import MappingProxyType
 
 from maw.engine import (  # noqa: F401 - register the shipped nights, flows
@@ -290,29 +291,38 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
     acts: list[Action] = []
     room = flow.room(phase)
     if room is not None and (room is Room.VILLAGE or role.pack) and talk_budget(state, s, room):
-        acts.append(Chat(player, room))
+        acts.append(offer(Chat, player, room))
         if flow.over:
-            acts.append(Over(player, room))
+            acts.append(offer(Over, player, room))
     if state.rules.whisper and phase is Phase.DAY and state.whispered[s] < WHISPERS:
-        acts.extend(Whisper(player, names[t]) for t in range(len(names))
+        acts.extend(offer(Whisper, player, names[t]) for t in range(len(names))
                     if t != s and state.alive[t])
     mine = state.votes[s]
     if phase is flow.vote_phase and state.ballot and s not in state.exposed:
         vote = SPEC_OF[Vote]
         if flow.choices_change:
-            acts.extend(Vote(player, names[t]) for t in _targets(state, s, vote) if t != mine)
+            acts.extend(offer(Vote, player, names[t]) for t in _targets(state, s, vote)
+                        if t != mine)
             if mine != NOBODY:
                 acts.append(Unvote(player))
         elif mine == NOBODY:
-            acts.extend(Vote(player, names[t]) for t in _targets(state, s, vote))
+            acts.extend(offer(Vote, player, names[t]) for t in _targets(state, s, vote))
     elif phase is not flow.vote_phase and (flow.choices_change or mine == NOBODY):
         for ability in sorted(night_abilities(state, s)):
             kind = NIGHT_ACTIONS[ability]
             spec = SPEC_OF[kind]
-            acts.extend(kind(player, names[t]) for t in _targets(state, s, spec)
+            acts.extend(offer(kind, player, names[t]) for t in _targets(state, s, spec)
                         if t != mine)
     acts.extend(flow.extra(state, s))
     return tuple(acts)
+
+
+@lru_cache(maxsize=8192)
+def offer(kind: type, actor: str, what: object) -> Action:
+    """The action ``kind(actor, what)`` offered to a player: actions are frozen values, so
+    one object serves every turn that offers it (making one anew was a tenth of a random
+    game's time: every turn of every game lists its player's actions)."""
+    return kind(actor, what)
 
 
 def may_pass(state: GameState, player: str) -> bool:
