@@ -137,7 +137,7 @@ def test_hypotheses_as_bit_masks_and_as_rows_say_the_same_and_large_villages_use
 
     rng = random.Random(3)
     free = [f"P{i}" for i in range(20)]
-    pick, _columns, packs, _pairs = _hypotheses(20, 3)
+    pick, _cells, packs = _hypotheses(20, 3)
     assert packs is not None
     for _ in range(20):
         names = set(rng.sample(free, rng.randint(0, 6)))
@@ -150,3 +150,31 @@ def test_hypotheses_as_bit_masks_and_as_rows_say_the_same_and_large_villages_use
     assert p is not None and p["P1"] == 0
     assert p["P2"] == max(p.values()) > p["P3"] > 0
     assert sum(p.values()) == pytest.approx(1)
+
+
+@pytest.mark.parametrize(("n", "k"), [(14, 3), (12, 4), (20, 5), (4, 4), (9, 0), (22, 2)])
+def test_a_packs_score_adds_its_terms_in_order_and_names_the_right_cells(n, k):
+    # a pack's score is its terms added one after the other (each free wolf's own score,
+    # the known wolves', each pair's), in one numpy sum over axis 0: numpy adds those rows
+    # in order; if a numpy release changed that, the beliefs would move in their last bits
+    # and the games with them (the benchmarks' digests would no longer be the same games)
+    import itertools
+
+    import numpy as np
+
+    from maw.policies.beliefs import _hypotheses
+
+    rng = np.random.default_rng(n * 10 + k)
+    pick, cells, _packs = _hypotheses(n, k)
+    solo, base, pair = rng.normal(size=n) * 7, float(rng.normal()), rng.normal(size=(n, n))
+    terms = np.concatenate((solo, (base,), pair.ravel()))
+    one_by_one = []
+    for row in pick:  # each pack's terms, added in order, as the rules add them
+        score = 0.0
+        for i in row:
+            score += solo[i]
+        score += base
+        for i, j in itertools.combinations(row, 2):
+            score += pair[i, j]
+        one_by_one.append(score)
+    assert terms[cells].sum(axis=0).tolist() == one_by_one

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+from functools import cache
 
 
 class Team(str, Enum):
@@ -128,6 +129,25 @@ IDIOT = Role("Idiot", Team.VILLAGE, Species.HUMAN, code="idiot", survives_execut
 ROLES: dict[str, Role] = {}  # lower-case name -> role
 
 
+@cache
+def reporters() -> frozenset[str]:
+    """The roles that come out with private results (their claimants are believed to
+    have them): the Seer and the Medium, and any role registered so."""
+    return frozenset(r.name for r in ROLES.values() if r.reports)
+
+
+@cache
+def valued() -> frozenset[str]:
+    """The roles the village leans on (wolves aim at their claimants)."""
+    return frozenset(r.name for r in ROLES.values() if r.valued)
+
+
+@cache
+def report_kinds() -> frozenset[str]:
+    """The kinds of private results the roles come out with ("divine", "medium")."""
+    return frozenset(r.reports for r in ROLES.values() if r.reports)
+
+
 def register_role(role: Role) -> Role:
     """Make ``role`` known by name and code (outside code may add its own)."""
     from maw.errors import ConfigError
@@ -138,6 +158,8 @@ def register_role(role: Role) -> Role:
     if taken is not None:
         raise ConfigError(f"role {role.name}: code {code!r} is {taken.name}'s")
     ROLES[role.name.lower()] = role
+    for listing in (reporters, valued, report_kinds):  # (listed anew from now on)
+        listing.cache_clear()
     return role
 
 
@@ -166,13 +188,3 @@ def role_coded(code: str) -> Role:
     codes = ", ".join(r.code or r.name.lower() for r in ROLES.values())
     raise ConfigError(f"unknown role code {code!r}; known: {codes}")
 
-
-def reporters() -> frozenset[str]:
-    """The roles that come out with private results (their claimants are believed to
-    have them): the Seer and the Medium, and any role registered so."""
-    return frozenset(r.name for r in ROLES.values() if r.reports)
-
-
-def valued() -> frozenset[str]:
-    """The roles the village leans on (wolves aim at their claimants)."""
-    return frozenset(r.name for r in ROLES.values() if r.valued)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from maw.engine.roles import Role, Team
@@ -129,11 +130,18 @@ class GameState(NamedTuple):
         return self.phase is Phase.OVER
 
     def living(self) -> tuple[str, ...]:
-        return tuple(n for n, a in zip(self.names, self.alive, strict=True) if a)
+        return _living(self.names, self.alive)
 
     def role_of(self, name: str) -> Role:
         """The hidden role of ``name``: for the referee and tests, never for a player."""
         return self.roles[self.seat[name]]
+
+
+@lru_cache(maxsize=1024)
+def _living(names: tuple[str, ...], alive: tuple[bool, ...]) -> tuple[str, ...]:
+    """The living, in seat order (every view and every phase asks: listed once per state
+    of the game's deaths)."""
+    return tuple(n for n, a in zip(names, alive, strict=True) if a)
 
 
 _FIELD = {name: i for i, name in enumerate(GameState._fields)}

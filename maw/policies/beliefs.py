@@ -79,8 +79,9 @@ class Tally:
         m = len(self.others)
         self.voted_wolf = np.zeros(m)  # times voted for (a wolf voted by a villager)
         self.said = np.zeros((2, m))  # claimed a werewolf, claimed human
-        # [voter or speaker, target]: a vote on a wolf (by a villager, or by a packmate),
-        # an accusation, a defence; on the same target in one vote (both ways)
+        # a pair's counts, both ways ([a, b] and [b, a] alike: the ratios are symmetric):
+        # votes between the two (a vote on a wolf, by a villager or by a packmate),
+        # accusations, defences; on the same target in one vote
         self.voted, self.accused, self.defended, self.same = np.zeros((4, m, m))
         self.accused_by: dict[str, set[str]] = {}  # whom each has voted for or accused
         self.seen = [0, 0, 0]  # accusations, defences, results of an Evidence added
@@ -97,6 +98,7 @@ class Tally:
                 self.voted_wolf[j] += 1
                 if i is not None and i != j:
                     self.voted[i, j] += 1
+                    self.voted[j, i] += 1
             if i is not None:
                 on.setdefault(t, []).append(i)
         for group in on.values():
@@ -116,9 +118,11 @@ class Tally:
             self.accused_by.setdefault(s, set()).add(t)
             if s in seat and t in seat and s != t:
                 self.accused[seat[s], seat[t]] += 1
+                self.accused[seat[t], seat[s]] += 1
         for s, t in evidence.defences[d:]:
             if s in seat and t in seat and s != t:
                 self.defended[seat[s], seat[t]] += 1
+                self.defended[seat[t], seat[s]] += 1
         for _s, t, species in evidence.results[r:]:
             if t in seat:
                 self.said[int(species != "werewolf"), seat[t]] += 1
@@ -147,17 +151,18 @@ class Tally:
             return None
         if math.comb(len(free), need) > MAX_HYPOTHESES:
             return None
-        on_victim = np.zeros(len(others))  # had voted for or accused a murdered villager
         anyof = [self.accused_by.get(victim, set()) for victim in murdered]
-        for victim in murdered:
-            for p, targets in self.accused_by.items():
-                if victim in targets and p in seat:
-                    on_victim[seat[p]] += 1
         one, two = self._weigh()
-        one = one + on_victim * _WOLF_VOTED_VICTIM
+        on_victim = [seat[p] for victim in murdered for p, targets in self.accused_by.items()
+                     if victim in targets and p in seat]  # (once per murdered villager)
+        if on_victim:  # had voted for or accused a murdered villager
+            count = np.zeros(len(others))
+            for i in on_victim:
+                count[i] += 1
+            one = one + count * _WOLF_VOTED_VICTIM
         # each hypothesis is the known wolves and ``need`` of the ``free``: scored at once
         n = len(free)
-        pick, columns, packs, pairs = _hypotheses(n, need)  # (H x need indices into free...)
+        pick, cells, packs = _hypotheses(n, need)
         free_at = [seat[f] for f in free]
         solo = one[free_at]
         base = 0.0
@@ -165,18 +170,17 @@ class Tally:
             at = [seat[k] for k in sorted(known)]
             base = float(one[at].sum()) + sum(float(two[i, j]) for i, j in combinations(at, 2))
             solo = solo + two[free_at][:, at].sum(axis=1)
-        score = solo[columns[0]] if columns else np.zeros(1)  # (added as .sum(axis=1) adds)
-        for column in columns[1:]:
-            score = score + solo[column]
-        score = score + base
-        duo = two.take(free_at, 0).take(free_at, 1).ravel()
-        for pair in pairs:  # (each pair of a pack's free wolves, as an index into duo)
-            score += duo[pair]
+        # a pack's score, its terms added in order: its free wolves' own scores, the
+        # known wolves', then each pair's (``cells``, a row a term, index into ``terms``;
+        # numpy adds the rows of a sum over axis 0 one after the other: a test holds it)
+        terms = np.concatenate((solo, (base,), two.take(free_at, 0).take(free_at, 1).ravel()))
+        score = terms[cells].sum(axis=0)
         for accused in anyof:  # the murdered had accused a wolf
             if accused & known:
                 score += _VICTIM_ACCUSED_PACK
-            elif accused:
-                score += _VICTIM_ACCUSED_PACK * _any_of(free, accused, pick, packs)
+            elif accused:  # (+ the ratio where it holds: the same sum as adding 0 elsewhere)
+                np.add(score, _VICTIM_ACCUSED_PACK, out=score,
+                       where=_any_of(free, accused, pick, packs))
         if living is not None and not known & set(living):
             # the game goes on, so the pack is not all dead
             alive = _any_of(free, set(living), pick, packs)
@@ -188,7 +192,7 @@ class Tally:
         mass = np.bincount(pick.ravel(), weights=np.repeat(w, need), minlength=n) / w.sum()
         out = dict.fromkeys(others, 0.0)
         out.update({p: 1.0 for p in known})
-        out.update({f: float(m) for f, m in zip(free, mass, strict=True)})
+        out.update(zip(free, mass.tolist(), strict=True))
         return out
 
     def _weigh(self) -> tuple[np.ndarray, np.ndarray]:
@@ -197,9 +201,8 @@ class Tally:
             self._weighed = (
                 self.voted_wolf * _VILLAGER_VOTES_WOLF + self.said[0] * _CLAIMED_WEREWOLF +
                 self.said[1] * _CLAIMED_HUMAN,
-                self.same * _PACK_TOGETHER + (self.voted + self.voted.T) * _WOLF_ON_PACKMATE +
-                (self.accused + self.accused.T) * _WOLF_ACCUSES_WOLF +
-                (self.defended + self.defended.T) * _WOLF_DEFENDS_WOLF)
+                self.same * _PACK_TOGETHER + self.voted * _WOLF_ON_PACKMATE +
+                self.accused * _WOLF_ACCUSES_WOLF + self.defended * _WOLF_DEFENDS_WOLF)
         return self._weighed
 
 
@@ -216,11 +219,11 @@ _WOLF_VOTED_VICTIM = math.log(WOLF_VOTED_VICTIM)
 
 
 @lru_cache(maxsize=64)
-def _hypotheses(n: int, k: int) -> tuple[np.ndarray, tuple[np.ndarray, ...],
-                                         np.ndarray | None, tuple[np.ndarray, ...]]:
+def _hypotheses(n: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Every way to choose ``k`` of ``n``: as rows of indices (one empty row for k = 0), as
-    its columns, as bit masks (bit i: index i chosen; ``None`` past 62), and for each pair
-    of columns the flat index of that pair's cell in an n x n matrix."""
+    the cells of their score terms, a row a term and a column a choice (each chosen one's
+    own score, at 0 to n-1; the known wolves', at n; each pair's, at n + 1 + i * n + j:
+    ``Tally.probabilities``), and as bit masks (bit i: index i chosen; ``None`` past 62)."""
     if k == 0:
         pick = np.zeros((1, 0), dtype=np.intp)
     else:
@@ -230,8 +233,9 @@ def _hypotheses(n: int, k: int) -> tuple[np.ndarray, tuple[np.ndarray, ...],
         packs = np.zeros(len(pick), dtype=np.int64)
         for column in pick.T:
             packs |= np.left_shift(1, column).astype(np.int64)
-    pairs = tuple(pick[:, i] * n + pick[:, j] for i, j in combinations(range(k), 2))
-    return pick, tuple(np.ascontiguousarray(c) for c in pick.T), packs, pairs
+    pairs = [n + 1 + pick[:, i] * n + pick[:, j] for i, j in combinations(range(k), 2)]
+    cells = np.vstack([*pick.T, np.full(len(pick), n, dtype=np.intp), *pairs])
+    return pick, cells, packs
 
 
 def _any_of(free: list[str], names: set[str], pick: np.ndarray,
@@ -240,7 +244,11 @@ def _any_of(free: list[str], names: set[str], pick: np.ndarray,
     wolf."""
     if packs is None:
         return np.array([f in names for f in free], dtype=bool)[pick].any(axis=1)
-    return (packs & sum(1 << i for i, f in enumerate(free) if f in names)) != 0
+    mask = 0
+    for i, f in enumerate(free):
+        if f in names:
+            mask |= 1 << i
+    return (packs & mask) != 0
 
 
 def pack_size(view) -> int:

@@ -37,12 +37,13 @@ class Claim:
 
 def parse(speaker: str, text: str, players: tuple[str, ...]) -> list[Claim]:
     """The statements in ``text``; names that are not players are ignored."""
-    return list(_parse(speaker, text, tuple(players)))
+    return list(parsed(speaker, text, tuple(players)))
 
 
 @lru_cache(maxsize=4096)
-def _parse(speaker: str, text: str, players: tuple[str, ...]) -> tuple[Claim, ...]:
-    # (every listener parses the same line: it is read once)
+def parsed(speaker: str, text: str, players: tuple[str, ...]) -> tuple[Claim, ...]:
+    """:func:`parse`, shared: every listener of a line reads the same statements (the line
+    is read once); ``players`` a tuple."""
     claims: list[Claim] = []
     m = _role_pattern().search(text)
     if m:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 
 from maw.engine import (
     Action,
@@ -40,7 +41,7 @@ from maw.engine import (
 )
 from maw.engine.actions import ACTIONS, SPEC_OF
 from maw.engine.events import Chatted, GameStarted
-from maw.engine.roles import ROLES, reporters, role_named, valued
+from maw.engine.roles import report_kinds, reporters, role_named, valued
 from maw.errors import MawError
 from maw.policies import beliefs, claims, voice
 from maw.policies.base import Decider, max_chat, register_decider
@@ -53,12 +54,6 @@ Save, Poison, Shoot = ACTIONS["save"].cls, ACTIONS["poison"].cls, ACTIONS["shoot
 Run, Badge, First = ACTIONS["run"].cls, ACTIONS["badge"].cls, ACTIONS["first"].cls
 _RUN = 0.2  # how often a player with nothing to report stands for sheriff
 _SURE = 0.9  # the P(werewolf) at which a Witch poisons
-
-
-def _reported() -> frozenset[str]:
-    """The kinds of private results a role comes out with ("divine", "medium")."""
-    return frozenset(r.reports for r in ROLES.values() if r.reports)
-
 
 
 # how much more suspect another player must be to move a vote cast (or promised): every
@@ -125,9 +120,9 @@ class RuleDecider(Decider):
     def _heard(self, speaker: str, text: str) -> None:
         if speaker == self.player:
             return
-        self.hear_claims(speaker, claims.parse(speaker, text, self.players))
+        self.hear_claims(speaker, claims.parsed(speaker, text, self.players))
 
-    def hear_claims(self, speaker: str, heard: list[claims.Claim]) -> None:
+    def hear_claims(self, speaker: str, heard: Sequence[claims.Claim]) -> None:
         """Learn from what ``speaker`` said, as claims (parsed from the statement
         grammar, or extracted from free talk by the hybrid agent's model)."""
         if speaker == self.player:
@@ -169,7 +164,7 @@ class RuleDecider(Decider):
             wolf = role_named(role).pack
             (self.wolf if wolf else self.human).add(name)
             (self.human if wolf else self.wolf).discard(name)  # (seen: it overrides)
-        reported = _reported()
+        reported = report_kinds()
         for _day, kind, target, species in view.results:
             if kind in reported:
                 (self.wolf if species == "werewolf" else self.human).add(target)
@@ -178,8 +173,10 @@ class RuleDecider(Decider):
                 self.murders_human = beliefs.murders_prove_human(view)
             except MawError:  # a ruleset this decider does not know
                 self.murders_human = False
-        nights = Counter(d for d, _v, c in view.deaths if c == "murdered")
-        for day, victim, cause in view.deaths[self.deaths_seen:]:
+        new_deaths = view.deaths[self.deaths_seen:]
+        if new_deaths:  # (a night's murders, counted when there is news)
+            nights = Counter(d for d, _v, c in view.deaths if c == "murdered")
+        for day, victim, cause in new_deaths:
             if cause == "murdered":
                 # the pack never murders its own: the victim was human, and those who
                 # accused it are more likely wolves. Where a Witch poisons (a poisoning
@@ -218,9 +215,9 @@ class RuleDecider(Decider):
                 self.pack_size = 0
         if view.pack:  # a wolf knows
             return {p: float(p in view.pack) for p in view.players if p != self.player}
-        votes = [list(v) for _d, k, _r, v in view.vote_history if k == "execute"]
+        votes = [v for _d, k, _r, v in view.vote_history if k == "execute"]
         if view.phase == "day" and view.votes:
-            votes.append(list(view.votes.items()))
+            votes.append(tuple(view.votes.items()))
         murdered = [v for _d, v, c in view.deaths if c == "murdered"]
         key = (sum(map(len, votes)),
                len(self.accusations) + len(self.defences) + len(self.said_results),
