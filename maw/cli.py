@@ -220,6 +220,9 @@ def _summary(args: argparse.Namespace, result) -> None:
     print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
     if result.absent:
         print(f"  absent (never acted, or left): {', '.join(result.absent)}")
+    if result.multicasts:
+        print(f"  messages: {result.messages} to their recipients, of which "
+              f"{result.multicasts} stanzas the server fanned out (XEP-0033)")
     if result.llm:
         print(f"  LLM: {sum(u['calls'] for u in result.llm.values())} calls, "
               f"{sum(u['tokens'] for u in result.llm.values())} tokens")

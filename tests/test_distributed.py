@@ -45,7 +45,8 @@ def join(ejabberd, lobby: str, name: str, out_dir, decider: str = "rule") -> sub
     out = (out_dir / f"{name}.out").open("w")
     return subprocess.Popen(
         maw("player", "--name", name, "--lobby", lobby, "--decider", decider,
-            "--xmpp", f"{ejabberd.host}:{ejabberd.port}", "--join-seconds", "60"),
+            "--xmpp", f"{ejabberd.host}:{ejabberd.port}", "--join-seconds", "60",
+            "--log-dir", str(out_dir / "players")),
         stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
@@ -103,6 +104,17 @@ def test_every_player_in_its_own_process_plays_a_full_game(server, request, tmp_
             assert "[Hideout]" not in text
     actions = [r for r in records if r["kind"] == "action"]
     assert {r["data"].get("actor") for r in actions} >= set(NAMES)
+    # what the GameMaster and the rooms sent alike to the players went as one stanza the
+    # server fanned out, where it can (ejabberd.yml's mod_multicast; pyjabber has none),
+    # each player taking its copy on its own proof (a wrong one is logged as forged)
+    service = next((r["service"] for r in records if r["kind"] == "multicast"), None)
+    fanned = re.search(r"of which (\d+) stanzas the server fanned out", out)
+    if server == "ejabberd":
+        assert service and fanned and int(fanned.group(1)) > 10, out
+    else:
+        assert service is None and fanned is None
+    heard = [r for log in (tmp_path / "players").glob("*.jsonl") for r in read_log(log)]
+    assert heard and not [r for r in records + heard if r["kind"] == "forged"]
 
 
 @pytest.mark.ejabberd

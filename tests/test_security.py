@@ -322,3 +322,61 @@ async def test_a_flooded_game_ends_and_cleans_up_after_itself(tmp_path):
     refusals = [r for r in records if r["kind"] == "msg" and r["type"] == "refuse"
                 and r["body"]["reason"].startswith("too many messages")]
     assert refusals and len(refusals) <= 2 * len(throttled)
+
+
+async def test_a_multicast_is_taken_on_its_recipients_own_proof_and_only_once():
+    """A message the server fans out (XEP-0033) is one stanza for all its recipients: it
+    carries each one's proof, shortened, and an id they cover. A recipient takes it on
+    its own proof, not on another recipient's, not with its id or its body changed, and
+    takes one id once (a recipient who saw the others' proofs and sent the message on to
+    them in the sender's name, through a server that lets it, changes nothing)."""
+    from spade.behaviour import CyclicBehaviour
+    from spade.message import Message
+
+    from maw.agents.base import MawAgent
+    from maw.protocol.proof import MID, PROOFS, new_key, proof_for, proven
+
+    gm, key, other = "maw-x-gm@localhost", new_key(), new_key()
+
+    def multicast(mid: str, body: str, proofs_for: list[tuple[bytes, str]]) -> Message:
+        msg = Message(to="maw-x-p-ann@localhost", body=body)
+        msg.sender = gm
+        msg.set_metadata("type", "phase_change")
+        msg.set_metadata(MID, mid)
+        msg.set_metadata(PROOFS, " ".join(proof_for(msg, k, to) for k, to in proofs_for))
+        return msg
+
+    ann, bob = "maw-x-p-ann@localhost", "maw-x-p-bob@localhost"
+    genuine = multicast("m1", "{}", [(other, bob), (key, ann)])
+    assert proven(genuine, key)
+    assert not proven(multicast("m1", "{}", [(other, bob)]), key)  # (only bob's)
+    assert not proven(multicast("m1", "{}", [(key, bob)]), key)  # (ann's key, bob's copy)
+    changed = multicast("m1", "{}", [(key, ann)])
+    changed.set_metadata(MID, "m2")
+    assert not proven(changed, key)
+    changed = multicast("m1", "{}", [(key, ann)])
+    changed.body = "{ }"
+    assert not proven(changed, key)
+
+    agent = MawAgent(ann, "pw")
+    agent.keys[gm] = key
+    agent.authorities.add(gm)
+    got: list[Message] = []
+
+    class Inbox(CyclicBehaviour):
+        def match(self, message: Message) -> bool:
+            return True
+
+        async def enqueue(self, message: Message) -> None:
+            got.append(message)
+
+        async def run(self) -> None:
+            pass
+
+    agent.behaviours.append(Inbox())
+    agent.loop = asyncio.get_running_loop()
+    for msg in (genuine, multicast("m1", "{}", [(key, ann)]),  # (m1 again)
+                multicast("m3", "{}", [(other, ann)])):  # (a wrong proof)
+        await asyncio.gather(*agent.dispatch(msg))
+    assert got == [genuine]
+    assert agent.forged == 1 and list(agent.taken) == ["m1"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import ssl
 import time
 from collections.abc import Iterable
@@ -26,7 +27,7 @@ from maw.protocol import ProtocolError, decode, encode_all, not_understood
 from maw.protocol import messages as m
 from maw.protocol.convert import compact_options
 from maw.protocol.messages import Body
-from maw.protocol.proof import new_key, proven, sign
+from maw.protocol.proof import MID, PROOFS, new_key, proof_for, proven, sign
 from maw.records.log import NULL_LOG, GameLog
 
 log = logging.getLogger("maw.agents")
@@ -117,7 +118,11 @@ class MawAgent(Agent):
 
     game_log: GameLog = NULL_LOG
     server_host: str | None = None
-    sent = 0  # messages sent, for the benchmarks
+    sent = 0  # messages sent (a message to each recipient), for the benchmarks
+    multicasts = 0  # of those, the stanzas that went to many at once (XEP-0033)
+    # the server's multicast service (XEP-0033), where it has one (``find_multicast``): a
+    # message sent alike to recipients outside this process is one stanza there
+    multicast: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -134,6 +139,8 @@ class MawAgent(Agent):
         self.buckets: dict[str, list[float]] = {}
         self.notices: asyncio.Queue = asyncio.Queue()  # (sender, dropped): to refuse
         self.last_heard: dict[str, float] = {}  # bare JID -> when it last sent us anything
+        # the ids of the multicast messages taken (each once: ``maw.protocol.proof``)
+        self.taken: dict[str, None] = {}
 
     def dispatch(self, msg: Message) -> list:
         """Every message goes through here (from the server or, in one process, from
@@ -147,6 +154,13 @@ class MawAgent(Agent):
                 self.game_log.write("forged", agent=bare(self.jid), sender=sender,
                                     type=str(msg.get_metadata("type"))[:40])
                 return []
+            mid = msg.get_metadata(MID)
+            if mid:  # a multicast's: taken once
+                if mid in self.taken:
+                    return []
+                self.taken[mid] = None
+                if len(self.taken) > 10_000:  # (the oldest go: a copy comes at once)
+                    del self.taken[next(iter(self.taken))]
         elif sender not in self.trusted and self.too_fast(sender):
             return []
         # SPADE's Agent.dispatch, less what it does for every message and MAW never reads:
@@ -226,9 +240,58 @@ class MawAgent(Agent):
             return
         self.game_log.write("msg", sender=bare(self.jid), to=tos[0] if len(tos) == 1 else
                             list(tos), type=body.type, body=logged_body(body))
+        far: list[Message] = []  # for agents outside this process
+        container = getattr(self, "container", None)
         for msg in encode_all(body, tos, thread):
             self.sent += 1
-            await behaviour.send(self.seal(msg))
+            if self.multicast and container is not None and not container.has_agent(
+                    str(msg.to)):
+                far.append(msg)
+            else:
+                await behaviour.send(self.seal(msg))
+        if len(far) > 1:
+            self.send_multicast(far)
+        elif far:
+            await behaviour.send(self.seal(far[0]))
+
+    def send_multicast(self, msgs: list[Message]) -> None:
+        """``msgs`` (one body, one thread, a recipient each) as one stanza to the server's
+        multicast service, which hands each recipient its copy (XEP-0033; the recipients
+        as ``bcc``: none learns who else got it), with each keyed recipient's proof."""
+        first = msgs[0]
+        one = Message(to=self.multicast, body=first.body, thread=first.thread)
+        for name in ("performative", "type"):
+            one.set_metadata(name, first.get_metadata(name))
+        one.sender = bare(self.jid)
+        one.set_metadata(MID, secrets.token_hex(12))
+        proofs = [proof_for(one, key, bare(each.to)) for each in msgs
+                  if (key := self.keys.get(bare(each.to))) is not None]
+        if proofs:
+            one.set_metadata(PROOFS, " ".join(proofs))
+        stanza = one.prepare(self.client)
+        for each in msgs:
+            stanza["addresses"].add_address(atype="bcc", jid=str(each.to))
+        stanza.send()
+        self.multicasts += 1
+
+    async def find_multicast(self, timeout: float = 3.0) -> str | None:
+        """The server's multicast service (XEP-0033), if it has one (ejabberd with the
+        project's ``ejabberd.yml``): ``multicast`` is set to it; else it stays ``None``
+        and a message to many is a message to each."""
+        client = self.client
+        for plugin in ("xep_0030", "xep_0033"):
+            client.register_plugin(plugin)
+        disco = client.plugin["xep_0030"]
+        try:
+            items = await disco.get_items(jid=self.jid.domain, timeout=timeout)
+            for jid, *_ in items["disco_items"]["items"]:
+                info = await disco.get_info(jid=jid, timeout=timeout)
+                if "http://jabber.org/protocol/address" in info["disco_info"]["features"]:
+                    self.multicast = str(jid)
+                    break
+        except Exception as exc:  # (no answer, an error: no multicast, said once)
+            log.info("%s: no multicast service (%r)", bare(self.jid), exc)
+        return self.multicast
 
     def seal(self, msg: Message) -> Message:
         """Set the sender of ``msg`` and sign it, if this agent shares a key with its

@@ -56,7 +56,8 @@ class GameResult:
     absent: list[str] = field(default_factory=list)
     seconds: float = 0.0
     startup_seconds: float = 0.0
-    messages: int = 0  # messages the hosted agents sent
+    messages: int = 0  # messages the hosted agents sent (one to each recipient)
+    multicasts: int = 0  # stanzas that carried a message to many (the server's fan-out)
     llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
     time_split: dict[str, float] = field(default_factory=dict)  # maw.records.accounting
     aiwolf: list[dict] = field(default_factory=list)  # AIWolf agents' requests, latencies
@@ -178,6 +179,11 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     try:
         # everyone a player talks to first, then the players
         await start_agents(first, address)
+        if remote and not address.embedded:
+            # what goes alike to players of other processes is one stanza, where the
+            # server fans it out (XEP-0033: ejabberd with the project's ejabberd.yml)
+            found = await asyncio.gather(*(a.find_multicast() for a in (gm, *room_agents)))
+            game_log.write("multicast", service=found[0])
         await start_agents(players, address)
         result.startup_seconds = time.monotonic() - t0
         where = f"{address.host}:{address.port}"
@@ -224,6 +230,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             if isinstance(code, BaseException):
                 game_log.write("agent_error", agent=str(a.jid), error=repr(code))
         result.messages = sum(a.sent for a in agents)
+        result.multicasts = sum(a.multicasts for a in agents)
         for a in agents:
             if isinstance(a, ModelInterfaceAgent) and a.usage()["calls"]:
                 result.llm[a.player_name] = a.usage()

@@ -15,6 +15,13 @@ server cannot open the Hideout or kill a player either. The keys (docs/security.
 The proof covers the sender, the recipient (bare JIDs), the thread, the type, the
 performative and the body, so it cannot be moved to another message or another
 recipient.
+
+A message sent alike to many through the server's multicast (XEP-0033, one stanza the
+server copies to each recipient) carries every recipient's proof, shortened to 128 bits
+(``proofs``), and an id of its own (``mid``) that the proofs cover: a recipient takes it if
+its own proof is among them, and takes a message of that id once. (A recipient sees the
+others' proofs of that one message; one that sent it on to them as the sender would have
+it dropped as already taken, or taken in place of the same message.)
 """
 
 from __future__ import annotations
@@ -26,6 +33,9 @@ import secrets
 from spade.message import Message
 
 PROOF = "proof"  # the metadata key
+PROOFS = "proofs"  # a multicast message's: each recipient's proof, shortened, space-separated
+MID = "mid"  # a multicast message's id, which its proofs cover
+SHORT = 32  # hex digits of a proof in ``proofs`` (128 bits)
 
 
 def new_key() -> bytes:
@@ -40,7 +50,7 @@ def _bare(jid: object) -> str:
 def _canonical(msg: Message) -> bytes:
     parts = (_bare(msg.sender), _bare(msg.to), msg.thread or "",
              msg.get_metadata("type") or "", msg.get_metadata("performative") or "",
-             msg.body or "")
+             msg.body or "", msg.get_metadata(MID) or "")
     return "\x00".join(parts).encode("utf-8", "surrogatepass")
 
 
@@ -50,9 +60,24 @@ def sign(msg: Message, key: bytes) -> None:
 
 
 def proven(msg: Message, key: bytes) -> bool:
-    """Does ``msg`` carry the proof ``key`` makes?"""
+    """Does ``msg`` carry the proof ``key`` makes (its own, or among a multicast's)?"""
     given = msg.get_metadata(PROOF)
-    if not isinstance(given, str):
+    many = msg.get_metadata(PROOFS)
+    if not isinstance(given, str) and not (isinstance(many, str) and msg.get_metadata(MID)):
         return False
     expected = hmac.new(key, _canonical(msg), hashlib.sha256).hexdigest()
-    return hmac.compare_digest(given.encode(), expected.encode())
+    if isinstance(given, str):
+        return hmac.compare_digest(given.encode(), expected.encode())
+    short = expected[:SHORT].encode()
+    return any(hmac.compare_digest(p.encode(), short) for p in many.split()[:1000])
+
+
+def proof_for(msg: Message, key: bytes, to: str) -> str:
+    """The shortened proof of ``msg`` (its sender and ``MID`` set) for recipient ``to``,
+    as a multicast carries it in ``PROOFS``."""
+    original = msg.to
+    msg.to = to
+    try:
+        return hmac.new(key, _canonical(msg), hashlib.sha256).hexdigest()[:SHORT]
+    finally:
+        msg.to = original

@@ -350,6 +350,15 @@ class ConnectRetry(Record):
     error: str
 
 
+class Multicast(Record):
+    """The server's multicast service the host's GameMaster and rooms send through to
+    the players of other processes (XEP-0033), ``None``: the server has none (a message
+    to many goes to each)."""
+
+    kind: Literal["multicast"]
+    service: str | None
+
+
 class AgentError(Record):
     """An agent's state machine ended with an exception."""
 
@@ -369,7 +378,7 @@ RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
     Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
     Substituted, Returned, Reconnected, Rejoined,
-    ServerLost, ConnectRetry, AgentError, Aborted,
+    ServerLost, ConnectRetry, Multicast, AgentError, Aborted,
 )
 BY_KIND: dict[str, type[Record]] = {
     cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]
