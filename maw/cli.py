@@ -619,7 +619,11 @@ def cmd_player(args: argparse.Namespace) -> int:
 
     from maw.protocol.messages import check_name
 
-    check_name(args.name)
+    names = args.name
+    for name in names:
+        check_name(name)
+    if len(set(n.lower() for n in names)) < len(names):
+        raise MawError(f"--name given twice: {', '.join(names)}")
     from maw.hosting.players import run_player
     from maw.hosting.seats import Seat
     from maw.hosting.xmpp import lobby_jid, parse_address
@@ -629,34 +633,51 @@ def cmd_player(args: argparse.Namespace) -> int:
     lobby_jid(args.lobby)
     if args.decider not in DECIDERS:
         raise MawError(f"unknown decider {args.decider!r}: {', '.join(sorted(DECIDERS))}")
-    seat = Seat(args.name, args.decider)
+    seats = [Seat(name, args.decider) for name in names]
     if args.roster:  # the seat of that name in a roster: its decider, model and persona
         from maw.hosting.game import check_backends, seats_from_roster
+        from maw.hosting.plan import pick_seats
         from maw.hosting.roster import load_roster, roster_path
 
         roster = roster_path(args.roster)
-        from maw.hosting.plan import pick_seats
+        seats = [seats_from_roster(pick_seats(load_roster(roster), name, roster), 1)[0]
+                 for name in names]
+        for seat in seats:
+            if args.model and seat.llm is not None:
+                seat.llm = seat.llm.model_copy(update={"model": args.model})
+        asyncio.run(check_backends(seats))
 
-        seat = seats_from_roster(pick_seats(load_roster(roster), args.name, roster), 1)[0]
-        if args.model and seat.llm is not None:
-            seat.llm = seat.llm.model_copy(update={"model": args.model})
-        asyncio.run(check_backends([seat]))
+    def show(name: str):
+        def line(text: str) -> None:
+            if not args.quiet:
+                print(f"{name} | {text}", flush=True)
+        return line
 
-    def show(line: str) -> None:
-        if not args.quiet:
-            print(f"{args.name} | {line}", flush=True)
+    async def play() -> list:
+        # several players share this process (and its interpreter): each its own agents
+        return await asyncio.gather(*(run_player(
+            address, args.lobby, seat, seed=args.seed + i, on_line=show(seat.name),
+            join_seconds=args.join_seconds, timeout=args.timeout,
+            log_dir=Path(args.log_dir) if args.log_dir else None,
+            reconnect_seconds=args.reconnect_seconds,
+            say=lambda line: print(f"maw player: {line}", file=sys.stderr, flush=True))
+            for i, seat in enumerate(seats)), return_exceptions=True)
 
-    result = asyncio.run(run_player(
-        address, args.lobby, seat, seed=args.seed, on_line=show,
-        join_seconds=args.join_seconds, timeout=args.timeout,
-        log_dir=Path(args.log_dir) if args.log_dir else None,
-        reconnect_seconds=args.reconnect_seconds,
-        say=lambda line: print(f"maw player: {line}", file=sys.stderr, flush=True)))
-    for body in result.results:
-        print(f"{result.name}: round {body.round}: {body.winning_team or 'nobody'} won "
-              f"({body.reason})", flush=True)
-    if not result.final:
-        raise MawError("the game ended without final scores")
+    results = asyncio.run(play())
+    failed = [r for r in results if isinstance(r, BaseException)]
+    for result in results:
+        if isinstance(result, BaseException):
+            continue
+        for body in result.results:
+            print(f"{result.name}: round {body.round}: {body.winning_team or 'nobody'} won "
+                  f"({body.reason})", flush=True)
+    if failed:
+        if isinstance(failed[0], MawError):
+            raise failed[0]
+        raise MawError(f"a player failed: {failed[0]!r}") from failed[0]
+    unfinished = [r.name for r in results if not r.final]
+    if unfinished:
+        raise MawError(f"the game ended without final scores ({', '.join(unfinished)})")
     return 0
 
 
@@ -953,8 +974,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write one HTML page with the tables and the charts")
     p.set_defaults(func=cmd_report)
 
-    p = _sub(sub, "player", "one AI player in this process: join a lobby and play")
-    p.add_argument("--name", required=True, help="the player's name in the game")
+    p = _sub(sub, "player", "AI players in this process: join a lobby and play")
+    p.add_argument("--name", required=True, action="append", metavar="NAME",
+                   help="the player's name in the game; again for more players in this "
+                        "process (each its own agents; they share the interpreter)")
     p.add_argument("--decider", default="rule", help="rule or random")
     p.add_argument("--roster", default=None, metavar="TOML",
                    help="play the seat of --name in this roster (an LLM, its persona...)")
@@ -963,7 +986,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lobby", default="main", metavar="NAME", help="the lobby to join")
     p.add_argument("--xmpp", default="localhost:5222", help=XMPP_HOST)
     p.add_argument("--seed", type=int, default=0,
-                   help="seeds the player's own random choices")
+                   help="seeds the player's own random choices (the Nth --name: seed + N-1)")
     p.add_argument("--join-seconds", type=float, default=60.0, metavar="SECONDS",
                    help="keep knocking this long at a lobby that is not up yet")
     p.add_argument("--timeout", type=float, default=3600.0, metavar="SECONDS",

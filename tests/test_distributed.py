@@ -118,6 +118,47 @@ def test_every_player_in_its_own_process_plays_a_full_game(server, request, tmp_
 
 
 @pytest.mark.ejabberd
+def test_many_players_share_a_process(ejabberd, tmp_path):
+    """Six players in two ``maw player`` processes of three (one interpreter for three):
+    each joins with agents of its own and plays to the end, and a process prints each of
+    its players' result; a name given twice is refused at once."""
+    gm = host(ejabberd, "shared", tmp_path)
+    groups = [NAMES[:3], NAMES[3:]]
+    files = [tmp_path / f"group{i}.out" for i in range(len(groups))]
+    procs = [subprocess.Popen(
+        maw("player", *[a for n in group for a in ("--name", n)], "--lobby", "shared",
+            "--xmpp", f"{ejabberd.host}:{ejabberd.port}", "--join-seconds", "60"),
+        stdout=f.open("w"), stderr=subprocess.STDOUT, text=True)
+        for group, f in zip(groups, files, strict=True)]
+    try:
+        out, err = gm.communicate(timeout=240)
+        for p, f in zip(procs, files, strict=True):
+            try:
+                p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"a player process did not end after the game:\n{f.read_text()[-3000:]}"
+                            f"\nhost:\n{out[-2000:]}\n{err[-2000:]}")
+    finally:
+        for p in [gm, *procs]:
+            p.kill()
+    assert gm.returncode == 0, err
+    assert "Game over" in out and "absent" not in out
+    records = read_log(next((tmp_path / "gm").glob("*.jsonl")))
+    joins = {r["player"]: r["jid"] for r in records if r["kind"] == "join"}
+    assert sorted(joins) == NAMES and len(set(joins.values())) == 6
+    for proc, f, group in zip(procs, files, groups, strict=True):
+        text = f.read_text()
+        assert proc.returncode == 0, text
+        for name in group:
+            assert re.search(rf"^{name}: round 1: \w+ won", text, re.M), text
+            assert f"{name} | " in text
+    twice = subprocess.run(maw("player", "--name", "Ann", "--name", "ann", "--xmpp",
+                               f"{ejabberd.host}:{ejabberd.port}"),
+                           capture_output=True, text=True, timeout=60)
+    assert twice.returncode == 2 and "--name given twice" in twice.stderr
+
+
+@pytest.mark.ejabberd
 def test_a_killed_player_process_does_not_stall_the_game(ejabberd, tmp_path):
     victim = "Eve"
     gm = host(ejabberd, "kill", tmp_path)
