@@ -102,6 +102,30 @@ async def test_ejabberd_refuses_a_forged_sender(ejabberd):
     await forged_sender_is_refused(ejabberd, "forgee")
 
 
+@session_loop
+async def test_an_iq_the_embedded_server_fails_on_costs_only_that_iq(server):
+    # pyjabber raises on every disco#items; that used to end the loop reading the client,
+    # which could then hear but not speak (a GameMaster that looked for a multicast
+    # service never answered a person at its lobby)
+    from slixmpp.exceptions import IqError
+
+    alice = RawClient("maw-discoitems-alice@localhost", server)
+    bob = RawClient("maw-discoitems-bob@localhost", server)
+    await alice.connect()
+    await bob.connect()
+    try:
+        alice.xmpp.register_plugin("xep_0030")
+        with pytest.raises(IqError) as answer:  # answered, at once, as an error
+            await alice.xmpp.plugin["xep_0030"].get_items(jid="localhost", timeout=5)
+        assert answer.value.condition == "internal-server-error"
+        alice.send(bob.jid, "still here", "chat")
+        await asyncio.wait_for(bob.inbox.get(), 10)
+        assert bob.received[-1][0] == alice.jid and bob.received[-1][2] == "still here"
+    finally:
+        alice.disconnect()
+        bob.disconnect()
+
+
 def test_the_embedded_server_offers_no_server_to_server_port(lax_server):
     # pyjabber listens for other servers too: any local process could pose as one and
     # deliver stanzas in anyone's name. MAW closes that port as the server starts.

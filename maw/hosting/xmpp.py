@@ -258,6 +258,46 @@ def _patch_pyjabber_memory_db() -> None:
     database._maw_memory = True
 
 
+def _patch_pyjabber_iq_failures() -> None:
+    """Make an IQ that one of pyjabber 0.4.5's plugins fails on cost only that IQ.
+
+    pyjabber answers a client's IQs inside the loop that reads everything that client
+    sends, and an exception there ended that loop: from then on nothing the client sent
+    was routed, silently, while its connection stayed up. Its service discovery raises on
+    every ``disco#items`` (it awaits a function that returns bytes), so a GameMaster that
+    looked for a multicast service (``MawAgent.find_multicast``) could still hear but no
+    longer speak: a person knocking at the lobby was never answered. Here such an IQ is
+    answered with ``internal-server-error`` (RFC 6120 8.3.3.4), as a server should, and
+    the client's stream goes on.
+    """
+    from xml.etree import ElementTree as ET
+
+    from pyjabber.plugins.PluginManager import PluginManager
+
+    if getattr(PluginManager, "_maw_iq_failures", False):
+        return
+    feed = PluginManager.feed
+
+    async def feed_guarded(self, element):
+        try:
+            return await feed(self, element)
+        except Exception as exc:  # (not CancelledError: the connection is going)
+            log.warning("pyjabber failed on an IQ of %s: %r", self._jid, exc)
+            if element.attrib.get("type") not in ("get", "set"):
+                return None
+            iq = ET.Element("iq", attrib={"type": "error", "id": element.attrib.get("id", ""),
+                                          "to": str(self._jid)})
+            if element.attrib.get("to"):
+                iq.set("from", element.attrib["to"])
+            error = ET.SubElement(iq, "error", attrib={"type": "cancel"})
+            ET.SubElement(error, "internal-server-error",
+                          attrib={"xmlns": "urn:ietf:params:xml:ns:xmpp-stanzas"})
+            return ET.tostring(iq)
+
+    PluginManager.feed = feed_guarded
+    PluginManager._maw_iq_failures = True
+
+
 def _patch_pyjabber_senders() -> None:
     """Make pyjabber 0.4.5 prove every client stanza's sender, as RFC 6120 (8.1.2.1)
     requires and ejabberd does.
@@ -374,6 +414,7 @@ class EmbeddedServer:
         _patch_pyjabber_lost_presence()
         _patch_pyjabber_hash_cost()
         _patch_pyjabber_memory_db()
+        _patch_pyjabber_iq_failures()
         if self.check_senders:
             _patch_pyjabber_senders()
         elif _pyjabber_checks_senders():
