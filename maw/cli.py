@@ -653,15 +653,24 @@ def cmd_player(args: argparse.Namespace) -> int:
                 print(f"{name} | {text}", flush=True)
         return line
 
+    def say(line: str) -> None:
+        print(f"maw player: {line}", file=sys.stderr, flush=True)
+
+    async def one(i: int, seat):
+        try:
+            return await run_player(
+                address, args.lobby, seat, seed=args.seed + i, on_line=show(seat.name),
+                join_seconds=args.join_seconds, timeout=args.timeout,
+                log_dir=Path(args.log_dir) if args.log_dir else None,
+                reconnect_seconds=args.reconnect_seconds, say=say)
+        except Exception as exc:  # (said at once: the others play on)
+            if len(seats) > 1:
+                say(f"{seat.name}: {exc}")
+            return exc
+
     async def play() -> list:
         # several players share this process (and its interpreter): each its own agents
-        return await asyncio.gather(*(run_player(
-            address, args.lobby, seat, seed=args.seed + i, on_line=show(seat.name),
-            join_seconds=args.join_seconds, timeout=args.timeout,
-            log_dir=Path(args.log_dir) if args.log_dir else None,
-            reconnect_seconds=args.reconnect_seconds,
-            say=lambda line: print(f"maw player: {line}", file=sys.stderr, flush=True))
-            for i, seat in enumerate(seats)), return_exceptions=True)
+        return await asyncio.gather(*(one(i, seat) for i, seat in enumerate(seats)))
 
     results = asyncio.run(play())
     failed = [r for r in results if isinstance(r, BaseException)]
