@@ -7,7 +7,8 @@
 #
 # State (spool, logs, pid) lives in $MAW_EJABBERD_DIR (default .ejabberd/ in the repo);
 # the client port is $MAW_EJABBERD_PORT (default 5222), the Erlang node
-# $MAW_EJABBERD_NODE (default maw@localhost). Needs Debian's ejabberd package
+# $MAW_EJABBERD_NODE (default maw@localhost), the configuration $MAW_EJABBERD_CONFIG
+# (default the repo's ejabberd.yml; a benchmark's variant, say). Needs Debian's ejabberd package
 # (`apt-get install -y ejabberd`); .ci/run installs it.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -43,7 +44,7 @@ case "${1:-}" in
     fi
     sed -e "s/port: 5222/port: $port/" \
         -e "s#/etc/ejabberd/ejabberd.pem#$dir/server.pem#" \
-        "$repo/ejabberd.yml" >"$dir/ejabberd.yml"
+        "${MAW_EJABBERD_CONFIG:-$repo/ejabberd.yml}" >"$dir/ejabberd.yml"
     cat >"$dir/ejabberdctl.cfg" <<CFG
 ERL_OPTIONS="-env ERL_CRASH_DUMP_BYTES 0"
 EJABBERD_PID_PATH=$dir/ejabberd.pid
