@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import random
 import subprocess
 import sys
@@ -175,6 +176,29 @@ async def test_a_message_whose_handling_raises_is_refused_and_the_behaviour_goes
         raw.disconnect()
         await judge.stop()
 
+
+
+async def test_a_late_refusal_nobody_takes_is_no_warning_but_any_other_message_is(caplog):
+    # a move sent as the game ends is refused after the player stopped listening: that
+    # is no fault, and a person's terminal must not show it (a CI run failed so); any
+    # other message no behaviour takes still warns
+    from spade.message import Message
+
+    from maw.agents.base import MawAgent
+
+    agent = MawAgent("maw-late-refusal@localhost", "pw")
+    agent.trusted = frozenset({"maw-late-gm@localhost"})
+    for kind in ("refuse", "vote"):
+        msg = Message(to="maw-late-refusal@localhost", sender="maw-late-gm@localhost",
+                      body="{}")
+        msg.set_metadata("type", kind)
+        with caplog.at_level(logging.DEBUG, logger="maw.agents"):
+            assert agent.dispatch(msg) == []
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "maw.agents"]
+    assert said == [(logging.DEBUG, "maw-late-refusal@localhost: no behaviour takes a refuse "
+                     "from maw-late-gm@localhost"),
+                    (logging.WARNING, "maw-late-refusal@localhost: no behaviour takes a vote "
+                     "from maw-late-gm@localhost")]
 
 # ---------------------------------------------------------------- the fuzz
 

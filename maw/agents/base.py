@@ -168,8 +168,11 @@ class MawAgent(Agent):
         # (its behaviour named by formatting it)
         tasks = [self.submit(b.enqueue(msg)) for b in self.behaviours if b.match(msg)]
         if not tasks:
-            log.warning("%s: no behaviour takes a %s from %s", bare(self.jid),
-                        msg.get_metadata("type"), sender)
+            kind = msg.get_metadata("type")
+            # (a refusal nobody takes answers what this agent no longer waits for: a
+            # move sent as the phase or the game ended, refused as too late)
+            log.log(logging.DEBUG if kind == "refuse" else logging.WARNING,
+                    "%s: no behaviour takes a %s from %s", bare(self.jid), kind, sender)
         return tasks
 
     def too_fast(self, sender: str) -> bool:
