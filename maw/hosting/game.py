@@ -151,7 +151,9 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     share_host_key(gm, room_agents)
     if recordings:  # its phases end on the recorded answers, not on a loaded machine's lag
         async def hold(phase: tuple[int, int, str], step: str) -> None:
-            await asyncio.gather(*(r.hold(phase, step) for r in recordings))
+            for short in await asyncio.gather(*(r.hold(phase, step) for r in recordings)):
+                if short is not None:  # (the timer goes on without what never came)
+                    game_log.write("replay_hold", **short)
         gm.hold = hold
     if on_gm is not None:
         on_gm(gm)

@@ -178,7 +178,7 @@ class Recording:
             while self.first_unreleased in self.released:
                 self.first_unreleased += 1
 
-    async def hold(self, phase: Phase, step: str) -> None:
+    async def hold(self, phase: Phase, step: str) -> dict | None:
         """A timer of ``phase`` has passed in the replay (``Moderator.held``), or everyone
         who may act is idle (``early_end``), to end it (``step`` "end") or to open the
         day's votes ("votes"): wait until the replay has
@@ -186,17 +186,26 @@ class Recording:
         those of the recorded game's answers by then that it has asked for (an answer may
         make no move). The game moves
         on by the recorded answers, not by how late a loaded machine gives them (at most
-        ``HOLD_MOST`` seconds: a replay that strayed may never take them all)."""
+        ``HOLD_MOST`` seconds: a replay that strayed may never take them all). Returns
+        what was still missing when it stopped waiting, for the game log (``None``: all
+        came)."""
         wanted = self.moves.get((phase, step), 0)
         answers = self.before.get((phase, step), [])
-        until = time.monotonic() + HOLD_MOST
-        def owed() -> bool:  # an answer asked for and not yet given (a question never
-            # asked holds nothing up: the replay may rightly not ask it)
-            return any(i in self.asked and i not in self.released for i in answers)
+        t0 = time.monotonic()
+        until = t0 + HOLD_MOST
+        def owed() -> list[int]:  # the answers asked for and not yet given (a question
+            # never asked holds nothing up: the replay may rightly not ask it)
+            return [i for i in answers if i in self.asked and i not in self.released]
 
         while (self.taken[phase] < wanted or owed()) and self.now == phase and \
                 time.monotonic() < until:
             await asyncio.sleep(0.005)
+        if self.taken[phase] >= wanted and not owed():
+            return None
+        return {"phase": list(phase), "step": step, "moves": wanted,
+                "taken": self.taken[phase], "owed": owed(),
+                "now": None if self.now is None else list(self.now),
+                "seconds": round(time.monotonic() - t0, 3)}
 
     def due(self, call: Call) -> float | None:
         """When ``call``'s answer came, on this process's clock: as long after the start
@@ -213,7 +222,7 @@ class Recording:
 
 
 SPACING = 0.05  # seconds: the most a late answer waits after the one before it
-HOLD_MOST = 5.0  # seconds: the longest a timer waits for the recorded game's moves
+HOLD_MOST = 10.0  # seconds: the longest a timer waits for the recorded game's moves
 TIMED = frozenset({"EndPhase", "OpenVotes"})  # the moves a timer makes
 
 

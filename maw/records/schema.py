@@ -359,6 +359,20 @@ class Multicast(Record):
     service: str | None
 
 
+class ReplayHold(Record):
+    """A replay's timer stopped waiting for the recorded game's moves of a phase before
+    they all came (``maw.llm.recorded.Recording.hold``): the replay may stray from here."""
+
+    kind: Literal["replay_hold"]
+    phase: list
+    step: str
+    moves: int  # the recorded game's moves of the phase by then
+    taken: int  # the replay's
+    owed: list[int]  # the recorded answers asked for and not yet given
+    now: list | None  # the replay's phase as its log said
+    seconds: float  # waited
+
+
 class AgentError(Record):
     """An agent's state machine ended with an exception."""
 
@@ -378,7 +392,7 @@ RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
     Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
     Substituted, Returned, Reconnected, Rejoined,
-    ServerLost, ConnectRetry, Multicast, AgentError, Aborted,
+    ServerLost, ConnectRetry, Multicast, ReplayHold, AgentError, Aborted,
 )
 BY_KIND: dict[str, type[Record]] = {
     cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]
