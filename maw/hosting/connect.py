@@ -237,7 +237,9 @@ def check_server(address: Address) -> None:
     if address.embedded:
         return
     try:
-        answers = port_open(address.host, address.port)
+        # (a server busy accepting others may drop the first try: the kernel tries
+        # again after 1 s, then 3 s; nobody listening is refused at once)
+        answers = port_open(address.host, address.port, timeout=5.0)
     except OSError as exc:  # (socket.gaierror: no such host)
         raise MawError(f"cannot reach the XMPP server at {address.host}:{address.port}: "
                        f"{exc.strerror or exc}") from None

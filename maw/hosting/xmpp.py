@@ -59,9 +59,11 @@ def die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def port_open(host: str, port: int) -> bool:
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    """Whether a TCP connection to ``host:port`` is accepted within ``timeout`` seconds (a
+    port nobody listens on is refused at once)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(0.5)
+        s.settimeout(timeout)
         return s.connect_ex((host if host != "localhost" else "127.0.0.1", port)) == 0
 
 
