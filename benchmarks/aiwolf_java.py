@@ -1,0 +1,124 @@
+"""The AIWolf Java engine and MAW's engine on the same machine, with the same kind of
+players: every talk and whisper "Over", every vote and night choice uniform among the
+living others (a werewolf's among those it does not know for a packmate).
+
+    .venv/bin/python benchmarks/aiwolf_java.py --sources DIR [--games 2000] [--runs 5]
+
+``DIR`` holds checkouts of the AIWolf 0.6 platform's own repositories (github.com/aiwolf:
+``AIWolfCommon``, ``AIWolfServer``, ``AIWolfClient``; not part of MAW), which this script
+compiles with the machine's ``javac`` beside ``aiwolf_java/Bench.java`` (MAW's harness: the
+server's own game loop, ``AIWolfGame`` with a ``DirectConnectServer`` and
+``GameSetting.getDefaultGame(n)``, no logging), then times 5- and 15-player games after a
+warm-up of 10,000 games (the JIT compiles the game loop first). MAW's figure is its
+engine's ``play_game`` with the same players, after a warm-up of 200 games. Best and
+median of the runs, ms per game; results in ``benchmarks/results/aiwolf_java.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from record import save  # benchmarks/record.py
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from maw.engine import Chat, Over, ruleset  # noqa: E402
+from maw.policies.base import Decider  # noqa: E402
+from maw.simulate import play_game  # noqa: E402
+
+
+class OverRandom(Decider):
+    """The Java harness's player in MAW: Over when it may talk, else a uniform choice."""
+
+    needs_view = False
+
+    def decide(self, view, legal):
+        if not legal:
+            return None
+        over = next((a for a in legal if type(a) is Over), None)
+        if over is not None:
+            return over
+        others = [a for a in legal if type(a) is not Chat]
+        return others[int(self.rng.random() * len(others))] if others else None
+
+
+def maw_ms(players: int, games: int, runs: int) -> tuple[float, float, float]:
+    rules = ruleset(f"aiwolf-{players}")
+    names = [f"P{i + 1:02d}" for i in range(players)]
+    for i in range(200):
+        play_game(rules, names, OverRandom, seed=i)
+    out, days = [], 0
+    for _ in range(runs):
+        t0, days = time.perf_counter(), 0
+        for i in range(games):
+            days += play_game(rules, names, OverRandom, seed=i).days
+        out.append(1000 * (time.perf_counter() - t0) / games)
+    out.sort()
+    return out[0], out[len(out) // 2], days / games
+
+
+def java_ms(sources: Path, games: int, runs: int) -> dict[int, tuple[float, float, float]]:
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if javac is None or java is None:
+        raise SystemExit("no javac/java on PATH (apt-get install -y default-jdk-headless)")
+    jars = sorted(sources.rglob("jsonic-*.jar"))
+    if not jars:
+        raise SystemExit(f"{sources}: no AIWolfServer checkout (its lib/jsonic-*.jar)")
+    build = Path(tempfile.mkdtemp(prefix="maw-aiwolf-java-"))
+    try:
+        files = [str(p) for p in sorted(sources.rglob("*.java"))
+                 if "/test/" not in str(p)]
+        listing = build / "sources.txt"
+        listing.write_text("\n".join(files) + "\n")
+        cp = f"{build}:{jars[0]}"
+        subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-cp", str(jars[0]), "-d",
+                        str(build), f"@{listing}"], check=True, capture_output=True)
+        subprocess.run([javac, "-encoding", "UTF-8", "-cp", cp, "-d", str(build),
+                        str(Path(__file__).parent / "aiwolf_java" / "Bench.java")],
+                       check=True, capture_output=True)
+        done = subprocess.run([java, "-cp", cp, "Bench", "10000", str(games), str(runs),
+                               "5", "15"], check=True, capture_output=True, text=True)
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+    print(done.stdout.splitlines()[0])
+    out = {}
+    for m in re.finditer(r"players=(\d+).*?best ([\d.]+) median ([\d.]+).*?mean final day "
+                         r"([\d.]+)", done.stdout, re.S):
+        out[int(m.group(1))] = (float(m.group(2)), float(m.group(3)), float(m.group(4)))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sources", required=True, type=Path,
+                        help="a folder with checkouts of AIWolfCommon, AIWolfServer and "
+                             "AIWolfClient")
+    parser.add_argument("--games", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--no-save", action="store_true")
+    args = parser.parse_args()
+    java = java_ms(args.sources, args.games, args.runs)
+    rows = []
+    for n in (5, 15):
+        best, median, days = maw_ms(n, args.games if n == 5 else args.games // 4, args.runs)
+        jbest, jmedian, jdays = java[n]
+        rows.append({"players": n, "maw_best_ms": round(best, 4),
+                     "maw_median_ms": round(median, 4), "maw_mean_days": round(days, 2),
+                     "java_best_ms": jbest, "java_median_ms": jmedian, "java_mean_days": jdays,
+                     "maw_over_java": round(median / jmedian, 2)})
+        print(f"{n:2d} players: MAW best {best:.3f} median {median:.3f} ms ({days:.2f} days); "
+              f"Java best {jbest:.3f} median {jmedian:.3f} ms ({jdays:.2f} days): MAW takes "
+              f"{median / jmedian:.1f}x as long", flush=True)
+    if not args.no_save:
+        save("aiwolf_java", rows)
+
+
+if __name__ == "__main__":
+    main()
