@@ -137,7 +137,7 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
     # (where a timer stopped waiting for the recorded moves, the replay's log says so)
     holds = [r for r in map(json.loads, again.log_path.read_text().splitlines())
              if r["kind"] == "replay_hold"]
-    assert replayed["actions"] == original["actions"], holds
+    assert replayed["actions"] == original["actions"], json.dumps(holds)
     assert replayed["events"] == original["events"]
     assert replayed["answers"] == original["answers"]
     # every recorded answer up to the game's last move was given, once

@@ -177,7 +177,6 @@ async def test_a_message_whose_handling_raises_is_refused_and_the_behaviour_goes
         await judge.stop()
 
 
-
 async def test_a_late_refusal_nobody_takes_is_no_warning_but_any_other_message_is(caplog):
     # a move sent as the game ends is refused after the player stopped listening: that
     # is no fault, and a person's terminal must not show it (a CI run failed so); any
@@ -199,6 +198,7 @@ async def test_a_late_refusal_nobody_takes_is_no_warning_but_any_other_message_i
                      "from maw-late-gm@localhost"),
                     (logging.WARNING, "maw-late-refusal@localhost: no behaviour takes a vote "
                      "from maw-late-gm@localhost")]
+
 
 # ---------------------------------------------------------------- the fuzz
 

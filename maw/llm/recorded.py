@@ -197,10 +197,12 @@ class Recording:
             # never asked holds nothing up: the replay may rightly not ask it)
             return [i for i in answers if i in self.asked and i not in self.released]
 
-        while (self.taken[phase] < wanted or owed()) and self.now == phase and \
-                time.monotonic() < until:
+        def missing() -> bool:
+            return self.taken[phase] < wanted or bool(owed())
+
+        while missing() and self.now == phase and time.monotonic() < until:
             await asyncio.sleep(0.005)
-        if self.taken[phase] >= wanted and not owed():
+        if not missing():
             return None
         return {"phase": list(phase), "step": step, "moves": wanted,
                 "taken": self.taken[phase], "owed": owed(),
@@ -222,7 +224,7 @@ class Recording:
 
 
 SPACING = 0.05  # seconds: the most a late answer waits after the one before it
-HOLD_MOST = 10.0  # seconds: the longest a timer waits for the recorded game's moves
+HOLD_MOST = 5.0  # seconds: the longest a timer waits for the recorded game's moves
 TIMED = frozenset({"EndPhase", "OpenVotes"})  # the moves a timer makes
 
 
