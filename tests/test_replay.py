@@ -152,6 +152,53 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
     assert decisions(rerun.log_path)["answers"] != original["answers"]
 
 
+def test_a_recorded_answer_waits_for_the_moves_and_answered_questions_before_it(tmp_path):
+    """A replay gives an answer only once its phase has taken the steps the recorded
+    game's had by then, in any order: the moves, and the questions a model answered (a
+    question withdrawn before any answer is no step)."""
+    from maw.llm.recorded import Recording
+
+    def llm(t, player, key, text="{}"):
+        return {"t": t, "kind": "llm", "player": player, "day": 1, "phase": "day",
+                "outcome": "legal", "calls": 1, "tokens": 0, "seconds": 0.0,
+                "spans": [[t, t]],
+                "prompts": [[{"role": "user", "content": key}]], "answers": [text],
+                "requests": [{"key": key}]}
+
+    phase = {"round": 1, "day": 1, "phase": "day"}
+    records = [
+        {"t": 1.0, "kind": "timer", **phase, "seconds": 3.0},
+        {"t": 1.1, "kind": "input", "player": "Ann"},
+        {"t": 1.1, "kind": "input", "player": "Bob"},
+        {"t": 1.2, "kind": "input", "player": "Cid"},  # withdrawn: no answer
+        {"t": 1.3, "kind": "llm", "player": "Cid", "day": 1, "phase": "day", "calls": 0,
+         "tokens": 0, "seconds": 0.0, "outcome": "cancelled"},
+        llm(1.4, "Ann", "a1"),
+        {"t": 1.41, "kind": "action", "round": 1, "action": "Chat", "data": {"actor": "Ann"}},
+        {"t": 1.42, "kind": "input", "player": "Ann"},
+        llm(1.5, "Bob", "b1"),
+        {"t": 1.51, "kind": "action", "round": 1, "action": "Chat", "data": {"actor": "Bob"}},
+    ]
+    log = tmp_path / "g.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    rec = Recording.read(log)
+    ann, bob = rec.calls["a1"][0], rec.calls["b1"][0]
+    hear = rec.hear
+    hear({"kind": "timer", **phase})
+    hear({"kind": "input", "player": "Bob"})
+    assert not rec.caught_up(ann)  # Ann has not asked yet
+    hear({"kind": "input", "player": "Ann"})
+    assert rec.caught_up(ann)  # (Cid's withdrawn question is not waited for)
+    assert not rec.caught_up(bob)  # Ann's chat, and her next question, come first
+    hear({"kind": "action", "action": "Chat", "data": {"actor": "Bob"}})
+    hear({"kind": "input", "player": "Ann"})
+    assert not rec.caught_up(bob)  # another's move does not stand in for hers
+    hear({"kind": "action", "action": "Chat", "data": {"actor": "Ann"}})
+    assert rec.caught_up(bob)
+    hear({"kind": "timer", "round": 1, "day": 1, "phase": "night"})
+    assert rec.caught_up(rec.calls["a1"][0])  # a phase that has ended holds nothing up
+
+
 def test_only_a_game_of_hosted_players_with_its_seats_logged_replays(tmp_path):
     from maw.hosting.plan import replay_plan
 

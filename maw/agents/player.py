@@ -568,8 +568,12 @@ class AwakeState(PlayerState):
                                       text=body.message, day=p.view.day if p.view else 0))
             p.poke()
         elif isinstance(reply, m.Refuse):
+            if stamp != p.stamp:  # a move of a phase that has ended since: that end,
+                # heard already, says why; and where the notice fell among the next
+                # phase's news would be a race between the GameMaster and the rooms
+                return
             p.hear(h.Notice(text=f"Refused: {reply.reason}"))
-            if stamp == p.stamp and not isinstance(body, m.Chat | m.Whisper):
+            if not isinstance(body, m.Chat | m.Whisper):
                 # not offered again this phase: a decider that keeps choosing a refused
                 # option (its options gone stale) would flood the GameMaster with it
                 target = getattr(body, "target", None)

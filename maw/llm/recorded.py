@@ -15,12 +15,15 @@ Two more things make a replay reach the same log:
   game (``pace``, the default): as long after the start of the phase it came in (the
   log's ``timer`` records, which the host passes on with ``Recording.hear``), after the
   answers that came before it, and a little after the last answer (a replay that runs
-  late on a loaded machine keeps the order). A question withdrawn in the replay whose
-  answer the recording has is answered anyway, as it was. Without ``pace`` each answer
-  comes at once. And a timer that passes (to end a phase or open the day's votes) first
-  waits for as many moves in the phase as the recorded game had taken by then, and for
-  the recorded answers by then that the replay has asked for (``Recording.hold``): a
-  loaded machine's lag does not cut a phase short.
+  late on a loaded machine keeps the order), and only once the phase has taken the
+  moves and asked the questions it had when the answer came (``Recording.caught_up``:
+  however slow a player is to send a move or ask again, the earlier answers' moves reach
+  the GameMaster first, and each question hears what it heard then). A question
+  withdrawn in the replay whose answer the recording has is answered anyway, as it was.
+  Without ``pace`` each answer comes at once. And a timer that passes (to end a phase or
+  open the day's votes) first waits for as many moves in the phase as the recorded game
+  had taken by then, and for the recorded answers by then that the replay has asked for
+  (``Recording.hold``): a loaded machine's lag does not cut a phase short.
 * **Truncation.** What fits a player's window was decided by the recorded model's
   tokenizer: here a context fits if the recording has it as sent (``count_tokens``), so
   the replay drops the same old messages as the recorded game did.
@@ -29,6 +32,7 @@ Two more things make a replay reach the same log:
 from __future__ import annotations
 
 import asyncio
+import bisect
 import collections
 import dataclasses
 import hashlib
@@ -63,6 +67,7 @@ class Call:
     seconds: float
     phase: Phase | None = None  # the phase the answer came in ...
     offset: float = 0.0  # ... and how long after that phase began
+    steps: int = 0  # ... and how many steps (``step``) that phase had taken by then
 
 
 def _messages_key(messages: list[Message]) -> str:
@@ -93,9 +98,14 @@ class Recording:
     # open its votes ("votes"), and those the replay has taken in the phase so far
     moves: dict[tuple[Phase, str], int] = field(default_factory=dict)
     taken: collections.Counter[Phase] = field(default_factory=collections.Counter)
+    marked: dict[tuple[Phase, str], int] = field(default_factory=dict)  # the steps by then
+    # the steps (``step``) of each phase: the recorded game's, in order, and the replay's
+    script: dict[Phase, list[Step]] = field(default_factory=dict)
+    steps: dict[Phase, collections.Counter[Step]] = field(default_factory=dict)
     # the answers (by index) the recorded game had by then: "listen" makes no move
     before: dict[tuple[Phase, str], list[int]] = field(default_factory=dict)
     now: Phase | None = None  # the replay's phase
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def hear(self, record: dict) -> None:
         """A record of the replay's own game log (``GameLog.listeners``): when each of
@@ -104,10 +114,23 @@ class Recording:
         if kind == "timer":
             self.now = (record["round"], record["day"], record["phase"])
             self.began.setdefault(self.now, time.monotonic())
-        elif kind == "action" and self.now is not None and \
-                record.get("action") not in TIMED:
-            self.taken[self.now] += 1
-    lock: threading.Lock = field(default_factory=threading.Lock)
+        elif (done := step(record)) is not None and self.now is not None:
+            self.steps.setdefault(self.now, collections.Counter())[done] += 1
+            if kind == "action" and record.get("action") not in TIMED:
+                self.taken[self.now] += 1
+
+    def caught_up(self, call: Call) -> bool:
+        """Whether the replay's phase of ``call`` has taken every step (``step``) the
+        recorded game's had when ``call``'s answer came, whatever their order (or has
+        ended)."""
+        return self.now is None or self.now != call.phase or \
+            not self.unseen(self.now, call.steps)
+
+    def unseen(self, phase: Phase, steps: int) -> collections.Counter[Step]:
+        """The first ``steps`` steps of the recorded game's ``phase`` the replay has not
+        taken in it (in any order)."""
+        wanted = collections.Counter(self.script.get(phase, [])[:steps])
+        return wanted - self.steps.get(phase, collections.Counter())
 
     @classmethod
     def read(cls, path: Path) -> Recording:
@@ -123,6 +146,7 @@ class Recording:
             (r["t"], (r["round"], r["day"], r["phase"])) for r in records
             if r.get("kind") == "timer"]
         marks = timer_marks(records)
+        script = steps_by_phase(records)
         for r in records:
             if r.get("kind") != "llm" or not r.get("requests"):
                 continue
@@ -144,7 +168,9 @@ class Recording:
             began = [(t, phase) for t, phase in timers if t <= c.end]
             if began:
                 t, phase = began[-1]
-                c = dataclasses.replace(c, phase=phase, offset=c.end - t)
+                c = dataclasses.replace(c, phase=phase, offset=c.end - t,
+                                        steps=bisect.bisect_left(
+                                            [t for t, _ in script[phase]], c.end))
                 for step in ("end", "votes"):
                     mark = marks.get((phase, step))
                     if mark is not None and c.end < mark:
@@ -153,6 +179,11 @@ class Recording:
             recording.calls.setdefault(c.key, collections.deque()).append(c)
         recording.total = len(found)
         recording.moves = moves_before_timers(records)
+        recording.script = {phase: [done for _, done in steps]
+                            for phase, steps in script.items()}
+        recording.marked = {
+            (phase, step): bisect.bisect_left([t for t, _ in script[phase]], mark)
+            for (phase, step), mark in marks.items()}
         return recording
 
     def take(self, key: str, messages: list[Message]) -> Call | None:
@@ -181,10 +212,10 @@ class Recording:
     async def hold(self, phase: Phase, step: str) -> dict | None:
         """A timer of ``phase`` has passed in the replay (``Moderator.held``), or everyone
         who may act is idle (``early_end``), to end it (``step`` "end") or to open the
-        day's votes ("votes"): wait until the replay has
-        taken as many moves in the phase as the recorded game had by then, and has given
-        those of the recorded game's answers by then that it has asked for (an answer may
-        make no move). The game moves
+        day's votes ("votes"): wait until the replay has taken as many moves in the phase
+        as the recorded game had by then, and the same steps (``step``: a question a slow
+        player has yet to ask is waited for), and has given those of the recorded game's
+        answers by then that it has asked for (an answer may make no move). The game moves
         on by the recorded answers, not by how late a loaded machine gives them (at most
         ``HOLD_MOST`` seconds: a replay that strayed may never take them all). Returns
         what was still missing when it stopped waiting, for the game log (``None``: all
@@ -198,7 +229,8 @@ class Recording:
             return [i for i in answers if i in self.asked and i not in self.released]
 
         def missing() -> bool:
-            return self.taken[phase] < wanted or bool(owed())
+            return self.taken[phase] < wanted or bool(owed()) or \
+                bool(self.unseen(phase, self.marked.get((phase, step), 0)))
 
         while missing() and self.now == phase and time.monotonic() < until:
             await asyncio.sleep(0.005)
@@ -206,6 +238,8 @@ class Recording:
             return None
         return {"phase": list(phase), "step": step, "moves": wanted,
                 "taken": self.taken[phase], "owed": owed(),
+                "unseen": [list(s) for s in
+                           self.unseen(phase, self.marked.get((phase, step), 0))],
                 "now": None if self.now is None else list(self.now),
                 "seconds": round(time.monotonic() - t0, 3)}
 
@@ -226,6 +260,19 @@ class Recording:
 SPACING = 0.05  # seconds: the most a late answer waits after the one before it
 HOLD_MOST = 5.0  # seconds: the longest a timer waits for the recorded game's moves
 TIMED = frozenset({"EndPhase", "OpenVotes"})  # the moves a timer makes
+Step = tuple[str, str, str]
+
+
+def step(record: Record | dict) -> Step | None:
+    """What an answer waits for (``Recording.caught_up``), if ``record`` is one: a move
+    (the timers' too), by its name and actor, or a question a player asks its interface
+    (``input``: what it has heard by then is in the question), by the player."""
+    kind = record.get("kind")
+    if kind == "action":
+        return ("action", record.get("action", ""), record.get("data", {}).get("actor", ""))
+    if kind == "input":
+        return ("input", record.get("player", ""), "")
+    return None
 
 
 def timer_marks(records: Sequence[Record]) -> dict[tuple[Phase, str], float]:
@@ -245,6 +292,40 @@ def timer_marks(records: Sequence[Record]) -> dict[tuple[Phase, str], float]:
         elif kind == "event" and r.get("event") == "VotesOpened":
             marks.setdefault((phase, "votes"), r["t"])
     return marks
+
+
+def steps_by_phase(records: Sequence[Record]
+                   ) -> collections.defaultdict[Phase, list[tuple[float, Step]]]:
+    """The steps (``step``) each phase of a game log took (the records after its
+    ``timer`` record), in order, with when, on the log's clock. Of the questions
+    (``input``) only those a model answered count: the latest a player asked before a
+    call of its began. One withdrawn before any answer (news came, or the phase ended)
+    may or may not be asked again in a replay, by a hair's breadth of timing, and what
+    it heard is in the next question anyway."""
+    found: list[tuple[Phase, float, Step]] = []
+    asked: dict[str, list[tuple[float, int]]] = {}  # a player's questions: when, where
+    answered: set[int] = set()
+    phase: Phase | None = None
+    for r in records:
+        kind = r.get("kind")
+        if kind == "timer":
+            phase = (r["round"], r["day"], r["phase"])
+        elif kind == "llm" and r.get("answers"):
+            times = asked.get(r.get("player", ""), [])
+            for start, _end in r.get("spans") or []:
+                i = bisect.bisect_right(times, (start, len(found))) - 1
+                if i >= 0:
+                    answered.add(times[i][1])
+        elif phase is not None and (done := step(r)) is not None:
+            if kind == "input":
+                asked.setdefault(done[1], []).append((r["t"], len(found)))
+            found.append((phase, r["t"], done))
+    steps: collections.defaultdict[Phase, list[tuple[float, Step]]] = \
+        collections.defaultdict(list)
+    for i, (at, t, done) in enumerate(found):
+        if done[0] != "input" or i in answered:
+            steps[at].append((t, done))
+    return steps
 
 
 def moves_before_timers(records: Sequence[Record]) -> dict[tuple[Phase, str], int]:
@@ -350,10 +431,12 @@ class RecordedBackend(Backend):
     async def wait_turn(self, call: Call) -> None:
         """Wait until ``call``'s answer is due: when it came, after the answers that came
         before it (a replay running late must not swap two answers the recorded game had
-        in one order; an earlier answer nobody asks for holds it up 1 s at most), and as
-        long after the last answer given as it came after it then, up to ``SPACING`` (a
-        backlog comes apart, so the game takes each before the next, as it did, and the
-        replay does not fall further behind)."""
+        in one order; an earlier answer nobody asks for holds it up 1 s at most), once
+        its phase has taken the steps it had then (``Recording.caught_up``; a replay that
+        strayed waits ``HOLD_MOST`` at most), and as long after the last answer given as
+        it came after it then, up to ``SPACING`` (a backlog comes apart, so the game
+        takes each before the next, as it did, and the replay does not fall further
+        behind)."""
         asked = time.monotonic()
         while (due := self.recording.due(call)) is None:
             if time.monotonic() > asked + self.miss_seconds:
@@ -362,6 +445,11 @@ class RecordedBackend(Backend):
             await asyncio.sleep(0.01)
         await asyncio.sleep(max(0.0, due - time.monotonic()))
         while self.recording.first_unreleased < call.index and time.monotonic() < due + 1:
+            await asyncio.sleep(0.002)
+        # a player slow to send the move of an earlier answer, or to ask again, on a
+        # loaded machine: its move must not arrive after this answer's, nor its question
+        # hear what this answer says
+        while not self.recording.caught_up(call) and time.monotonic() < due + HOLD_MOST:
             await asyncio.sleep(0.002)
         last = self.recording.last
         if last is not None and call.end > last[1]:

@@ -369,6 +369,7 @@ class ReplayHold(Record):
     moves: int  # the recorded game's moves of the phase by then
     taken: int  # the replay's
     owed: list[int]  # the recorded answers asked for and not yet given
+    unseen: list[list[str]] = []  # the recorded game's steps by then the replay lacks
     now: list | None  # the replay's phase as its log said
     seconds: float  # waited
 
