@@ -197,6 +197,9 @@ def test_a_recorded_answer_waits_for_the_moves_and_answered_questions_before_it(
     assert rec.caught_up(bob)
     hear({"kind": "timer", "round": 1, "day": 1, "phase": "night"})
     assert rec.caught_up(rec.calls["a1"][0])  # a phase that has ended holds nothing up
+    # and an answer waiting so never holds a server's slot that the one it waits for
+    # needs, whatever the recorded game's roster said
+    assert make_backend("recorded", model=str(log), parallel=2).parallel == 0
 
 
 def test_only_a_game_of_hosted_players_with_its_seats_logged_replays(tmp_path):

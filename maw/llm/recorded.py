@@ -365,6 +365,10 @@ class RecordedBackend(Backend):
     """See the module docstring; ``model`` is the path of the recorded game log."""
 
     name = "recorded"
+    # no server to spare: an answer waiting its turn, or a request the recording lacks
+    # (which waits until its question is withdrawn), must not hold a slot that the answer
+    # it waits for needs (with the 4 slots of a server, a replay stalled until HOLD_MOST)
+    default_parallel = 0
 
     class Options(NoOptions):
         pace: bool = True
@@ -378,6 +382,7 @@ class RecordedBackend(Backend):
         if not model:
             raise BackendError("the recorded backend needs the game log to answer from "
                                "(model = LOG)")
+        options.pop("parallel", None)  # (the recorded game's server's: see above)
         super().__init__(model, None, None, **options)
         self.recording = recording(Path(model))
         self.pace = pace
