@@ -505,3 +505,30 @@ async def test_the_throttle_which_only_sends_keeps_no_message(server, tmp_path):
     gm = got[0]
     throttles = [b for b in gm.behaviours if type(b).__name__ == "_Throttle"]
     assert throttles and all(b.queue.qsize() == 0 for b in throttles)
+
+
+@pytest.mark.asyncio
+async def test_a_player_passes_on_a_refusal_only_while_the_move_s_phase_is_on():
+    """A refusal of a move whose phase the player has since left is not news (the phase's
+    end told it), and where it fell among the next phase's news was a race."""
+    from maw.agents.player import AwakeState, PlayerAgent
+    from maw.protocol import heard as h
+    from maw.protocol import messages as m
+    from maw.records.log import NULL_LOG
+
+    p = PlayerAgent("ann@localhost", "pw", "ui@localhost", "gm@localhost", {}, NULL_LOG)
+    p.seat_name, p.token, p.stamp = "Ann", "t", "day-1"
+    p.options = [m.Option(action="vote", target=n) for n in ("Bob", "Cid")]
+    state = AwakeState()
+    state.agent = p
+
+    async def refused(to, body, types, timeout, abandon=None):
+        return m.Refuse(reason="nope")
+
+    state.ask = refused
+    await state.forward(m.TARGETED["vote"](target="Bob"), "day-1")
+    assert p.unread == [h.Notice(text="Refused: nope")]
+    assert [o.target for o in p.options] == ["Cid"]  # not offered again this phase
+    p.unread, p.stamp = [], "night-1"  # the next phase began: the refusal of the last's
+    await state.forward(m.TARGETED["vote"](target="Cid"), "day-1")
+    assert p.unread == [] and [o.target for o in p.options] == ["Cid"]
