@@ -852,7 +852,17 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
         again.stdout[-2000:]
     from test_replay import decisions
 
-    assert decisions(next((tmp_path / "again").glob("*.jsonl"))) == decisions(log)
+    def game(log) -> dict:
+        # the model's answers and the whole game, not the hybrid's own choice after an
+        # answer: a rule decision between two model calls (a paced "listen", then a
+        # question) can race another player's move by a few milliseconds, and then the
+        # same answer is followed by a move already made (a CI run: "listen" where the
+        # recorded game had "attack", with the same actions, events and winner)
+        found = decisions(log)
+        return {**found, "answers": {player: [a[:4] for a in answers]
+                                     for player, answers in found["answers"].items()}}
+
+    assert game(next((tmp_path / "again").glob("*.jsonl"))) == game(log)
 
 
 @pytest_asyncio.fixture

@@ -102,6 +102,8 @@ class Recording:
     # the steps (``step``) of each phase: the recorded game's, in order, and the replay's
     script: dict[Phase, list[Step]] = field(default_factory=dict)
     steps: dict[Phase, collections.Counter[Step]] = field(default_factory=dict)
+    counted: collections.Counter[Phase] = field(default_factory=collections.Counter)
+    wanted: dict[tuple[Phase, int], collections.Counter[Step]] = field(default_factory=dict)
     # the answers (by index) the recorded game had by then: "listen" makes no move
     before: dict[tuple[Phase, str], list[int]] = field(default_factory=dict)
     now: Phase | None = None  # the replay's phase
@@ -116,6 +118,7 @@ class Recording:
             self.began.setdefault(self.now, time.monotonic())
         elif (done := step(record)) is not None and self.now is not None:
             self.steps.setdefault(self.now, collections.Counter())[done] += 1
+            self.counted[self.now] += 1
             if kind == "action" and record.get("action") not in TIMED:
                 self.taken[self.now] += 1
 
@@ -123,13 +126,19 @@ class Recording:
         """Whether the replay's phase of ``call`` has taken every step (``step``) the
         recorded game's had when ``call``'s answer came, whatever their order (or has
         ended)."""
-        return self.now is None or self.now != call.phase or \
-            not self.unseen(self.now, call.steps)
+        if self.now is None or self.now != call.phase:
+            return True
+        # (polled every few ms by each answer waiting: the count first, which is cheap)
+        return self.counted[self.now] >= call.steps and not self.unseen(self.now,
+                                                                         call.steps)
 
     def unseen(self, phase: Phase, steps: int) -> collections.Counter[Step]:
         """The first ``steps`` steps of the recorded game's ``phase`` the replay has not
         taken in it (in any order)."""
-        wanted = collections.Counter(self.script.get(phase, [])[:steps])
+        wanted = self.wanted.get((phase, steps))
+        if wanted is None:
+            wanted = self.wanted[phase, steps] = collections.Counter(
+                self.script.get(phase, [])[:steps])
         return wanted - self.steps.get(phase, collections.Counter())
 
     @classmethod
