@@ -86,6 +86,16 @@ def check_invariants(state, events):
         assert set(v.known_roles) <= allowed_roles(state, name), (name, v.known_roles)
         for other, role in v.known_roles.items():
             assert role == state.role_of(other).name
+        # the deaths and past votes it may know of, as the rules say (a view shares them
+        # with the views before it while the logs are the same: never another reader's)
+        me = state.role_of(name)
+        assert v.deaths == tuple(
+            (d.day, state.names[d.seat], "murdered" if d.cause == "poisoned" and
+             me.name != "Witch" else d.cause) for d in state.deaths)
+        assert v.vote_history == tuple(
+            (r.day, r.kind, r.vote_round, tuple((state.names[i], state.names[t])
+                                                for i, t in enumerate(r.votes) if t >= 0))
+            for r in state.vote_log if r.kind == "execute" or me.pack)
         legal = legal_actions(state, name)
         s = state.seat[name]
         if state.phase is Phase.HUNT and s == state.shooter:  # the dead Hunter, alone

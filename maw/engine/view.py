@@ -106,8 +106,7 @@ def view(state: GameState, player: str) -> PlayerView:
             visible = i == s
         if visible:
             votes[names[i]] = names[t]
-    history = tuple((rec.day, rec.kind, rec.vote_round, _named(names, rec.votes))
-                    for rec in state.vote_log if rec.kind == "execute" or me.pack)
+    history = _history(names, state.vote_log, me.pack)
     results = tuple((r.day, r.kind, names[r.target], r.species)
                     for r in state.results if r.seat == s)
     room = open_room(state)
@@ -125,8 +124,7 @@ def view(state: GameState, player: str) -> PlayerView:
         vote_round=state.vote_round if phase is not Phase.NIGHT or me.pack else 0,
         players=names, living=state.living(),
         # (a poisoning is a death in the night to all but the Witch who poured it)
-        deaths=tuple((d.day, names[d.seat], d.cause if d.cause != "poisoned" or
-                      Ability.POISON in me.abilities else "murdered") for d in state.deaths),
+        deaths=_deaths(names, state.deaths, Ability.POISON in me.abilities),
         known_roles=MappingProxyType(known), pack=pack,
         room=room.value if may_speak else None,  # type: ignore[union-attr]
         messages_left=left, votes=MappingProxyType(votes), vote_history=history,
@@ -135,6 +133,38 @@ def view(state: GameState, player: str) -> PlayerView:
         votes_open=state.ballot, rule_options=changed_options(state.rules),
         sheriff=names[state.sheriff] if state.sheriff != NOBODY else "",
     )
+
+
+# the last record built from a state's log for each kind of reader, (what, whose) ->
+# (the log, the names, the record): every view of one state, and of the states until the
+# log grows, shares it (a log grows by a new tuple, so the same object is the same log)
+_LAST: dict[tuple[str, bool], tuple[tuple, tuple[str, ...], tuple]] = {}
+
+
+def _history(names: tuple[str, ...], log: tuple, pack: bool
+             ) -> tuple[tuple[int, str, int, tuple[tuple[str, str], ...]], ...]:
+    """The past votes a player may know of, by name: the executions', and the pack's own
+    attack votes for a wolf."""
+    last = _LAST.get(("votes", pack))
+    if last is not None and last[0] is log and last[1] is names:
+        return last[2]
+    history = tuple((rec.day, rec.kind, rec.vote_round, _named(names, rec.votes))
+                    for rec in log if rec.kind == "execute" or pack)
+    _LAST["votes", pack] = (log, names, history)
+    return history
+
+
+def _deaths(names: tuple[str, ...], log: tuple, poisoner: bool
+            ) -> tuple[tuple[int, str, str], ...]:
+    """The deaths as a player sees them, by name: a poisoning is a death in the night to
+    all but the Witch who poured it."""
+    last = _LAST.get(("deaths", poisoner))
+    if last is not None and last[0] is log and last[1] is names:
+        return last[2]
+    deaths = tuple((d.day, names[d.seat], d.cause if d.cause != "poisoned" or poisoner
+                    else "murdered") for d in log)
+    _LAST["deaths", poisoner] = (log, names, deaths)
+    return deaths
 
 
 @lru_cache(maxsize=4096)
