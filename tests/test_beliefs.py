@@ -178,3 +178,28 @@ def test_a_packs_score_adds_its_terms_in_order_and_names_the_right_cells(n, k):
             score += pair[i, j]
         one_by_one.append(score)
     assert terms[cells].sum(axis=0).tolist() == one_by_one
+
+
+@pytest.mark.parametrize("name,players", [("aiwolf-15", 15), ("maw", 9), ("werewolf-12", 12)])
+def test_beliefs_weighed_when_a_turn_needs_them_are_those_weighed_at_every_turn(name,
+                                                                                 players):
+    # a rule player weighs its beliefs only when a turn looks at them: the same game, and
+    # the same beliefs at every phase's end, as a player that weighs them at every turn
+    from maw.policies.rule import RuleDecider
+    from maw.simulate import play_game
+
+    class AtEveryTurn(RuleDecider):
+        def _learn(self, view):
+            super()._learn(view)
+            self._beliefs, self._unweighed = self._believe(view), None  # weighed now
+
+    names = [f"P{i}" for i in range(players)]
+    for seed in range(3):
+        games = []
+        for kind in (RuleDecider, AtEveryTurn):
+            stated, events = [], []
+            play_game(ruleset(name), names, dict.fromkeys(names, kind), seed,
+                      beliefs=stated, events=events)
+            games.append((stated, events))
+        assert games[0] == games[1]
+        assert any(b for *_, b in games[0][0])

@@ -85,7 +85,9 @@ class Tally:
         self.voted, self.accused, self.defended, self.same = np.zeros((4, m, m))
         self.accused_by: dict[str, set[str]] = {}  # whom each has voted for or accused
         self.seen = [0, 0, 0]  # accusations, defences, results of an Evidence added
-        self._weighed: tuple[np.ndarray, np.ndarray] | None = None  # (the counts weighed)
+        # the counts weighed, on one player and on a pair: kept until one of theirs changes
+        self._one: np.ndarray | None = None
+        self._two: np.ndarray | None = None
 
     def vote(self, votes: Iterable[tuple[str, str]]) -> None:
         """One execution vote's (voter, target) pairs."""
@@ -105,29 +107,36 @@ class Tally:
             for a, b in combinations(group, 2):
                 self.same[a, b] += 1
                 self.same[b, a] += 1
-        self._weighed = None
+        self._one = self._two = None
 
     def add(self, evidence: Evidence) -> None:
         """The accusations, defences and claimed results of ``evidence`` not added yet
         (its lists only grow); its votes are :meth:`vote`'s."""
+        self.heard(evidence.accusations, evidence.defences, evidence.results)
+
+    def heard(self, accusations: list[tuple[str, str]], defences: list[tuple[str, str]],
+              results: list[tuple[str, str, str]]) -> None:
+        """:meth:`add`, from the lists themselves (which only grow)."""
         seat, (a, d, r) = self.seat, self.seen
-        if (a, d, r) != (len(evidence.accusations), len(evidence.defences),
-                         len(evidence.results)):
-            self._weighed = None
-        for s, t in evidence.accusations[a:]:
+        if (a, d, r) == (len(accusations), len(defences), len(results)):
+            return
+        if (a, d) != (len(accusations), len(defences)):
+            self._two = None
+        if r != len(results):
+            self._one = None
+        for s, t in accusations[a:]:
             self.accused_by.setdefault(s, set()).add(t)
             if s in seat and t in seat and s != t:
                 self.accused[seat[s], seat[t]] += 1
                 self.accused[seat[t], seat[s]] += 1
-        for s, t in evidence.defences[d:]:
+        for s, t in defences[d:]:
             if s in seat and t in seat and s != t:
                 self.defended[seat[s], seat[t]] += 1
                 self.defended[seat[t], seat[s]] += 1
-        for _s, t, species in evidence.results[r:]:
+        for _s, t, species in results[r:]:
             if t in seat:
                 self.said[int(species != "werewolf"), seat[t]] += 1
-        self.seen = [len(evidence.accusations), len(evidence.defences),
-                     len(evidence.results)]
+        self.seen = [len(accusations), len(defences), len(results)]
 
     def copy(self) -> Tally:
         out = copy.copy(self)
@@ -196,14 +205,15 @@ class Tally:
         return out
 
     def _weigh(self) -> tuple[np.ndarray, np.ndarray]:
-        """The counts' scores on one player and on a pair (kept until a count changes)."""
-        if self._weighed is None:
-            self._weighed = (
-                self.voted_wolf * _VILLAGER_VOTES_WOLF + self.said[0] * _CLAIMED_WEREWOLF +
-                self.said[1] * _CLAIMED_HUMAN,
-                self.same * _PACK_TOGETHER + self.voted * _WOLF_ON_PACKMATE +
-                self.accused * _WOLF_ACCUSES_WOLF + self.defended * _WOLF_DEFENDS_WOLF)
-        return self._weighed
+        """The counts' scores on one player and on a pair (each kept until one of its
+        counts changes: a line heard changes only a pair's)."""
+        if self._one is None:
+            self._one = self.voted_wolf * _VILLAGER_VOTES_WOLF + \
+                self.said[0] * _CLAIMED_WEREWOLF + self.said[1] * _CLAIMED_HUMAN
+        if self._two is None:
+            self._two = self.same * _PACK_TOGETHER + self.voted * _WOLF_ON_PACKMATE + \
+                self.accused * _WOLF_ACCUSES_WOLF + self.defended * _WOLF_DEFENDS_WOLF
+        return self._one, self._two
 
 
 # the ratios' logarithms: a hypothesis' score is their sum

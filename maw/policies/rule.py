@@ -81,7 +81,8 @@ class RuleDecider(Decider):
         self.accusations: list[tuple[str, str]] = []  # (speaker, target) heard
         self.defences: list[tuple[str, str]] = []  # (speaker, defended) heard
         self.said_results: list[tuple[str, str, str]] = []  # (speaker, target, species)
-        self.beliefs_now: dict[str, float] | None = None  # P(werewolf) of each other player
+        self._beliefs: dict[str, float] | None = None  # P(werewolf) of each other player
+        self._unweighed: PlayerView | None = None  # the last view learnt from, not yet weighed
         self.pack_size: int | None = None
         self.murders_human: bool | None = None  # a night's victim is certainly human
         self.sheriff = ""  # the sheriff it last saw
@@ -203,7 +204,18 @@ class RuleDecider(Decider):
                 for voter, target in votes:
                     self._voted(voter, target)
         self.history_seen = len(view.vote_history)
-        self.beliefs_now = self._believe(view)
+        self._unweighed = view
+
+    @property
+    def beliefs_now(self) -> dict[str, float] | None:
+        """P(werewolf) of each other player, from the last view learnt from, weighed when
+        first asked for: a turn that needs no beliefs (a wolf's, a claim to make, nothing
+        to do) weighs none. What it saw is counted in any order, so these are the beliefs
+        it would have weighed at once."""
+        if self._unweighed is not None:
+            view, self._unweighed = self._unweighed, None
+            self._beliefs = self._believe(view)
+        return self._beliefs
 
     def _believe(self, view: PlayerView) -> dict[str, float] | None:
         """P(werewolf) of each other player (``maw.policies.beliefs``): from the votes of
@@ -224,7 +236,7 @@ class RuleDecider(Decider):
                len(view.living), len(murdered),
                len(self.human), len(self.wolf), len(view.players))
         if key == self._belief_key:  # nothing new: the same beliefs
-            return self.beliefs_now
+            return self._beliefs
         self._belief_key = key
         # what it saw, counted once: the votes of past days, what it heard; today's
         # votes, which may still change, on a copy
@@ -235,8 +247,7 @@ class RuleDecider(Decider):
         for vote in votes[self.counted_votes:settled]:
             self.counted.vote(vote)
         self.counted_votes = settled
-        self.counted.add(beliefs.Evidence(accusations=self.accusations,
-                                          defences=self.defences, results=self.said_results))
+        self.counted.heard(self.accusations, self.defences, self.said_results)
         tally = self.counted
         if settled < len(votes):
             tally = tally.copy()
