@@ -532,3 +532,177 @@ async def test_a_player_passes_on_a_refusal_only_while_the_move_s_phase_is_on():
     p.unread, p.stamp = [], "night-1"  # the next phase began: the refusal of the last's
     await state.forward(m.TARGETED["vote"](target="Cid"), "day-1")
     assert p.unread == [] and [o.target for o in p.options] == ["Cid"]
+
+
+@pytest.mark.asyncio
+async def test_a_question_made_moot_is_withdrawn_as_the_news_comes_not_at_a_poll():
+    """The phase changes while the player's interface thinks: the question is withdrawn
+    at once, and an answer that comes after is not taken (the question was polled every
+    0.25 s, and where a poll fell among the other players' messages was chance: it
+    decided what the next question had heard, and a replay strayed by it)."""
+    from maw.agents.player import AwakeState, PlayerAgent
+    from maw.protocol import messages as m
+    from maw.protocol.codec import encode
+    from maw.records.log import NULL_LOG
+
+    p = PlayerAgent("ann@localhost", "pw", "ui@localhost", "gm@localhost", {}, NULL_LOG)
+    p.seat_name, p.stamp = "Ann", "day-1"
+    from spade.behaviour import CyclicBehaviour
+
+    class Mailbox(CyclicBehaviour):
+        async def run(self) -> None: ...
+
+    state, box = AwakeState(), Mailbox()  # (an FSM lends its states its mailbox)
+    box.queue = asyncio.Queue()
+    state.agent, state.receive = p, box.receive
+    sent: list[tuple[m.Body, str | None]] = []
+
+    async def send_body(behaviour, to, body, thread=None):
+        sent.append((body, thread))
+
+    async def nothing_to_flush(behaviour):
+        return None
+
+    p.send_body, p.flush_not_understood = send_body, nothing_to_flush
+    asking = asyncio.create_task(state.ask(
+        "ui@localhost", m.GetInput(purpose="action"), tuple(m.ACTION_TYPES), timeout=5,
+        abandon=lambda: p.stamp != "day-1"))
+    await asyncio.sleep(0.05)
+    assert [type(b) for b, _ in sent] == [m.GetInput] and not asking.done()
+    p.stamp = "night-1"  # the phase change arrives (the News behaviour pokes)
+    p.poke()
+    await asyncio.sleep(0.05)
+    answer = encode(m.Listen(), "ann@localhost", sent[0][1])
+    answer.sender = "ui@localhost"
+    await box.queue.put(answer)  # the interface's answer, just too late
+    assert await asyncio.wait_for(asking, 1) is None
+    assert [type(b) for b, _ in sent] == [m.GetInput, m.Cancel]
+    assert sent[1][1] == sent[0][1]  # in the question's thread
+
+
+@pytest.mark.asyncio
+async def test_a_question_withdrawn_while_its_answer_waits_loses_none_of_its_news():
+    """A model's interface waits before it answers (``max_wait``, the pace); a question
+    withdrawn in that wait still brought its news: the model reads it with the next
+    question, and the decider saw its chat lines. (They were lost, and whether a
+    withdrawal came before or after the call began decided what the model read.)"""
+    from maw.agents.model_interface import ModelInterfaceAgent, SendInput
+    from maw.protocol import heard as h
+    from maw.protocol import messages as m
+    from maw.protocol.codec import encode
+    from maw.records.log import NULL_LOG
+
+    class Reader:  # a model's decider, as the interface sees it
+        def __init__(self) -> None:
+            self.read: list[list[str]] = []
+            self.observed: list[str] = []
+
+        def observe(self, event) -> None:
+            self.observed.append(event.text)
+
+        async def adecide(self, view, legal, messages):
+            self.read.append(messages)
+            return None
+
+        def beliefs(self, view):
+            return None
+
+    reader = Reader()
+    agent = ModelInterfaceAgent("ui-ann@localhost", "pw", "Ann", lambda r: reader,
+                                NULL_LOG, max_wait=30.0, seed=1)
+    sent: list[m.Body] = []
+
+    async def send_body(behaviour, to, body, thread=None):
+        sent.append(body)
+
+    agent.send_body = send_body
+    box = SendInput()
+    box.agent = agent
+    await box.on_start()
+    view = h.View(player="Ann", role="Villager", team="village", alive=True, ruleset="maw",
+                  day=1, phase="day", players=("Ann", "Bob"), living=("Ann", "Bob"),
+                  room="Village")
+    options = [m.Option(action="chat", room="Village")]
+
+    def question(thread: str, heard: list) -> tuple:
+        body = m.GetInput(purpose="action", view=view, heard=heard, options=options)
+        msg = encode(body, "ui-ann@localhost", thread)
+        msg.sender = "p-ann@localhost"
+        return msg, body
+
+    await box.handle(*question("q1", [h.Said(room="Village", speaker="Bob", text="hi")]))
+    await asyncio.sleep(0.05)  # (the answer waits its turn: up to 30 s)
+    await box.handle(question("q1", [])[0], m.Cancel())  # the phase ended
+    agent.max_wait = 0.0
+    await box.handle(*question("q2", [h.Said(room="Village", speaker="Bob", text="bye")]))
+    await asyncio.wait_for(box.task, 5)
+    assert reader.observed == ["hi", "bye"]
+    assert len(reader.read) == 1 and [x.endswith(("hi", "bye")) for x in reader.read[0]] \
+        == [True, True], reader.read
+    assert [type(b) for b in sent] == [m.Listen]  # the withdrawn question got no answer
+
+
+@pytest.mark.asyncio
+async def test_a_withdrawn_answer_that_still_comes_is_over_before_the_next_begins():
+    """One decision at a time: a withdrawn answer may still come (a replay gives the
+    recorded game's answer anyway), and the next question's decision begins after it,
+    reading only what that one had not read (it read them again, or they were wiped)."""
+    from maw.agents.model_interface import ModelInterfaceAgent, SendInput
+    from maw.protocol import heard as h
+    from maw.protocol import messages as m
+    from maw.protocol.codec import encode
+    from maw.records.log import NULL_LOG
+
+    release = asyncio.Event()
+
+    class Stubborn:  # its first answer comes even when withdrawn
+        def __init__(self) -> None:
+            self.read: list[list[str]] = []
+            self.done: list[int] = []
+
+        def observe(self, event) -> None: ...
+
+        def beliefs(self, view):
+            return None
+
+        async def adecide(self, view, legal, messages):
+            n = len(self.read)
+            self.read.append(messages)
+            if n == 0:
+                while not release.is_set():
+                    try:
+                        await release.wait()
+                    except asyncio.CancelledError:
+                        asyncio.current_task().uncancel()
+            self.done.append(n)
+            return None
+
+    decider = Stubborn()
+    agent = ModelInterfaceAgent("ui-ann@localhost", "pw", "Ann", lambda r: decider,
+                                NULL_LOG)
+    agent.send_body = lambda *a, **k: asyncio.sleep(0)
+    box = SendInput()
+    box.agent = agent
+    await box.on_start()
+    view = h.View(player="Ann", role="Villager", team="village", alive=True, ruleset="maw",
+                  day=1, phase="day", players=("Ann", "Bob"), living=("Ann", "Bob"),
+                  room="Village")
+
+    async def ask(thread: str, text: str) -> None:
+        body = m.GetInput(purpose="action", view=view, options=[
+            m.Option(action="chat", room="Village")],
+            heard=[h.Said(room="Village", speaker="Bob", text=text)])
+        msg = encode(body, "ui-ann@localhost", thread)
+        msg.sender = "p-ann@localhost"
+        await box.handle(msg, body)
+
+    await ask("q1", "one")
+    await asyncio.sleep(0.05)
+    await ask("q2", "two")  # supersedes q1, whose answer is still to come
+    await asyncio.sleep(0.05)
+    began = len(decider.read)
+    release.set()
+    assert began == 1  # q2 waits for q1's decision to end
+    await asyncio.wait_for(box.task, 5)
+    assert decider.done == [0, 1]
+    assert [[x.split(": ")[-1] for x in r] for r in decider.read] == [["one"], ["two"]]

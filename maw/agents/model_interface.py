@@ -102,6 +102,41 @@ class ModelInterfaceAgent(MawAgent):
         # cancelled or superseded before it answered, carried into the next question
         self.unread: list[str] = []
 
+    def take_in(self, body: m.GetInput) -> None:
+        """What a question brings, taken in as it comes, before any wait: the decider
+        observes each chat line as it was said (no English to parse), and a model will
+        read the messages as they were written, those of the questions it never answered
+        first. So a question withdrawn or superseded while its answer waits its turn
+        (``max_wait``, the pace) loses nothing (its lines were lost), and what the model
+        reads next does not hang on whether the withdrawal came before its call began or
+        after (a replay strayed by that)."""
+        if body.round > self.round:
+            self.retire()
+            self.round, self.decider = body.round, self.new_decider(body.round)
+            self.logged = 0
+            self.unread = []
+        for record in body.heard:
+            if isinstance(record, h.Said):
+                self.decider.observe(Chatted(record.day, engine.Room(record.room),
+                                             record.speaker, record.text))
+        if getattr(self.decider, "adecide", None) is not None:
+            self.unread += [render.heard(r) for r in body.heard
+                            if not (isinstance(r, h.Notice) and r.lobby)]
+
+    def delay(self, body: m.GetInput) -> tuple[float, float]:
+        """How long the answer to ``body`` waits (up to ``max_wait``) and until when, on
+        ``time.monotonic()``, at the latest (the pace), drawn as the question comes: a
+        question withdrawn before its answer began draws its number like any other, so
+        what a player's later waits draw does not hang on when a withdrawal came."""
+        now = time.monotonic()
+        wait = self.rng.uniform(0, self.max_wait) if self.max_wait > 0 else 0.0
+        ready = now
+        if self.pace is not None and body.view is not None:
+            v = body.view
+            ready += self.pace.wait((body.round, v.day, v.phase, v.vote_round, v.votes_open),
+                                    now)
+        return wait, ready
+
     def note_beliefs(self, view: engine.PlayerView) -> None:
         """Keep the decider's latest beliefs of this phase; the last of each phase goes
         to the game log (``beliefs`` records) when the next phase begins."""
@@ -198,10 +233,12 @@ class SendInput(Guarded):
     async def on_start(self) -> None:
         self.task: asyncio.Task | None = None
         self.thread: str | None = None
+        self.ending: set[asyncio.Task] = set()  # answers withdrawn, not yet ended
 
     async def on_end(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+        for task in (self.task, *self.ending):
+            if task is not None:
+                task.cancel()
 
     async def handle(self, msg, body: m.Body) -> None:
         agent: ModelInterfaceAgent = self.agent
@@ -221,27 +258,35 @@ class SendInput(Guarded):
             return
         self.drop("superseded")
         self.thread = msg.thread
-        self.task = asyncio.create_task(self.answer(msg, body))
+        # (now, not in the task: it may be cancelled before it ever runs)
+        agent.take_in(body)
+        wait, ready = agent.delay(body)
+        self.task = asyncio.create_task(self.answer(msg, body, wait, ready,
+                                                    tuple(self.ending)))
 
     def drop(self, why: str) -> None:
         agent: ModelInterfaceAgent = self.agent
         if self.task is not None and not self.task.done():
             self.task.cancel()
+            self.ending.add(self.task)
+            self.task.add_done_callback(self.ending.discard)
             agent.game_log.write("dropped", player=agent.player_name, why=why)
         self.task = None
 
-    async def answer(self, msg, body: m.GetInput) -> None:
+    async def answer(self, msg, body: m.GetInput, wait: float, ready: float,
+                     before: tuple[asyncio.Task, ...] = ()) -> None:
+        """Answer ``body`` after ``wait`` seconds and not before ``ready`` (``delay``),
+        once the withdrawn answers ``before`` it have ended: one decision at a time (a
+        withdrawn one mostly ends at once; a replay's may still give its recorded
+        answer, and the next must not read what that one read)."""
         agent: ModelInterfaceAgent = self.agent
-        asked, wait = time.monotonic(), 0.0
-        if agent.max_wait > 0:
-            wait = agent.rng.uniform(0, agent.max_wait)
-            await asyncio.sleep(wait)
-        if agent.pace is not None and body.view is not None:
-            v = body.view
-            paced = agent.pace.wait((body.round, v.day, v.phase, v.vote_round, v.votes_open),
-                                    time.monotonic())
-            await asyncio.sleep(paced)
-            wait += paced
+        asked = time.monotonic()
+        if before:
+            await asyncio.wait(before)
+        await asyncio.sleep(wait)
+        paced = max(0.0, ready - time.monotonic())
+        await asyncio.sleep(paced)
+        wait += paced
         reply: m.Body
         try:
             reply = action_body(await self.choose(agent, body))
@@ -260,32 +305,23 @@ class SendInput(Guarded):
 
     async def choose(self, agent: ModelInterfaceAgent,
                      body: m.GetInput) -> engine.Action | None:
-        if body.round > agent.round:
-            agent.retire()
-            agent.round, agent.decider = body.round, agent.new_decider(body.round)
-            agent.logged = 0
-            agent.unread = []
         view = body.view.to_engine() if body.view else None
-        for record in body.heard:  # each chat line as it was said (no English to parse)
-            if isinstance(record, h.Said):
-                agent.decider.observe(Chatted(record.day, engine.Room(record.room),
-                                              record.speaker, record.text))
         me = agent.player_name
         legal = tuple(convert.option_to_engine(o, me) for o in body.options)
         adecide = getattr(agent.decider, "adecide", None)
-        if adecide is not None:
-            # a model reads the messages as they were written, those of the questions it
-            # never answered first (what a superseded question said is not lost)
-            agent.unread += [render.heard(r) for r in body.heard
-                             if not (isinstance(r, h.Notice) and r.lobby)]
         if not legal:
             return None
         if adecide is not None:
             if view is None:
                 return None
             try:
-                action = await adecide(view, legal, list(agent.unread))
-                agent.unread = []  # read (a cancel skips this: they are read next time)
+                read = list(agent.unread)
+                action = await adecide(view, legal, read)
+                # read (a cancel skips this: they are read next time); what the next
+                # question brought meanwhile (a withdrawn question's answer may still
+                # come: ``maw.llm.recorded``) is for the next time
+                if agent.unread[:len(read)] == read:
+                    del agent.unread[:len(read)]
                 return action
             finally:  # cancelled too: its record says so
                 agent.log_llm()

@@ -397,11 +397,13 @@ class PlayerState(State):
         end = time.monotonic() + timeout
         try:
             while (left := end - time.monotonic()) > 0:
+                seen = p.version  # (before looking: no change can be missed)
                 if abandon is not None and abandon():
                     # spare a model the work: its answer would be refused as too late
                     await p.send_body(self, to, m.Cancel(), thread)
                     return None
-                msg = await self.receive(timeout=min(left, 0.25) if abandon else left)
+                msg = await (self.receive(timeout=left) if abandon is None
+                             else self.receive_or_change(seen, left))
                 if msg is None:
                     continue
                 # only the one asked may answer, in the thread of the question
@@ -418,6 +420,23 @@ class PlayerState(State):
             return None
         finally:
             p.questions.close(thread)
+
+    async def receive_or_change(self, seen: int, timeout: float) -> Message | None:
+        """The next message within ``timeout``, or ``None`` as soon as anything new came to
+        the player (its version is no longer ``seen``). A question made moot by a new phase
+        is withdrawn the moment the phase change arrives, not at the next poll: where a
+        poll fell among the other players' messages was chance, and it decided what the
+        player's next question had heard (a replay strayed from its recording by it)."""
+        get = asyncio.ensure_future(self.receive(timeout=timeout))
+        change = asyncio.ensure_future(self.player.changes.wait(seen, timeout))
+        try:
+            await asyncio.wait((get, change), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            change.cancel()
+            if not get.done():
+                get.cancel()  # (a message that came meanwhile stays in the queue)
+                await asyncio.wait((get,))
+        return None if get.cancelled() else get.result()
 
     async def wait_change(self, seen: int, timeout: float = 5.0) -> None:
         await self.player.changes.wait(seen, timeout)
