@@ -132,12 +132,12 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
     replayed = decisions(again.log_path)
     given = recording(first.log_path)
     # (a request the recording lacks is one the recorded game cancelled too)
-    strayed = f"requests not in the recording: {given.misses[:2]}"
+    strayed = f"requests not in the recording: {json.dumps(given.misses[:2])}"
     assert replayed["outcome"] == original["outcome"], strayed
     # (where a timer stopped waiting for the recorded moves, the replay's log says so)
     holds = [r for r in map(json.loads, again.log_path.read_text().splitlines())
              if r["kind"] == "replay_hold"]
-    assert replayed["actions"] == original["actions"], json.dumps(holds)
+    assert replayed["actions"] == original["actions"], json.dumps(holds) + "\n" + strayed
     assert replayed["events"] == original["events"]
     assert replayed["answers"] == original["answers"]
     # every recorded answer up to the game's last move was given, once
@@ -200,6 +200,37 @@ def test_a_recorded_answer_waits_for_the_moves_and_answered_questions_before_it(
     # and an answer waiting so never holds a server's slot that the one it waits for
     # needs, whatever the recorded game's roster said
     assert make_backend("recorded", model=str(log), parallel=2).parallel == 0
+
+
+def test_a_question_asked_with_the_view_of_the_phase_before_is_not_waited_for(tmp_path):
+    """A player whose answer came as the phase ended asks again before the phase change
+    reaches it; in a replay the change may come first and it never asks. The answers
+    after must not wait for that question (a replay stalled a whole night on one)."""
+    from maw.llm.recorded import Recording
+
+    def llm(t, player, key, day, phase):
+        return {"t": t, "kind": "llm", "player": player, "day": day, "phase": phase,
+                "outcome": "legal", "calls": 1, "tokens": 0, "seconds": 0.0,
+                "spans": [[t, t]], "prompts": [[{"role": "user", "content": key}]],
+                "answers": ["{}"], "requests": [{"key": key}]}
+
+    records = [
+        {"t": 1.0, "kind": "timer", "round": 1, "day": 1, "phase": "night", "seconds": 3.0},
+        {"t": 1.01, "kind": "input", "player": "Eve"},  # still with the day's view
+        {"t": 1.02, "kind": "input", "player": "Ann"},
+        llm(1.2, "Eve", "e1", 1, "day"),  # (its answer: too late to count)
+        llm(1.3, "Ann", "a1", 1, "night"),
+    ]
+    log = tmp_path / "g.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    rec = Recording.read(log)
+    night = {"kind": "timer", "round": 1, "day": 1, "phase": "night"}
+    rec.hear(night)
+    assert not rec.caught_up(rec.calls["a1"][0])  # Ann's own question comes first
+    rec.hear({"kind": "input", "player": "Ann"})
+    assert rec.caught_up(rec.calls["a1"][0])  # and Eve's, never asked here, is not awaited
+    rec.hear({"kind": "input", "player": "Eve"})  # (asked after all: no harm)
+    assert rec.caught_up(rec.calls["a1"][0])
 
 
 def test_only_a_game_of_hosted_players_with_its_seats_logged_replays(tmp_path):

@@ -310,7 +310,9 @@ def steps_by_phase(records: Sequence[Record]
     (``input``) only those a model answered count: the latest a player asked before a
     call of its began. One withdrawn before any answer (news came, or the phase ended)
     may or may not be asked again in a replay, by a hair's breadth of timing, and what
-    it heard is in the next question anyway."""
+    it heard is in the next question anyway. So may a question asked with the view of
+    the phase before (the player's last answer came as the phase ended, and it asked
+    again before the phase change reached it): in a replay the change may come first."""
     found: list[tuple[Phase, float, Step]] = []
     asked: dict[str, list[tuple[float, int]]] = {}  # a player's questions: when, where
     answered: set[int] = set()
@@ -321,9 +323,10 @@ def steps_by_phase(records: Sequence[Record]
             phase = (r["round"], r["day"], r["phase"])
         elif kind == "llm" and r.get("answers"):
             times = asked.get(r.get("player", ""), [])
+            seen = (r.get("day"), r.get("phase"))  # the phase of the view it was asked with
             for start, _end in r.get("spans") or []:
                 i = bisect.bisect_right(times, (start, len(found))) - 1
-                if i >= 0:
+                if i >= 0 and (seen[0] is None or found[times[i][1]][0][1:] == seen):
                     answered.add(times[i][1])
         elif phase is not None and (done := step(r)) is not None:
             if kind == "input":
