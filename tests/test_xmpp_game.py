@@ -580,17 +580,50 @@ async def test_a_question_made_moot_is_withdrawn_as_the_news_comes_not_at_a_poll
     assert sent[1][1] == sent[0][1]  # in the question's thread
 
 
+async def _ann_interface(decider, **options):
+    """Ann's model interface, without a server: its answering behaviour, started, and
+    what it sends."""
+    from maw.agents.model_interface import ModelInterfaceAgent, SendInput
+    from maw.records.log import NULL_LOG
+
+    agent = ModelInterfaceAgent("ui-ann@localhost", "pw", "Ann", lambda r: decider,
+                                NULL_LOG, **options)
+    sent: list = []
+
+    async def send_body(behaviour, to, body, thread=None):
+        sent.append(body)
+
+    agent.send_body = send_body
+    box = SendInput()
+    box.agent = agent
+    await box.on_start()
+    return agent, box, sent
+
+
+def _ann_question(thread: str, said: list[str], body=None):
+    """A day's question from Ann's player, with Bob's lines ``said`` (or ``body``)."""
+    from maw.protocol import heard as h
+    from maw.protocol import messages as m
+    from maw.protocol.codec import encode
+
+    view = h.View(player="Ann", role="Villager", team="village", alive=True, ruleset="maw",
+                  day=1, phase="day", players=("Ann", "Bob"), living=("Ann", "Bob"),
+                  room="Village")
+    body = body or m.GetInput(
+        purpose="action", view=view, options=[m.Option(action="chat", room="Village")],
+        heard=[h.Said(room="Village", speaker="Bob", text=t) for t in said])
+    msg = encode(body, "ui-ann@localhost", thread)
+    msg.sender = "p-ann@localhost"
+    return msg, body
+
+
 @pytest.mark.asyncio
 async def test_a_question_withdrawn_while_its_answer_waits_loses_none_of_its_news():
     """A model's interface waits before it answers (``max_wait``, the pace); a question
     withdrawn in that wait still brought its news: the model reads it with the next
     question, and the decider saw its chat lines. (They were lost, and whether a
     withdrawal came before or after the call began decided what the model read.)"""
-    from maw.agents.model_interface import ModelInterfaceAgent, SendInput
-    from maw.protocol import heard as h
     from maw.protocol import messages as m
-    from maw.protocol.codec import encode
-    from maw.records.log import NULL_LOG
 
     class Reader:  # a model's decider, as the interface sees it
         def __init__(self) -> None:
@@ -608,33 +641,12 @@ async def test_a_question_withdrawn_while_its_answer_waits_loses_none_of_its_new
             return None
 
     reader = Reader()
-    agent = ModelInterfaceAgent("ui-ann@localhost", "pw", "Ann", lambda r: reader,
-                                NULL_LOG, max_wait=30.0, seed=1)
-    sent: list[m.Body] = []
-
-    async def send_body(behaviour, to, body, thread=None):
-        sent.append(body)
-
-    agent.send_body = send_body
-    box = SendInput()
-    box.agent = agent
-    await box.on_start()
-    view = h.View(player="Ann", role="Villager", team="village", alive=True, ruleset="maw",
-                  day=1, phase="day", players=("Ann", "Bob"), living=("Ann", "Bob"),
-                  room="Village")
-    options = [m.Option(action="chat", room="Village")]
-
-    def question(thread: str, heard: list) -> tuple:
-        body = m.GetInput(purpose="action", view=view, heard=heard, options=options)
-        msg = encode(body, "ui-ann@localhost", thread)
-        msg.sender = "p-ann@localhost"
-        return msg, body
-
-    await box.handle(*question("q1", [h.Said(room="Village", speaker="Bob", text="hi")]))
+    agent, box, sent = await _ann_interface(reader, max_wait=30.0, seed=1)
+    await box.handle(*_ann_question("q1", ["hi"]))
     await asyncio.sleep(0.05)  # (the answer waits its turn: up to 30 s)
-    await box.handle(question("q1", [])[0], m.Cancel())  # the phase ended
+    await box.handle(*_ann_question("q1", [], m.Cancel()))  # the phase ended
     agent.max_wait = 0.0
-    await box.handle(*question("q2", [h.Said(room="Village", speaker="Bob", text="bye")]))
+    await box.handle(*_ann_question("q2", ["bye"]))
     await asyncio.wait_for(box.task, 5)
     assert reader.observed == ["hi", "bye"]
     assert len(reader.read) == 1 and [x.endswith(("hi", "bye")) for x in reader.read[0]] \
@@ -647,12 +659,6 @@ async def test_a_withdrawn_answer_that_still_comes_is_over_before_the_next_begin
     """One decision at a time: a withdrawn answer may still come (a replay gives the
     recorded game's answer anyway), and the next question's decision begins after it,
     reading only what that one had not read (it read them again, or they were wiped)."""
-    from maw.agents.model_interface import ModelInterfaceAgent, SendInput
-    from maw.protocol import heard as h
-    from maw.protocol import messages as m
-    from maw.protocol.codec import encode
-    from maw.records.log import NULL_LOG
-
     release = asyncio.Event()
 
     class Stubborn:  # its first answer comes even when withdrawn
@@ -678,27 +684,10 @@ async def test_a_withdrawn_answer_that_still_comes_is_over_before_the_next_begin
             return None
 
     decider = Stubborn()
-    agent = ModelInterfaceAgent("ui-ann@localhost", "pw", "Ann", lambda r: decider,
-                                NULL_LOG)
-    agent.send_body = lambda *a, **k: asyncio.sleep(0)
-    box = SendInput()
-    box.agent = agent
-    await box.on_start()
-    view = h.View(player="Ann", role="Villager", team="village", alive=True, ruleset="maw",
-                  day=1, phase="day", players=("Ann", "Bob"), living=("Ann", "Bob"),
-                  room="Village")
-
-    async def ask(thread: str, text: str) -> None:
-        body = m.GetInput(purpose="action", view=view, options=[
-            m.Option(action="chat", room="Village")],
-            heard=[h.Said(room="Village", speaker="Bob", text=text)])
-        msg = encode(body, "ui-ann@localhost", thread)
-        msg.sender = "p-ann@localhost"
-        await box.handle(msg, body)
-
-    await ask("q1", "one")
+    _agent, box, _sent = await _ann_interface(decider)
+    await box.handle(*_ann_question("q1", ["one"]))
     await asyncio.sleep(0.05)
-    await ask("q2", "two")  # supersedes q1, whose answer is still to come
+    await box.handle(*_ann_question("q2", ["two"]))  # supersedes q1, whose answer is to come
     await asyncio.sleep(0.05)
     began = len(decider.read)
     release.set()
