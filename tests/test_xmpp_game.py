@@ -695,3 +695,26 @@ async def test_a_withdrawn_answer_that_still_comes_is_over_before_the_next_begin
     await asyncio.wait_for(box.task, 5)
     assert decider.done == [0, 1]
     assert [[x.split(": ")[-1] for x in r] for r in decider.read] == [["one"], ["two"]]
+
+
+@pytest.mark.asyncio
+async def test_a_decider_that_fails_on_the_news_still_answers():
+    """The news is taken in as a question comes; a decider that fails on it costs that
+    news, not the answer (the player would wait for one until its question timed out)."""
+    from maw.protocol import messages as m
+
+    class Broken:
+        def observe(self, event) -> None:
+            raise RuntimeError("a bug")
+
+        def decide(self, view, legal):
+            return None  # (it listens)
+
+        def beliefs(self, view):
+            return None
+
+    _agent, box, sent = await _ann_interface(Broken())
+    await box.handle(*_ann_question("q1", ["hi"]))
+    assert box.task is not None
+    await asyncio.wait_for(box.task, 5)
+    assert [type(b) for b in sent] == [m.Listen]

@@ -259,7 +259,11 @@ class SendInput(Guarded):
         self.drop("superseded")
         self.thread = msg.thread
         # (now, not in the task: it may be cancelled before it ever runs)
-        agent.take_in(body)
+        try:
+            agent.take_in(body)
+        except Exception as exc:  # a broken decider must not cost the answer
+            log.exception("decider of %s failed", agent.player_name)
+            agent.game_log.write("decider_error", player=agent.player_name, error=repr(exc))
         wait, ready = agent.delay(body)
         self.task = asyncio.create_task(self.answer(msg, body, wait, ready,
                                                     tuple(self.ending)))
