@@ -222,8 +222,9 @@ def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path):
     person's pace, the screen tells things in order, and the status bar shows all of
     itself at 80 and at 160 columns (the terminal is 80 wide on odd days, 160 on even
     ones: one game sees both)."""
+    # two days: one at 80 columns, one at 160
     game, xmpp = host(free_port(), tmp_path, "--day-seconds", "40", "--night-seconds",
-                      "15", "--seed", "11")
+                      "15", "--seed", "11", "--rule", "max_days=2")
     rows, columns = 30, 80
     child = person(xmpp, "Alice", rows, columns)
     term = Terminal(child, rows, columns)
@@ -258,6 +259,7 @@ def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path):
                     checked_bar.add(columns)
                 target = next(n for n in living if n != "Alice")
                 term.type(f"/vote {target}")
+                term.type("/pass")  # done for the day: the day ends once all are done
             nights = re.findall(r"\[GM\] Day (\d+), night", term.text)
             if role == "Werewolf" and nights and int(nights[-1]) == day and \
                     f"attack night {day}" not in term.text and "You were" not in term.text:
