@@ -806,7 +806,7 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     env = dict(os.environ, OLLAMA_HOST=f"http://127.0.0.1:{free_port()}")
     proc = subprocess.run(
         [sys.executable, "-m", "maw", "game", "--players", "6",
-         "--seed", "1", "--early-end", "--day-seconds", "30", "--night-seconds", "15", "--rule",
+         "--seed", "1", "--early-end", "--day-seconds", "20", "--night-seconds", "10", "--rule",
          "max_days=2", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
