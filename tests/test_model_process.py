@@ -279,7 +279,7 @@ def test_a_game_survives_its_model_crashing_and_being_killed(tmp_path, model_pat
     player, the log says why, and the screen has one line for each."""
     cmd = [sys.executable, "-m", "maw.cli", "game", "--players", "6", "--seed", "1",
            "--roster", str(REPO / "agents" / "local.toml"), "--early-end", "--day-seconds", "20",
-           "--night-seconds", "10", "--rule", "max_days=3", "--log-dir", str(tmp_path),
+           "--night-seconds", "10", "--rule", "max_days=2", "--log-dir", str(tmp_path),
            "--xmpp", f"embedded:{free_port()}"]
     env = dict(os.environ, OLLAMA_HOST="http://127.0.0.1:9")
     game = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
