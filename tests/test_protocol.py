@@ -105,6 +105,39 @@ def test_the_view_survives_the_wire():
     assert isinstance(again, BaseModel)
 
 
+@pytest.mark.parametrize("name,n,options", [
+    ("maw", 6, {"seer": "1", "whisper": "on"}), ("aiwolf-15", 15, {}), ("werewolf-12", 12, {}),
+    ("aiwolf-5", 5, {})])
+def test_a_view_sent_unvalidated_is_the_view_validated(name, n, options):
+    """The GameMaster builds a player's view from the engine's without validating it again
+    (``View.of``): at every state of random games, for every player, it is the validated
+    view, on the wire too, and back in the engine it is the engine's view."""
+    import dataclasses
+    import random
+
+    from maw.protocol.heard import View
+
+    assert {f.name for f in dataclasses.fields(engine.PlayerView)} == set(View.model_fields)
+    rng = random.Random(7)
+    for game in range(3):
+        state = engine.new_game(engine.ruleset(name, **options),
+                                [f"p{i}" for i in range(n)], random.Random(game))
+        while True:
+            for player in state.names:
+                v = engine.view(state, player)
+                quick, checked = View.of(v), View.model_validate(convert.view_dict(v))
+                assert quick == checked
+                assert quick.model_dump_json() == checked.model_dump_json()
+                assert quick.to_engine() == v
+            if state.is_over:
+                break
+            acts = [a for p in state.names for a in engine.legal_actions(state, p)]
+            action = rng.choice(acts) if acts and rng.random() < 0.9 else engine.EndPhase()
+            if isinstance(action, (engine.Chat, engine.Whisper)):
+                action = dataclasses.replace(action, text="hello")
+            state, _ = engine.play(state, action)
+
+
 def test_the_wire_and_every_layer_take_their_actions_from_the_engines_table():
     from maw.agents.gamemaster import referee_types
     from maw.agents.player import fsm_types

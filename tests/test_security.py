@@ -409,22 +409,21 @@ async def test_a_multicast_is_taken_on_its_recipients_own_proof_and_only_once():
     agent = MawAgent(ann, "pw")
     agent.keys[gm] = key
     agent.authorities.add(gm)
-    got: list[Message] = []
 
     class Inbox(CyclicBehaviour):
         def match(self, message: Message) -> bool:
             return True
 
-        async def enqueue(self, message: Message) -> None:
-            got.append(message)
-
         async def run(self) -> None:
             pass
 
-    agent.behaviours.append(Inbox())
+    inbox = Inbox()
+    inbox.queue = asyncio.Queue()
+    agent.behaviours.append(inbox)
     agent.loop = asyncio.get_running_loop()
     for msg in (genuine, multicast("m1", "{}", [(key, ann)]),  # (m1 again)
                 multicast("m3", "{}", [(other, ann)])):  # (a wrong proof)
-        await asyncio.gather(*agent.dispatch(msg))
+        agent.dispatch(msg)
+    got = [inbox.queue.get_nowait() for _ in range(inbox.queue.qsize())]
     assert got == [genuine]
     assert agent.forged == 1 and list(agent.taken) == ["m1"]

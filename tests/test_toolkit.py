@@ -50,3 +50,34 @@ async def test_an_unanswered_request_times_out_or_is_drained_with_its_context():
     asked.open("a", "gm@localhost", 2)
     asked.open("b", "gm@localhost", 3)
     assert asked.drain() == [2, 3] and len(asked) == 0
+
+
+async def test_messages_are_queued_as_they_come_and_taken_in_order_by_an_fsm_state():
+    """``MawAgent.dispatch`` queues a message at once (no task), and ``receive`` takes a
+    waiting one without a timer; an FSM's state reads its FSM's queue, not its own."""
+    from spade.behaviour import FSMBehaviour, State
+    from spade.message import Message
+
+    from maw.agents.base import MawAgent, receive
+
+    class Step(State):
+        async def run(self) -> None: ...
+
+    agent = MawAgent("ann@localhost", "pw")
+    fsm, step = FSMBehaviour(), Step()
+    fsm.queue, step.queue = asyncio.Queue(), asyncio.Queue()
+    fsm.add_state("step", step, initial=True)
+    step.receive = fsm.receive  # (what SPADE's FSM does as it runs a state)
+    agent.behaviours.append(fsm)
+    sent = [Message(to="ann@localhost", sender=f"s{i}@localhost", body=str(i))
+            for i in range(3)]
+    for msg in sent:
+        assert agent.dispatch(msg) == [fsm]
+    assert fsm.queue.qsize() == 3 and step.queue.empty()  # (queued before any await)
+    assert [await receive(step, 1) for _ in sent] == sent
+    t0 = time.monotonic()
+    assert await receive(step, 0.2) is None  # nothing waits: SPADE's receive waits
+    assert time.monotonic() - t0 >= 0.15
+    later = asyncio.get_running_loop().call_later(0.1, agent.dispatch, sent[0])
+    assert await receive(step, 5) is sent[0]
+    later.cancel()

@@ -23,7 +23,7 @@ from typing import Any
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, OneShotBehaviour, State
 from spade.message import Message
 
-from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types, receive
 from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.errors import LobbyError
 from maw.protocol import heard as h
@@ -402,7 +402,7 @@ class PlayerState(State):
                     # spare a model the work: its answer would be refused as too late
                     await p.send_body(self, to, m.Cancel(), thread)
                     return None
-                msg = await (self.receive(timeout=left) if abandon is None
+                msg = await (receive(self, left) if abandon is None
                              else self.receive_or_change(seen, left))
                 if msg is None:
                     continue
@@ -427,6 +427,10 @@ class PlayerState(State):
         is withdrawn the moment the phase change arrives, not at the next poll: where a
         poll fell among the other players' messages was chance, and it decided what the
         player's next question had heard (a replay strayed from its recording by it)."""
+        if (msg := await receive(self, 0)) is not None:  # (waiting already: no tasks)
+            return msg
+        if self.player.version != seen:
+            return None
         get = asyncio.ensure_future(self.receive(timeout=timeout))
         change = asyncio.ensure_future(self.player.changes.wait(seen, timeout))
         try:

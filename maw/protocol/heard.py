@@ -46,9 +46,12 @@ class View(BaseModel):
 
     @classmethod
     def of(cls, view: engine.PlayerView) -> View:
-        from dataclasses import fields
-
-        return cls(**{f.name: getattr(view, f.name) for f in fields(view)})
+        """The engine's view as is, not validated again: the engine made it, of these
+        types (its mappings copied into dicts). Validating it was 3.5% of a 75-player
+        game's time: every player gets a view at every phase and vote round."""
+        data = {name: getattr(view, name) for name in _VIEW_FIELDS}
+        data["known_roles"], data["votes"] = dict(view.known_roles), dict(view.votes)
+        return cls.model_construct(**data)
 
     def to_engine(self) -> engine.PlayerView:
         data: dict[str, Any] = {name: getattr(self, name) for name in type(self).model_fields}
@@ -180,3 +183,6 @@ Heard = Annotated[Union[Said, WhisperHeard, RoomOpened, VoteHeard, ResultHeard, 
                         RoleDealt, Died, PhaseBegan, RoundBegan, GameEnded, Notice],
                   Field(discriminator="kind")]
 HEARD: TypeAdapter[Heard] = TypeAdapter(Heard)
+
+
+_VIEW_FIELDS = tuple(View.model_fields)
