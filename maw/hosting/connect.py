@@ -225,12 +225,23 @@ def silence(client) -> None:
         client.plugin["xep_0199"].disable_keepalive()
 
 
+# agents stopping at once: each waits for the server to close its stream (about 0.1 s on
+# ejabberd), and one after the other a 75-player game's 151 agents took 19 s to stop
+STOPPING_AT_ONCE = 32
+
+
 async def stop_agents(agents: Sequence[MawAgent]) -> None:
-    for a in agents:
-        if a.client is not None:
-            silence(a.client)
-        with contextlib.suppress(Exception):
-            await a.stop()
+    """Stop ``agents``, ``STOPPING_AT_ONCE`` at a time; one that fails to stop does not
+    keep the others from stopping."""
+    gate = asyncio.Semaphore(STOPPING_AT_ONCE)
+
+    async def one(agent: MawAgent) -> None:
+        async with gate:
+            if agent.client is not None:
+                silence(agent.client)
+            with contextlib.suppress(Exception):
+                await agent.stop()
+    await asyncio.gather(*(one(a) for a in agents))
 
 
 def check_server(address: Address) -> None:
