@@ -28,7 +28,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from hostile import RawClient, take_seat  # noqa: E402
 
-from maw.hosting.xmpp import Address, free_port, port_open  # noqa: E402
+from maw.hosting.connect import port_open  # noqa: E402
+from maw.hosting.xmpp import Address, free_port  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

@@ -30,7 +30,8 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from hostile import fuzz_game  # noqa: E402
 
 from maw.engine import new_game, ruleset  # noqa: E402
-from maw.hosting.xmpp import Address, EmbeddedServer, free_port, port_open  # noqa: E402
+from maw.hosting.connect import port_open  # noqa: E402
+from maw.hosting.xmpp import Address, EmbeddedServer, free_port  # noqa: E402
 
 LAX = ("import asyncio, sys\nfrom maw.hosting.xmpp import EmbeddedServer\nasync def main():\n"
        "    await EmbeddedServer(int(sys.argv[1]), check_senders=False).start()\n"

@@ -28,7 +28,8 @@ from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from maw.hosting.xmpp import free_port, port_open  # noqa: E402
+from maw.hosting.connect import port_open  # noqa: E402
+from maw.hosting.xmpp import free_port  # noqa: E402
 from maw.llm.backends import default_model_path  # noqa: E402
 from maw.records.accounting import time_split  # noqa: E402
 

@@ -37,7 +37,8 @@ from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from maw.hosting.xmpp import free_port, port_open  # noqa: E402
+from maw.hosting.connect import port_open  # noqa: E402
+from maw.hosting.xmpp import free_port  # noqa: E402
 from maw.records.schema import recipients  # noqa: E402
 
 

@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from maw.hosting.xmpp import Address, free_port, port_open
+from maw.hosting.connect import port_open
+from maw.hosting.xmpp import Address, free_port
 from maw.records.schema import recipients
 
 pytestmark = pytest.mark.xmpp

@@ -528,7 +528,7 @@ def llama_server(tmp_path_factory):
                              # two threads or more: one thread hid the AMX crash
                              "--n_threads", "2", "--n_threads_batch", "2"],
                             stdout=subprocess.DEVNULL, stderr=log.open("w"))
-    from maw.hosting.xmpp import port_open
+    from maw.hosting.connect import port_open
 
     end = time.monotonic() + 120
     while not port_open("127.0.0.1", port):

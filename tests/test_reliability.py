@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from maw.hosting.xmpp import free_port, port_open
+from maw.hosting.connect import port_open
+from maw.hosting.xmpp import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -18,7 +18,8 @@ import pytest
 from hostile import EXAMPLES, RawClient, fuzz_game, take_seat
 
 from maw.engine import new_game, ruleset
-from maw.hosting.xmpp import Address, free_port, port_open
+from maw.hosting.connect import port_open
+from maw.hosting.xmpp import Address, free_port
 
 pytestmark = pytest.mark.xmpp
 session_loop = pytest.mark.asyncio(loop_scope="session")

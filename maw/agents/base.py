@@ -113,7 +113,8 @@ class MawAgent(Agent):
 
     ``server_host``, when set, is where the agent connects, whatever its JID's domain: SPADE
     connects to the domain itself, but the server of a domain ``localhost`` may be elsewhere
-    (``127.0.0.1``, or the ``ejabberd`` container of the docker demo).
+    (``127.0.0.1``, or the ``ejabberd`` container of the docker demo). It and SPADE's
+    ``xmpp_port`` are set as the agent starts (``maw.hosting.connect.start_agents``).
     """
 
     game_log: GameLog = NULL_LOG

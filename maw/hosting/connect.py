@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import socket
 import time
 from collections.abc import Callable, Sequence
 
@@ -14,7 +15,15 @@ from spade.container import Container
 
 from maw.agents.base import MawAgent
 from maw.errors import MawError
-from maw.hosting.xmpp import Address, port_open, quiet_logs
+from maw.hosting.xmpp import Address, quiet_logs
+
+
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    """Whether a TCP connection to ``host:port`` is accepted within ``timeout`` seconds (a
+    port nobody listens on is refused at once)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        return s.connect_ex((host if host != "localhost" else "127.0.0.1", port)) == 0
 
 
 def bind_container() -> None:
@@ -71,8 +80,8 @@ async def start_agents(agents: Sequence[MawAgent], address: Address) -> None:
     """Connect ``agents``, ``CONNECTING_AT_ONCE`` at a time. One that cannot connect
     fails the start, once every other attempt has ended (none is cancelled half-way
     through a handshake, and no task is left running to die noisily at shutdown)."""
-    for a in agents:
-        a.server_host = address.host
+    for a in agents:  # (where each connects is given here, not where it is made)
+        a.server_host, a.xmpp_port = address.host, address.port
     gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
 
     async def one(agent: MawAgent) -> None:

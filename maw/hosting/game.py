@@ -107,6 +107,19 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     if remote and not lobby:
         raise MawError("remote players need a lobby name to join")
     config.rules.roles_for(config.players)
+    gid = game_id or secrets.token_hex(3)
+
+    def jid(local: str) -> str:
+        return f"maw-{gid}-{local.lower()}@{address.domain}"
+
+    def password() -> str:
+        return secrets.token_hex(8)
+
+    if lobby:
+        gm_jid = lobby_jid(lobby, address.domain)
+        gm_password = stable_password(gm_jid)
+    else:
+        gm_jid, gm_password = jid("gm"), password()
     bind_container()
     check_server(address)
     server = None
@@ -124,29 +137,16 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
 
         recordings = [recording(Path(p), fresh=True) for p in sorted(replayed)]
         game_log.listeners += [r.hear for r in recordings]
-    gid = game_id or secrets.token_hex(3)
-    port = address.port
-
-    def jid(local: str) -> str:
-        return f"maw-{gid}-{local.lower()}@{address.domain}"
-
-    def password() -> str:
-        return secrets.token_hex(8)
-
-    if lobby:
-        gm_jid = lobby_jid(lobby, address.domain)
-        gm_password = stable_password(gm_jid)
-    else:
-        gm_jid, gm_password = jid("gm"), password()
     village, hideout, lobby_room = jid("village"), jid("hideout"), jid("lobby-room")
     rooms = {"Village": village, "Hideout": hideout}
     archive = path.with_suffix("") if path else None
-    gm = GameMasterAgent(gm_jid, gm_password, config, village, hideout, game_log, port,
-                         on_event, lobby_room)
+    # (each agent is given the server's address as it starts: ``start_agents``)
+    gm = GameMasterAgent(gm_jid, gm_password, config, village, hideout, game_log,
+                         on_event=on_event, lobby_room=lobby_room)
     room_agents = [
-        ChatRoomAgent(village, password(), "Village", gm_jid, game_log, archive, port),
-        ChatRoomAgent(hideout, password(), "Hideout", gm_jid, game_log, archive, port),
-        ChatRoomAgent(lobby_room, password(), "Lobby", gm_jid, game_log, archive, port),
+        ChatRoomAgent(village, password(), "Village", gm_jid, game_log, archive),
+        ChatRoomAgent(hideout, password(), "Hideout", gm_jid, game_log, archive),
+        ChatRoomAgent(lobby_room, password(), "Lobby", gm_jid, game_log, archive),
     ]
     share_host_key(gm, room_agents)
     if recordings:  # its phases end on the recorded answers, not on a loaded machine's lag
@@ -163,10 +163,10 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     for seat in seats:
         interface = ModelInterfaceAgent(jid(f"ui-{seat.name}"), password(), seat.name,
                                         deciders(seat, rng.getrandbits(64)), game_log,
-                                        seat.max_wait, rng.getrandbits(32), port,
+                                        seat.max_wait, rng.getrandbits(32),
                                         pace=seat.pace)
         player = PlayerAgent(jid(f"p-{seat.name}"), password(), str(interface.jid), gm_jid,
-                             rooms, game_log, port)
+                             rooms, game_log)
         interface.context_dir = archive  # its model's conversation, beside the log
         link(player, interface)
         first.append(interface)

@@ -59,14 +59,6 @@ def die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
-    """Whether a TCP connection to ``host:port`` is accepted within ``timeout`` seconds (a
-    port nobody listens on is refused at once)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        return s.connect_ex((host if host != "localhost" else "127.0.0.1", port)) == 0
-
-
 def quiet_logs() -> None:
     """SPADE, slixmpp and SQLAlchemy log chatter to the terminal the game is printed on;
     what matters goes to the game log instead."""
@@ -116,6 +108,19 @@ def _local_secret() -> str:
     with os.fdopen(fd, "w") as f:
         f.write(secret + "\n")
     return secret
+
+
+def port_free(port: int) -> bool:
+    """Whether a server of this process may listen on ``port`` of this machine: not where
+    another listens (a server that stopped holds nothing: the TIME_WAIT of its closed
+    connections does not count)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 def free_port() -> int:
@@ -402,7 +407,7 @@ class EmbeddedServer:
         self._server = None
 
     async def start(self) -> None:
-        if port_open("127.0.0.1", self.port):
+        if not port_free(self.port):
             raise MawError(f"port {self.port} is in use: is another XMPP server running? "
                            "Use --xmpp HOST:PORT to play on it")
         import loguru
