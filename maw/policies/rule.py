@@ -270,16 +270,18 @@ class RuleDecider(Decider):
             return -100.0
         # a tie-break drawn once per name: the same facts give the same choice, so votes
         # settle instead of flip-flopping each time the player is asked again
-        if name not in self.tiebreak:
-            self.tiebreak[name] = self.rng.random() * 0.01
-        belief = (self.beliefs_now or {}).get(name)
-        if belief is not None and self.village:
+        tie = self.tiebreak.get(name)
+        if tie is None:
+            tie = self.tiebreak[name] = self.rng.random() * 0.01
+        if self.village:  # (only a villager's score weighs the beliefs)
             # what the votes, the accusations, the murders and the results claimed say
             # (maw.policies.beliefs weighs the claims too: before, a village that heard a
             # claim fell back on raw suspicion and won 54% of rule games on aiwolf-9,
             # against 92% now; benchmarks/README.md)
-            return belief * 10 + self.tiebreak[name]
-        return self.suspicion.get(name, 0.0) + self.tiebreak[name]
+            belief = self.beliefs_now
+            if belief is not None and (mine := belief.get(name)) is not None:
+                return mine * 10 + tie
+        return self.suspicion.get(name, 0.0) + tie
 
     def _say(self, view: PlayerView) -> str | None:
         me = role_named(view.role)
