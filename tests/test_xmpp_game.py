@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -758,3 +759,48 @@ async def test_a_decider_that_fails_on_the_news_still_answers():
     assert box.task is not None
     await asyncio.wait_for(box.task, 5)
     assert [type(b) for b in sent] == [m.Listen]
+
+
+@pytest.mark.asyncio
+async def test_a_decision_the_game_ends_during_is_logged_once_as_unfinished():
+    """At the game's end a decision still in progress is logged as ``unfinished``; the
+    same decision, cancelled as the agents stop, is not logged again as ``cancelled``
+    (one call twice: a replay of the log counted an answer it never gave)."""
+    import types
+
+    from maw.protocol import messages as m
+    from maw.records.log import GameLog
+
+    class Thinking:  # a model's decider in the middle of its call
+        def __init__(self) -> None:
+            self.tally = types.SimpleNamespace(log=[])
+            self.pending: dict | None = None
+
+        def observe(self, event) -> None: ...
+
+        def beliefs(self, view):
+            return None
+
+        async def adecide(self, view, legal, messages):
+            record = {"player": "Ann", "calls": 1, "tokens": 9, "seconds": 1.0,
+                      "spans": [[0.0, 1.0]]}
+            self.pending = record
+            try:
+                await asyncio.sleep(60)
+            finally:
+                self.pending = None
+                record.setdefault("outcome", "cancelled")
+                self.tally.log.append(record)
+
+    agent, box, _sent = await _ann_interface(Thinking())
+    written: list[dict] = []
+    agent.game_log = GameLog(None)
+    agent.game_log.listeners.append(written.append)
+    await box.handle(*_ann_question("q1", ["hi"]))
+    deciding = box.task
+    await asyncio.sleep(0.05)
+    agent.log_unfinished()  # the game ended
+    await box.handle(*_ann_question("q1", [], m.Cancel()))  # the agents stop
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(deciding, 5)
+    assert [r["outcome"] for r in written if r["kind"] == "llm"] == ["unfinished"]

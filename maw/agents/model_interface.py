@@ -89,6 +89,7 @@ class ModelInterfaceAgent(MawAgent):
         self.decider = new_decider(1)
         self.logged = 0  # LLM call records already written to the game log
         self.cut_logged = 0  # cancelled calls' spans already written
+        self.finished = False  # the game's end logged (``log_unfinished``): nothing after
         self.past: list[dict] = []  # the LLM records of earlier rounds
         self.game_log = game_log
         self.max_wait = max_wait
@@ -191,6 +192,8 @@ class ModelInterfaceAgent(MawAgent):
     def log_llm(self) -> None:
         """Write the decider's LLM records not yet in the game log, and the calls that a
         cancel cut short after they had started (they took the model's time)."""
+        if self.finished:  # (a decision cancelled as the agents stop: already unfinished)
+            return
         tally = getattr(self.decider, "tally", None)
         for record in tally.log[self.logged:] if tally else []:
             self.write_llm(record)
@@ -211,6 +214,9 @@ class ModelInterfaceAgent(MawAgent):
         record = getattr(self.decider, "pending", None)
         if record and record.get("spans"):
             self.write_llm({**record, "outcome": "unfinished"})
+        # the decision in progress is cancelled as the agents stop: logged again, as
+        # "cancelled", it was one call twice (a replay counted an answer it never gave)
+        self.finished = True
 
     def write_llm(self, record: dict) -> None:
         start = self.game_log.start  # the spans on the log's clock
