@@ -61,11 +61,25 @@ class RawClient:
         self.received.append((str(msg.sender.bare), msg.get_metadata("type"), msg.body))
         self.inbox.put_nowait(msg)
 
-    async def connect(self, timeout: float = 30) -> None:
+    async def connect(self, timeout: float = 30, attempt: float = 10) -> None:
+        """Log in within ``timeout`` seconds. pyjabber loses a client's handshake now and
+        then when several connect at once (as a host's own agents do when its server
+        opens): an attempt that stalls ``attempt`` seconds is aborted and made again, as
+        MAW's agents do (``maw.hosting.connect.connect_agent``)."""
         started = asyncio.Event()
         self.xmpp.add_event_handler("session_start", lambda _: started.set())
-        self.xmpp.connect(self.address.host, self.address.port)
-        await asyncio.wait_for(started.wait(), timeout)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            self.xmpp.connect(self.address.host, self.address.port)
+            try:
+                await asyncio.wait_for(started.wait(), min(attempt, end - loop.time()))
+                return
+            except asyncio.TimeoutError:
+                if loop.time() >= end - 0.5:
+                    raise
+                self.xmpp.abort()
+                await asyncio.sleep(0.5)
 
     def disconnect(self) -> None:
         self.xmpp.disconnect()
