@@ -175,9 +175,12 @@ def cmd_game(args: argparse.Namespace) -> int:
             if watch is not None:
                 watch(record)
 
+        # (--quiet with no page: nothing reads the records as they come)
+        watching = both if watch is not None or not args.quiet else None
+
         def run(seated, on_gm=None):
             return run_game(config, seated, address, timeout=args.timeout,
-                            remote=joining, lobby=lobby, watch=both,
+                            remote=joining, lobby=lobby, watch=watching,
                             say=lambda line: print(f"maw game: {line}", file=sys.stderr,
                                                    flush=True), on_gm=on_gm)
         if not args.aiwolf:
