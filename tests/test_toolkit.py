@@ -81,3 +81,45 @@ async def test_messages_are_queued_as_they_come_and_taken_in_order_by_an_fsm_sta
     later = asyncio.get_running_loop().call_later(0.1, agent.dispatch, sent[0])
     assert await receive(step, 5) is sent[0]
     later.cancel()
+
+
+async def test_an_authority_needs_a_proof_unless_its_message_was_encoded_in_this_process():
+    """A message handed over in memory, as ``encode`` made it, comes from an agent of this
+    process (nothing from outside becomes one); its text set anew, or a message from the
+    server, must carry the sender's proof, or it is dropped as forged."""
+    from spade.behaviour import CyclicBehaviour
+    from spade.message import Message
+
+    from maw.agents.base import MawAgent
+    from maw.protocol import encode
+    from maw.protocol import messages as m
+    from maw.protocol.proof import new_key, sign
+
+    def wire_copy_of(msg):  # (as the server hands it over: a new message of its text)
+        return Message(to=str(msg.to), body=msg.body, thread=msg.thread, metadata={
+            k: msg.get_metadata(k) for k in ("type", "performative")})
+
+    class Taker(CyclicBehaviour):
+        async def run(self) -> None: ...
+
+    agent = MawAgent("ann@localhost", "pw")
+    taker = Taker()
+    taker.queue = asyncio.Queue()
+    agent.behaviours.append(taker)
+    key = agent.keys["gm@localhost"] = new_key()
+    agent.authorities.add("gm@localhost")
+
+    def from_gm(msg):
+        msg.sender = "gm@localhost"
+        return msg
+
+    in_memory = from_gm(encode(m.Vote(target="Bob"), "ann@localhost"))
+    assert agent.dispatch(in_memory) == [taker]
+    wire = from_gm(wire_copy_of(encode(m.Vote(target="Bob"), "ann@localhost")))
+    assert agent.dispatch(wire) == [] and agent.forged == 1  # no proof
+    sign(wire, key)
+    assert agent.dispatch(wire) == [taker]
+    rewritten = from_gm(encode(m.Vote(target="Bob"), "ann@localhost"))
+    rewritten.body = '{"type": "vote", "target": "Cid"}'  # (no longer as encoded)
+    assert agent.dispatch(rewritten) == [] and agent.forged == 2
+    assert [await taker.receive(1) for _ in range(2)] == [in_memory, wire]

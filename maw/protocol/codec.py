@@ -19,14 +19,51 @@ from maw.protocol.messages import Body, NotUnderstood
 MAX_BODY = 64 * 1024  # bytes; a longer body is refused unread
 
 
+class _Json:
+    """The JSON text of one body, written when it is first read and shared by every
+    message of that body (a room's line to 75 players is written once, if at all)."""
+
+    __slots__ = ("body", "text")
+
+    def __init__(self, body: Body) -> None:
+        self.body = body
+        self.text: str | None = None
+
+    def get(self) -> str:
+        if self.text is None:
+            self.text = self.body.model_dump_json()
+        return self.text
+
+
 class Encoded(Message):
     """A message this process encoded, with the body it was encoded from. SPADE's
     container hands a message between two agents of one process over as this very object
     (no server in between), so :func:`decode` takes that body as it is instead of
-    validating its JSON again: a 75-player game spent a fifth of its time there. A message
-    that came through a server is a new ``Message``, decoded in full."""
+    validating its JSON again (a 75-player game spent a fifth of its time there), and its
+    JSON text is written only if something reads it: the server's stanza, a proof (only
+    a message that leaves the process carries one), a log. A 75-player game wrote 280 MB
+    of its players' questions to their interfaces, each with the player's whole view,
+    that no one read. A message that came through a server is a new ``Message``, decoded
+    in full. Its ``body`` set anew (a test's tampering) is a text like any other's."""
 
-    __slots__ = ("encoded_from",)
+    __slots__ = ("encoded_from", "_json")
+    _json: _Json | None
+    encoded_from: Body
+
+    @property
+    def body(self) -> str | None:
+        json = self._json
+        return json.get() if json is not None else self._body
+
+    @body.setter
+    def body(self, text: str | None) -> None:
+        self._json = None
+        Message.body.fset(self, text)
+
+    @property
+    def in_memory(self) -> bool:
+        """Still the very body it was encoded from (not a text set since)."""
+        return self._json is not None
 
 
 def encode(body: Body, to: str, thread: str | None = None) -> Message:
@@ -34,11 +71,13 @@ def encode(body: Body, to: str, thread: str | None = None) -> Message:
 
 
 def encode_all(body: Body, tos: list[str], thread: str | None = None) -> list[Message]:
-    """``body`` as one message to each of ``tos``, its JSON written once."""
-    text = body.model_dump_json(exclude_none=False)
+    """``body`` as one message to each of ``tos``, its JSON written once, when first
+    read."""
+    text = _Json(body)
     out = []
     for to in tos:
-        msg = Encoded(to=str(to), body=text, thread=thread)
+        msg = Encoded(to=str(to), thread=thread)
+        msg._json = text
         msg.encoded_from = body
         msg.set_metadata("performative", body.PERFORMATIVE)
         msg.set_metadata("type", body.type)
@@ -68,8 +107,9 @@ def decode_body(text: str | None) -> Any:  # (one of messages.BODIES, by its typ
 
 def decode(msg: Message) -> Any:
     """The body of ``msg``; raises :class:`ProtocolError` if it is not a MAW message."""
-    if isinstance(msg, Encoded):  # (from an agent of this process, in memory)
-        _check_size(msg.body)  # (the same limit as on the wire)
+    if isinstance(msg, Encoded) and msg.in_memory:  # (from an agent of this process)
+        # (no size limit: it guards the wire, and a body made here is of fields that
+        # have bounds of their own, such as a line's 2,000 characters)
         body = msg.encoded_from
     else:
         body = decode_body(msg.body)
