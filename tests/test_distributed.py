@@ -250,13 +250,17 @@ async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_
 
     # seed 1 deals Zed (the raw client) a Villager and Ann and Eve the wolves (roles go
     # to the sorted names); eight players, so the game outlives Zed's death
-    config = GameConfig(early_end=True, players=8, rules=ruleset("maw"), seed=1, day_seconds=4,
-                        night_seconds=3, log_dir=tmp_path, lobby_seconds=60)
+    # (day 1 holds everything up to Zed's chat and vote: 15 s, for a loaded machine; Zed
+    # says "listen" once it has voted, so that early_end may end the day before its timer)
+    config = GameConfig(early_end=True, players=8, rules=ruleset("maw"), seed=1,
+                        day_seconds=15, night_seconds=3, log_dir=tmp_path, lobby_seconds=60)
     game = asyncio.create_task(run_game(config, default_seats(7), ejabberd, game_id="raw",
                                         timeout=180, remote=1, lobby="raw"))
     lobby = lobby_jid("raw")
     raw = RawClient("maw-raw-zed@localhost", ejabberd)
     await raw.connect()
+    mallory = RawClient("maw-raw-mallory@localhost", ejabberd)  # (connected before the day)
+    await mallory.connect()
     joined = None
     while joined is None:
         assert not game.done(), game.exception()
@@ -267,7 +271,7 @@ async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_
             continue
     token, rooms = joined["token"], joined["rooms"]
     assert (await raw.expect("assign_role"))[1]["role"] == "Villager"
-    await raw.expect("phase_change")
+    day1 = (await raw.expect("phase_change"))[1]["stamp"]
 
     def action(kind: str, **fields) -> str:
         return json.dumps({"type": kind, "player": "Zed", "token": token, **fields})
@@ -295,8 +299,6 @@ async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_
     assert "byte limit" in replies[2][1]["reason"]
     assert "wrong token" in replies[3][1]["reason"]
     # a client forging its sender as Ann: ejabberd closes its stream, nothing reaches the game
-    mallory = RawClient("maw-raw-mallory@localhost", ejabberd)
-    await mallory.connect()
     lost = asyncio.Event()
     mallory.xmpp.add_event_handler("disconnected", lambda _: lost.set())
     mallory.send(lobby, json.dumps({"type": "vote", "target": "Bob", "player": "Ann",
@@ -311,6 +313,7 @@ async def test_a_raw_client_cannot_forge_intrude_or_act_when_dead(ejabberd, tmp_
     assert (await raw.expect("agree", "refuse"))[0] == "agree"
     raw.send(lobby, action("vote", target="Ann"), "vote")
     assert (await raw.expect("agree", "refuse"))[0] == "agree"
+    raw.send(lobby, action("listen", stamp=day1), "listen")
     killed = await raw.expect("kill", "end_game", timeout=120)
     assert killed[0] == "kill", killed
     raw.send(lobby, action("vote", target="Ann"), "vote")

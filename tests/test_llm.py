@@ -452,7 +452,7 @@ async def test_players_on_one_server_send_at_most_its_parallel_requests_at_once(
         await request.json()
         held["now"] += 1
         held["most"] = max(held["most"], held["now"])
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # (long enough that the requests overlap under load)
         held["now"] -= 1
         return web.json_response({"model": "m", "done": True, "prompt_eval_count": 5,
                                   "message": {"role": "assistant", "content": "yes"},

@@ -23,7 +23,7 @@ async def test_a_change_made_between_looking_and_waiting_is_not_missed():
     changes.poke()  # after looking, before waiting: the wait returns at once
     t0 = time.monotonic()
     assert await changes.wait(seen, timeout=5) is True
-    assert time.monotonic() - t0 < 0.1
+    assert time.monotonic() - t0 < 1  # (at once: not the 5 s; a loaded machine is slow)
     seen = changes.version
     assert await changes.wait(seen, timeout=0.05) is False  # nothing changed
     later = asyncio.get_running_loop().call_later(0.05, changes.poke)

@@ -146,14 +146,14 @@ register_decider("broken-for-test", Broken)
 
 @session_loop
 async def test_a_broken_decider_never_stalls_the_game(server, tmp_path):
-    config = GameConfig(early_end=True, players=5, rules=ruleset("maw"), seed=2, day_seconds=20,
-                        night_seconds=20, log_dir=tmp_path)
+    config = GameConfig(early_end=True, players=5, rules=ruleset("maw"), seed=2, day_seconds=60,
+                        night_seconds=60, log_dir=tmp_path)
     seats = default_seats(5)
     seats[0] = Seat(seats[0].name, "broken-for-test")
     result = await run_game(config, seats, server, timeout=120)
     assert result.outcomes[0].winner is not None
     # it answered "listen" instead: every phase still ended early, long before its timer
-    assert result.seconds < 20
+    assert result.seconds < 60
     errors = [r for r in read_log(result.log_path) if r["kind"] == "decider_error"]
     assert errors and all(r["player"] == seats[0].name for r in errors)
 
@@ -161,9 +161,10 @@ async def test_a_broken_decider_never_stalls_the_game(server, tmp_path):
 class Attacker(Agent):
     """A raw client that is not a player: forges, malforms and floods."""
 
-    def __init__(self, jid, password, port, sends):
+    def __init__(self, jid, password, port, sends, unanswered=()):
         super().__init__(jid, password, port=port)
-        self.sends = sends
+        self.sends, self.unanswered = sends, set(unanswered)
+        self.ready = asyncio.Event()  # (set: the attack begins)
         self.replies: list[Message] = []
 
     async def setup(self):
@@ -171,13 +172,36 @@ class Attacker(Agent):
 
         class Go(OneShotBehaviour):
             async def run(self):
-                for msg in agent.sends:
+                await agent.ready.wait()
+                for i, msg in enumerate(agent.sends):
                     await self.send(msg)
-                    reply = await self.receive(timeout=3)
+                    # (a reply may be slow on a loaded machine; where none is expected, a
+                    # shorter wait: a late reply would be taken for the next message's)
+                    reply = await self.receive(timeout=3 if i in agent.unanswered else 15)
                     agent.replies.append(reply)
 
         self.go = Go()
         self.add_behaviour(self.go)
+
+
+async def start(agent: Agent, attempts: int = 3, seconds: float = 10) -> None:
+    """Start ``agent``, again if its login stalls: pyjabber loses a client's handshake now
+    and then (as ``maw.hosting.connect.connect_agent`` retries MAW's own agents)."""
+    from spade.agent import DisconnectedException
+
+    from maw.hosting.connect import silence
+
+    for attempt in range(attempts):
+        try:
+            await asyncio.wait_for(agent.start(auto_register=True), seconds)
+            return
+        except (asyncio.TimeoutError, DisconnectedException):
+            if attempt == attempts - 1:
+                raise
+            silence(agent.client)
+            with contextlib.suppress(Exception):
+                agent.client.abort()
+            await asyncio.sleep(0.5)
 
 
 @session_loop
@@ -187,8 +211,6 @@ async def test_forged_malformed_and_oversized_messages_change_nothing(server, tm
     config = GameConfig(players=6, rules=ruleset("maw"), seed=3, day_seconds=3,
                         night_seconds=2, log_dir=tmp_path, lobby_seconds=30)
     seats = default_seats(6)
-    game = asyncio.create_task(run_game(config, seats, server, game_id="adv", timeout=120))
-    await asyncio.sleep(0.5)
     gm = f"maw-adv-gm@{server.host}"
     hideout = f"maw-adv-hideout@{server.host}"
 
@@ -212,10 +234,16 @@ async def test_forged_malformed_and_oversized_messages_change_nothing(server, tm
         msg(hideout, json.dumps({"type": "chat", "message": "let me in", "player": "Ann",
                                  "token": "0" * 32}), "chat"),
     ]
-    attacker = Attacker(f"maw-adv-attacker@{server.host}", "pw", server.port, sends)
-    await attacker.start(auto_register=True)
+    # (the forged sender's refusal goes to the forged address: none comes back)
+    attacker = Attacker(f"maw-adv-attacker@{server.host}", "pw", server.port, sends,
+                        unanswered={3})
+    # logged in before the game (a stalled login, retried, would outlast it), it attacks
+    # once the game is on
+    await start(attacker)
     attacker.presence.set_available()
-    await attacker.go.join(timeout=60)
+    game = asyncio.create_task(run_game(config, seats, server, game_id="adv", timeout=120,
+                                        on_event=lambda _e: attacker.ready.set()))
+    await attacker.go.join(timeout=90)
     result = await game
     await attacker.stop()
     kinds = [r.get_metadata("type") if r is not None else None for r in attacker.replies]
@@ -277,9 +305,10 @@ async def test_votes_open_after_the_talk_and_phases_end_by_the_rules_or_the_time
         server, tmp_path):
     # votes_open=talk without early_end (the document's phase ends): a silent player's
     # "listen" is its pass; a player that never answers keeps the votes closed until the
-    # host opens them at half the day; nobody's idleness ends a phase
+    # host opens them at half the day; nobody's idleness ends a phase. (A day of 8 s: five
+    # players' talk fits in its first half on a loaded machine too)
     config = GameConfig(players=5, rules=ruleset("maw", votes_open="talk", max_days=3),
-                        seed=2, day_seconds=4, night_seconds=2, log_dir=tmp_path)
+                        seed=2, day_seconds=8, night_seconds=2, log_dir=tmp_path)
     assert config.early_end is False
     seats = default_seats(5)
     seats[3] = Seat(seats[3].name, "mute-for-test")
@@ -310,10 +339,13 @@ async def test_votes_open_after_the_talk_and_phases_end_by_the_rules_or_the_time
     seats[3] = Seat(seats[3].name, "stuck-for-test")
     result = await run_game(config, seats, server, timeout=120)
     records = read_log(result.log_path)
-    start = next(r["t"] for r in records if r["kind"] == "event"
-                 and r["event"] == "PhaseStarted")
-    opened = next(r for r in records if r["kind"] == "event" and r["event"] == "VotesOpened")
-    assert opened["data"]["by"] == "host" and 1.5 <= opened["t"] - start <= 3.5
+    events = [r for r in records if r["kind"] == "event"]
+    start = next(r["t"] for r in events if r["event"] == "PhaseStarted")
+    i, opened = next((i, r) for i, r in enumerate(events) if r["event"] == "VotesOpened")
+    assert opened["data"]["by"] == "host" and opened["t"] - start >= 1.9  # (half of 4 s)
+    # (not after the day: before its execution and the night; a loaded machine may be late)
+    assert i < next((j for j, r in enumerate(events) if r["event"] == "Executed" or (
+        r["event"] == "PhaseStarted" and r["data"]["phase"] != "day")), len(events))
     # the day lasted its timer unless a majority decided it
     ends = [r for r in records if r["kind"] == "action" and r["action"] == "EndPhase"]
     executed = [r for r in records if r["kind"] == "event" and r["event"] == "Executed"]
