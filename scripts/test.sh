@@ -4,7 +4,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 set +e
-.venv/bin/python -m pytest "$@"
+# (the slowest 25 tests named at the end: the suite must stay well under CI's 30 minutes)
+.venv/bin/python -m pytest --durations=25 "$@"
 status=$?
 set -e
 # pytest exits 5 when it collected no test: that is a broken suite, not a pass

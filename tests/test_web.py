@@ -309,9 +309,10 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
 
     port = free_port()
     # (no --early-end: each phase runs to its timer, the game lasts to be watched, long
-    # enough for the browser's steps on a loaded machine)
+    # enough for the browser's steps on a loaded machine; two days at most)
     proc = maw("game", "--policy", "rule", "--players", "6", "--seed", "2", "--day-seconds",
-               "10", "--night-seconds", "4", "--xmpp", f"embedded:{free_port()}",
+               "10", "--night-seconds", "4", "--rule", "max_days=2",
+               "--xmpp", f"embedded:{free_port()}",
                "--log-dir", str(tmp_path), "--web", str(port), "--web-spectator")
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -340,7 +341,7 @@ def test_a_lobby_that_never_fills_says_why_on_the_page(browser, tmp_path):
     port = free_port()
     # (a lobby long enough for the five AI players to log in on a loaded machine)
     proc = maw("game", "--policy", "rule", "--players", "6", "--humans", "1",
-               "--lobby-seconds", "20", "--xmpp", f"embedded:{free_port()}",
+               "--lobby-seconds", "12", "--xmpp", f"embedded:{free_port()}",
                "--log-dir", str(tmp_path), "--web", str(port))
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -349,7 +350,7 @@ def test_a_lobby_that_never_fills_says_why_on_the_page(browser, tmp_path):
         wait(lambda: len(texts(browser, "#players .seat")) == 5, what="the AI players seated")
         assert browser.find_element(By.ID, "phase").text == "the lobby"
         why = wait(lambda: browser.find_element(By.ID, "winner").text, 60, "the reason")
-        assert why == "No game: only 5 of 6 players joined within 20 s"
+        assert why == "No game: only 5 of 6 players joined within 12 s"
         assert proc.wait(timeout=30) == 2
     finally:
         proc.kill()
