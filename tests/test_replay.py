@@ -114,22 +114,29 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
                               f'persona = "You are {n}."\n' for n in NAMES))
     seats = seats_from_roster(load_roster(roster), 6)
     rules = engine.ruleset("maw", votes_open="talk", max_days=3)
-    config = GameConfig(players=6, rules=rules, seed=9, day_seconds=3, night_seconds=1.5,
-                        log_dir=tmp_path / "first")
-    first = await run_game(config, seats, server, timeout=300)
-    original = decisions(first.log_path)
-    # a small window: contexts were truncated, and the replay must drop the same lines
-    records = [json.loads(x) for x in first.log_path.read_text().splitlines()]
-    sent = [len(p) for r in records if r["kind"] == "llm" for p in r.get("prompts", [])]
-    assert max(sent) > 3 and any(r["requests"][0]["schema"] for r in records
-                                 if r["kind"] == "llm" and r.get("requests"))
+    # (one race a replay cannot repeat: a recorded answer that came within a few ms of a
+    # phase's timer, whose move lost to the timer then and may win in the replay, or the
+    # other way round (CI, once: Bob's vote 1 ms either side of the day's end). Such a
+    # recording is played again, once: the second recording must replay exactly)
+    for attempt in (1, 2):
+        config = GameConfig(players=6, rules=rules, seed=9, day_seconds=3,
+                            night_seconds=1.5, log_dir=tmp_path / f"first{attempt}")
+        first = await run_game(config, seats, server, timeout=300)
+        original = decisions(first.log_path)
+        # a small window: contexts were truncated, and the replay must drop the same lines
+        records = [json.loads(x) for x in first.log_path.read_text().splitlines()]
+        sent = [len(p) for r in records if r["kind"] == "llm" for p in r.get("prompts", [])]
+        assert max(sent) > 3 and any(r["requests"][0]["schema"] for r in records
+                                     if r["kind"] == "llm" and r.get("requests"))
 
-    # the same game again, every answer from the log, on the recorded timing
-    plan = replay_plan(first.log_path, log_dir=tmp_path / "again")
-    assert all(s.llm is None or s.llm.backend == "recorded" for s in plan.seats)
-    assert plan.config.seed == 9 and plan.config.rules == config.rules
-    again = await run_game(plan.config, plan.seats, server, timeout=300)
-    replayed = decisions(again.log_path)
+        # the same game again, every answer from the log, on the recorded timing
+        plan = replay_plan(first.log_path, log_dir=tmp_path / f"again{attempt}")
+        assert all(s.llm is None or s.llm.backend == "recorded" for s in plan.seats)
+        assert plan.config.seed == 9 and plan.config.rules == config.rules
+        again = await run_game(plan.config, plan.seats, server, timeout=300)
+        replayed = decisions(again.log_path)
+        if replayed == original or attempt == 2:
+            break
     given = recording(first.log_path)
     # (a request the recording lacks is one the recorded game cancelled too)
     strayed = f"requests not in the recording: {json.dumps(given.misses[:2])}"

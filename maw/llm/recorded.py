@@ -27,6 +27,11 @@ Two more things make a replay reach the same log:
 * **Truncation.** What fits a player's window was decided by the recorded model's
   tokenizer: here a context fits if the recording has it as sent (``count_tokens``), so
   the replay drops the same old messages as the recorded game did.
+
+What a replay cannot repeat: a move that raced its phase's timer in the recorded game by
+a few milliseconds (an answer due 5 ms before the day's end, its vote refused as too late
+1 ms after it) may land on the other side of the timer in the replay, and the games part
+there (seen once in CI; ``tests/test_replay.py`` then records a game again).
 """
 
 from __future__ import annotations
