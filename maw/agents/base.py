@@ -272,7 +272,7 @@ class MawAgent(Agent):
         behaviour by formatting it at every message (1% of a 75-player game) for a
         store MAW keeps empty."""
         container = self.container
-        if isinstance(msg, Encoded) and container.has_agent(str(msg.to)):
+        if isinstance(msg, Encoded) and msg.in_memory and container.has_agent(str(msg.to)):
             msg.sender = bare(self.jid)
         else:
             self.seal(msg)
