@@ -54,6 +54,12 @@ CASES = [
      "[GM] Round 1 of 2 starts with 2 players: Ann, Bob."),
     (h.GameEnded(winner=None, reason="day limit reached"),
      "[GM] The game is over: nobody won (day limit reached)."),
+    (h.GameEnded(winner="werewolves", reason="no villager lives",
+                 roles={"Ann": "Werewolf", "Bob": "Villager"}, points={"Ann": 1, "Bob": 0}),
+     "[GM] The game is over: werewolves won (no villager lives).\n"
+     "     Who was who, and the points of the round:\n"
+     "     Ann  Werewolf  1 point\n"
+     "     Bob  Villager  0 points"),
     (h.Notice(text="Refused: Bob is dead"), "[GM] Refused: Bob is dead"),
 ]
 

@@ -277,7 +277,8 @@ def _phase(agent: PlayerAgent, body: m.PhaseChange) -> None:
 
 def _end(agent: PlayerAgent, body: m.EndGame) -> None:
     agent.results.append(body)
-    agent.note(h.GameEnded(winner=body.winning_team, reason=body.reason))
+    agent.note(h.GameEnded(winner=body.winning_team, reason=body.reason,
+                           roles=dict(body.roles), points=dict(body.points)))
 
 
 def _scores(agent: PlayerAgent, body: m.Scores) -> None:

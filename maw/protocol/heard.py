@@ -164,9 +164,14 @@ class RoundBegan(_Heard):
 
 
 class GameEnded(_Heard):
+    """The round is over: who won and why, and now that nothing is secret any more,
+    every player's role and points for the round (the GameMaster's ``end_game``)."""
+
     kind: Literal["game_over"] = "game_over"
     winner: str | None
     reason: str
+    roles: dict[str, str] = {}
+    points: dict[str, int] = {}
 
 
 class Notice(_Heard):

@@ -50,10 +50,26 @@ def heard(record: Any) -> str:
             return (f"[GM] Round {record.round} of {record.rounds} starts with "
                     f"{len(record.players)} players: {', '.join(record.players)}.")
         case h.GameEnded():
-            return f"[GM] The game is over: {record.winner or 'nobody'} won ({record.reason})."
+            return _ended(record)
         case h.Notice():
             return f"[GM] {record.text}"
     raise TypeError(f"not a heard record: {record!r}")
+
+
+def _ended(record: h.GameEnded) -> str:
+    """The end of a round: the winner, then a line per player with its role and points
+    (the roles are no secret once the round is over)."""
+    head = f"[GM] The game is over: {record.winner or 'nobody'} won ({record.reason})."
+    if not record.roles:
+        return head
+    width = max(len(n) for n in record.roles)
+    kinds = max(len(r) for r in record.roles.values())
+    lines = [head, "     Who was who, and the points of the round:"]
+    for name, role in record.roles.items():
+        points = record.points.get(name, 0)
+        lines.append(f"     {name:<{width}}  {role:<{kinds}}  {points} "
+                     f"point{'' if points == 1 else 's'}")
+    return "\n".join(lines)
 
 
 STEP_WORDS = {  # werewolf-12's public steps, as a person reads them
