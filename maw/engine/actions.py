@@ -231,6 +231,10 @@ class ActionSpec:
         help: what it does, in a few words (the screen's help, the prompts).
         night: how a night action works (``None`` for the others).
         text: it carries a text (a chat, a whisper).
+        who: ``who(rules, role, flow)``: may a player of ``role`` ever be offered it in a
+            game of ``rules`` (whose day is ``flow``)? ``None``: anyone whose game has its
+            phases (a night action: whoever has its ability). What a person's ``/help``
+            lists (``maw.engine.rules.possible_actions``).
     """
 
     name: str
@@ -244,6 +248,7 @@ class ActionSpec:
     help: str
     night: Night | None = None
     text: bool = False
+    who: Callable[[Any, Any, Any], bool] | None = None
 
 
 NIGHT_PHASES = frozenset({"night", "witch"})  # the phases night actions are taken in
@@ -316,6 +321,10 @@ def action_name(action: Action) -> str:
     return _SPEC_OF[type(action)].name
 
 
+def _sheriff(rules: Any, role: Any, flow: Any) -> bool:
+    return bool(rules.sheriff)
+
+
 for _spec in (
     ActionSpec("chat", Chat, None, False, True, frozenset({"day", "whisper", "night"}),
                "Chatted", "TEXT", "say TEXT in the open room", text=True),
@@ -323,27 +332,31 @@ for _spec in (
                "VoteCast", "/vote NAME", "vote to execute NAME (again to change it), or for "
                "a sheriff candidate"),
     ActionSpec("unvote", Unvote, None, False, False, frozenset({"day"}), "VoteCast",
-               "/unvote", "withdraw your vote"),
+               "/unvote", "withdraw your vote",
+               who=lambda rules, role, flow: flow.choices_change),
     ActionSpec("over", Over, None, False, True, frozenset({"day", "whisper"}), "Overed",
-               "/over", "done talking for today"),
+               "/over", "done talking for today", who=lambda rules, role, flow: flow.over),
     ActionSpec("whisper", Whisper, None, True, False, frozenset({"day"}), "Whispered",
                "/whisper NAME TEXT", "say TEXT to NAME alone (games with whisper=on)",
-               text=True),
+               text=True, who=lambda rules, role, flow: rules.whisper),
     ActionSpec("shoot", Shoot, None, True, False, frozenset({"hunt"}), "Shot",
-               "/shoot NAME", "as a Hunter who has just died, shoot NAME"),
+               "/shoot NAME", "as a Hunter who has just died, shoot NAME",
+               who=lambda rules, role, flow: role.shoots),
     ActionSpec("run", Run, None, False, False, frozenset({"candidacy"}), "Ran", "/run",
-               "stand for sheriff (1.5 votes; day 1)"),
+               "stand for sheriff (1.5 votes; day 1)", who=_sheriff),
     ActionSpec("withdraw", Withdraw, None, False, False, frozenset({"campaign"}), "Withdrew",
-               "/withdraw", "stand down as a sheriff candidate"),
+               "/withdraw", "stand down as a sheriff candidate", who=_sheriff),
     ActionSpec("badge", Badge, None, True, False, frozenset({"badge"}), "BadgePassed",
-               "/badge NAME", "as the sheriff who has just died, pass the badge to NAME"),
+               "/badge NAME", "as the sheriff who has just died, pass the badge to NAME",
+               who=_sheriff),
     ActionSpec("first", First, None, True, False, frozenset({"order"}), "SpeakingOrder",
                "/first NAME", "as the sheriff, have NAME (your left or right neighbour) "
-               "speak first today; you speak last"),
+               "speak first today; you speak last", who=_sheriff),
     ActionSpec("tear", Tear, None, False, False, frozenset({"badge"}), "BadgePassed",
-               "/tear", "as the sheriff who has just died, tear the badge"),
+               "/tear", "as the sheriff who has just died, tear the badge", who=_sheriff),
     ActionSpec("explode", Explode, None, False, False, frozenset({"day"}), "Exploded",
-               "/explode", "as a werewolf, reveal yourself and die: the day ends, no vote"),
+               "/explode", "as a werewolf, reveal yourself and die: the day ends, no vote",
+               who=lambda rules, role, flow: rules.self_explode and role.pack),
 ):
     register_action(_spec)
 # the night's actions, with how each resolves, are in maw.engine.abilities

@@ -22,6 +22,7 @@ from maw.engine import (  # noqa: F401 - register the shipped nights, flows
     werewolf,
 )
 from maw.engine.actions import (
+    ACTIONS,
     NIGHT_ACTIONS,
     SPEC_OF,
     Abort,
@@ -38,7 +39,7 @@ from maw.engine.actions import (
     Vote,
     Whisper,
 )
-from maw.engine.dayflow import flow_of
+from maw.engine.dayflow import FLOWS, flow_of
 from maw.engine.events import (
     Event,
     GameStarted,
@@ -323,6 +324,24 @@ def offer(kind: type, actor: str, what: object) -> Action:
     one object serves every turn that offers it (making one anew was a tenth of a random
     game's time: every turn of every game lists its player's actions)."""
     return kind(actor, what)
+
+
+def possible_actions(rules: Ruleset, role: Role) -> tuple[ActionSpec, ...]:
+    """The actions of the table a player of ``role`` may ever be offered in a game of
+    ``rules``, in the table's order (a person's ``/help``): those of the phases its flow
+    has, a night action only with its ability, each as its ``who`` says."""
+    flow = FLOWS[rules.flow]
+    phases = {p.value for p in (*flow.next_phase, *flow.next_phase.values(), *flow.steps)}
+    out = []
+    for spec in ACTIONS.values():
+        if spec.ability is not None:
+            ok = spec.ability in role.abilities
+        else:
+            ok = bool(spec.phases & phases) and (
+                spec.who is None or bool(spec.who(rules, role, flow)))
+        if ok:
+            out.append(spec)
+    return tuple(out)
 
 
 def may_pass(state: GameState, player: str) -> bool:

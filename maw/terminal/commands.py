@@ -1,27 +1,47 @@
 """The text commands a person types at a terminal, and their help.
 
 Plain text is said in the open room; every action of the engine's table is a command
-(``/vote NAME``, ``/unvote``, ``/attack NAME``, ``/divine NAME``...), and ``/pass``;
-``/who``, ``/role``, ``/help`` are answered locally; ``/quit`` leaves.
+(``/vote NAME``, ``/unvote``, ``/attack NAME``, ``/divine NAME``...), and ``/ready`` (or
+``/pass``); ``/who``, ``/role``, ``/help`` are answered locally; ``/quit`` leaves.
+``/help`` lists only what the person's role may do in this game's ruleset.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from maw.agents.user_interface import Parsed
-from maw.engine.actions import ACTIONS
+from maw.engine.actions import ACTIONS, ActionSpec
+from maw.engine.roles import role_named
+from maw.engine.rules import possible_actions
+from maw.engine.rulesets import ruleset
+from maw.errors import MawError
 from maw.protocol import messages as m
 
 # the players' actions come from the engine's table; the rest is the terminal's own
-LOCAL = (("/pass", "nothing to do now"), ("/who", "who is alive, and the votes so far"),
+READY = "/ready"
+LOCAL = ((READY, "done for now: the day ends once everyone has voted and is ready "
+                 "(/pass too); anything you do after takes it back"),
+         ("/who", "who is alive, and the votes so far"),
          ("/role", "your role"), ("/help", "this text"), ("/quit", "leave the game"))
 
 
-def _help() -> str:
-    entries = [(s.usage, s.help) for name, s in ACTIONS.items() if name != "chat"] + list(LOCAL)
+def _actions(view: dict[str, Any] | None) -> list[ActionSpec]:
+    """The actions of the person's role in its game (all of them before it has one)."""
+    v = view or {}
+    try:
+        rules = ruleset(str(v["ruleset"]), **dict(v.get("rule_options") or ()))
+        role = role_named(str(v["role"]))
+    except (KeyError, ValueError, MawError):
+        return [s for s in ACTIONS.values()]
+    return list(possible_actions(rules, role))
+
+
+def _help(view: dict[str, Any] | None = None) -> str:
+    entries = [(s.usage, s.help) for s in _actions(view) if s.name != "chat"] + list(LOCAL)
     lines = ["Type a message to say it in the open room. Commands:"]
     lines += [f"  {usage:<14} {what}" for usage, what in entries]
     return "\n".join(lines)
-
 
 
 
@@ -42,8 +62,8 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
     word, rest = word.lower(), rest.strip()
     if word in ("help", "who", "role", "quit"):
         return Parsed(local=word)
-    if word == "pass":
-        return Parsed(action=m.Listen())
+    if word in ("pass", "ready"):
+        return Parsed(action=m.Listen(ready=True))
     spec = ACTIONS.get(word)  # (the table now: an action registered later is a command)
     if spec is not None and not spec.target and word != "chat":
         return Parsed(action=m.ACTION_TYPES[word]())
@@ -69,9 +89,9 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
 class TextCommands:
     """:class:`maw.agents.user_interface.Commands` for a terminal."""
 
-    @property
-    def help(self) -> str:
-        return _help()
+    def help(self, view: dict[str, Any] | None = None) -> str:
+        """The commands of the person's role in this game (``view``: what it sees)."""
+        return _help(view)
 
     def parse(self, text: str, options: list[m.Option]) -> Parsed:
         return parse_command(text, options)
