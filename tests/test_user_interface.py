@@ -81,7 +81,9 @@ def test_an_action_typed_in_an_earlier_phase_is_dropped_and_the_question_stays_o
 
 
 class ScriptedPerson:
-    """A console that types each line of ``script`` once the screen shows its cue."""
+    """A console that types each line of ``script`` once the screen shows its cue (a
+    pattern, or a tuple of patterns that must all have been shown), after a pause if the
+    line gives one: ``(cue, text)`` or ``(cue, text, seconds)``."""
 
     def __init__(self, script: list[tuple[str, str]]) -> None:
         self.script = list(script)
@@ -92,7 +94,10 @@ class ScriptedPerson:
         self.screen.append(line)
         self.changed.set()
 
-    def seen(self, pattern: str) -> re.Match | None:
+    def seen(self, pattern: str | tuple[str, ...]) -> re.Match | None:
+        if isinstance(pattern, tuple):
+            found = [self.seen(p) for p in pattern]
+            return found[-1] if all(found) else None
         for line in self.screen:
             found = re.search(pattern, line)
             if found:
@@ -102,11 +107,13 @@ class ScriptedPerson:
     async def read(self) -> str | None:
         if not self.script:
             await asyncio.sleep(3600)
-        cue, text = self.script[0]
+        cue, text, *pause = self.script[0]
         while (found := self.seen(cue)) is None:
             self.changed.clear()
             await self.changed.wait()
         self.script.pop(0)
+        if pause:  # (a person reads before typing)
+            await asyncio.sleep(pause[0])
         return text.format(*found.groups()) if found.groups() else text
 
 
@@ -163,3 +170,179 @@ def _read(path):
     import json
 
     return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+# ---------------------------------------------------------------- /help by role and ruleset
+
+
+def _offered_by_role(name: str, games: int, **options) -> dict[str, set[str]]:
+    """Every action the engine offered to each role in ``games`` random games."""
+    from maw.engine import action_name, ruleset
+    from maw.policies.base import Decider
+    from maw.simulate import play_game
+
+    seen: dict[str, set[str]] = {}
+
+    class Recorder(Decider):
+        needs_view = True
+
+        def decide(self, view, legal):
+            seen.setdefault(view.role, set()).update(action_name(a) for a in legal)
+            return self.rng.choice(legal) if legal and self.rng.random() < 0.7 else None
+
+    rules = ruleset(name, **options)
+    size = rules.min_players if rules.roles is not None else 7
+    names = [f"P{i}" for i in range(size)]
+    for seed in range(games):
+        play_game(rules, names, lambda player, rng: Recorder(player, rng), seed,
+                  rounds_per_phase=2, max_steps=3000)
+    return seen
+
+
+@pytest.mark.parametrize("name,options", [
+    ("maw", {}), ("maw", {"whisper": "on", "roles": "seer:1,bg:1"}), ("aiwolf-5", {}),
+    ("aiwolf-15", {"variant": "2021"}), ("werewolf-12", {}),
+    ("werewolf-12", {"role_set": "B", "self_explode": "off"})])
+def test_help_lists_every_action_the_engine_offers_a_role_and_nothing_of_other_games(
+        name, options):
+    from maw.engine import changed_options, role_named, ruleset
+    from maw.engine.rules import possible_actions
+    from maw.terminal.commands import TEXT
+
+    rules = ruleset(name, **options)
+    for role, offered in _offered_by_role(name, 30, **options).items():
+        listed = {s.name for s in possible_actions(rules, role_named(role))}
+        assert offered <= listed, f"{name} {role}: /help lacks {offered - listed}"
+        view = {"ruleset": name, "role": role, "rule_options": changed_options(rules)}
+        text = TEXT.help(view)
+        for spec in possible_actions(rules, role_named(role)):
+            if spec.name != "chat":
+                assert spec.usage in text
+    # what a game of this ruleset never offers is not in its help
+    villager = {s.name for s in possible_actions(rules, role_named("Villager"))}
+    if name == "maw":
+        assert {"over", "badge", "shoot", "poison", "run", "attack"}.isdisjoint(villager)
+        assert {"vote", "unvote"} <= villager
+        assert ("whisper" in villager) == ("whisper" in options)
+    if name.startswith("aiwolf"):
+        assert "over" in villager and "unvote" not in villager and "badge" not in villager
+    if name == "werewolf-12":
+        wolf = {s.name for s in possible_actions(rules, role_named("Werewolf"))}
+        assert "badge" in villager and "explode" not in villager
+        assert ("explode" in wolf) == (options.get("self_explode") != "off")
+
+
+def test_pass_and_ready_are_a_persons_ready_and_say_so():
+    for word in ("/pass", "/ready"):
+        parsed = parse_command(word, DAY)
+        assert parsed.action == m.Listen(ready=True)
+
+
+# ---------------------------------------------------------------- a person's day: /ready
+
+
+class Ring:
+    """A test player: once the day's votes are open it votes for the next player of the
+    table (in name order, the person left out) and then listens; at night it listens.
+    Five of them split their votes one each, so only the person's vote, and the day's end,
+    decide. Those named in ``quiet`` never vote."""
+
+    quiet: frozenset[str] = frozenset()
+    needs_view = True
+
+    def __init__(self, player, rng) -> None:
+        self.player = player
+
+    def observe(self, event) -> None:
+        pass
+
+    def beliefs(self, view):
+        return None
+
+    def decide(self, view, legal):
+        from maw.engine import Vote
+
+        if view.votes.get(self.player) is not None or view.phase != "day" or \
+                self.player in self.quiet:
+            return None
+        ring = [p for p in sorted(view.players) if p != "Zed"]
+        target = ring[(ring.index(self.player) + 1) % len(ring)]
+        return next((a for a in legal if type(a) is Vote and a.target == target), None)
+
+
+class QuietEve(Ring):
+    quiet = frozenset({"Eve"})
+
+
+def ring_game(server, tmp_path, decider: str, lobby: str, day: float):
+    from maw.policies import register_decider
+
+    register_decider("ring-test", Ring)
+    register_decider("ring-test-quiet-eve", QuietEve)
+    # one day: the game is a draw after it, and its end shows the roles
+    config = GameConfig(players=6, rules=ruleset("maw", max_days=1), seed=1,
+                        day_seconds=day, night_seconds=3, log_dir=tmp_path, lobby_seconds=60,
+                        ready_end=True)
+    return asyncio.create_task(run_game(config, default_seats(5, decider), server,
+                                        timeout=180, remote=1, lobby=lobby))
+
+
+VOTES = dict(zip("Ann Bob Cid Dee Eve".split(), "Bob Cid Dee Eve Ann".split(), strict=True))
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_persons_vote_changed_after_pass_reaches_the_gamemaster(server, tmp_path):
+    # Eve never votes, so the day waits for its timer; every other AI player has voted
+    # and listens: no news comes to the person after its /pass
+    game = ring_game(server, tmp_path, "ring-test-quiet-eve", "pass", 15)
+    person = ScriptedPerson([
+        (tuple(f"{a} votes for {b}" for a, b in VOTES.items() if a != "Eve"), "/vote Bob"),
+        # (a second to read between lines: each answers a question asked once the news
+        # before it had come; the second pass answers the question the first left open)
+        (r"Zed votes for Bob", "/pass", 1.0),
+        (r"you are ready", "/ready", 1.0),
+        # before: nothing was asked after a pass until news came, and none came: the
+        # person's /unvote and /vote waited, and the day ended with the old vote
+        (r"you are ready", "/unvote", 1.0),
+        (r"Zed withdraws the vote", "/vote Dee"),
+    ])
+    played = await run_person(server, "pass", person, name="Zed", timeout=180)
+    result = await game
+    assert played.final
+    records = _read(result.log_path)
+    zed = [(r["action"], r["data"].get("target")) for r in records
+           if r["kind"] == "action" and r["data"].get("actor") == "Zed"]
+    assert zed == [("Vote", "Bob"), ("Unvote", None), ("Vote", "Dee")], person.screen
+    executed = [r for r in records if r["kind"] == "event" and r["event"] == "Executed"]
+    assert [r["data"]["player"] for r in executed] == ["Dee"]  # (Cid's vote and Zed's)
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_day_ends_at_a_persons_ready_once_everyone_has_voted(server, tmp_path):
+    # a long day: only the GameMaster's "everyone has voted and is done" may end it early
+    game = ring_game(server, tmp_path, "ring-test", "ready", 60)
+    person = ScriptedPerson([
+        (tuple(f"{a} votes for {b}" for a, b in VOTES.items()), "/help"),
+        (r"/ready", "/vote Dee"),
+        (r"Zed votes for Dee", "/ready"),
+    ])
+    played = await run_person(server, "ready", person, name="Zed", timeout=180)
+    result = await game
+    assert played.final
+    records = _read(result.log_path)
+    vote = next(r for r in records if r["kind"] == "action" and
+                r["data"].get("actor") == "Zed")
+    executed = next(r for r in records if r["kind"] == "event" and r["event"] == "Executed")
+    # Dee has two votes, everyone else one: the day ended at the /ready typed at once
+    # after Zed's vote, not at its timer a minute later
+    assert executed["data"]["player"] == "Dee" and executed["t"] - vote["t"] < 2.0
+    screen = "\n".join(person.screen)
+    # /help: the commands of a villager in a MAW game, not every ruleset's
+    assert "/vote NAME" in screen and "/unvote" in screen and "/ready" in screen
+    assert "/badge" not in screen and "/over" not in screen and "/attack" not in screen
+    # the end: every role and the points of the round
+    assert "Who was who" in screen
+    for name in ("Ann", "Bob", "Cid", "Dee", "Eve", "Zed"):
+        assert re.search(rf"^\s+{name}\s+\w+\s+\d+ points?$", screen, re.M), name

@@ -22,6 +22,8 @@ from maw import engine
 from maw.agents.base import GameLog, MawAgent, bare
 from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.engine import events as ev
+from maw.engine.dayflow import flow_of
+from maw.engine.resolution import NOBODY
 from maw.errors import MawError
 from maw.policies.base import Decider
 from maw.protocol import convert
@@ -45,6 +47,9 @@ class GameConfig:
     night_seconds: float = 15.0
     lobby_seconds: float = 120.0
     early_end: bool = False  # also end a phase once everyone who may act said "listen"
+    # a game with people: a day whose votes are open also ends once every living player
+    # has voted and each is done (idle since its news, or a person's /ready)
+    ready_end: bool = False
     # a decider ("rule", "random") that takes over the seat of a player whose client is
     # gone, from the next phase on (None: the seat stays empty, and is not waited for)
     substitute: str | None = None
@@ -111,6 +116,9 @@ class Moderator(MawAgent):
         self.round = 0
         self.board = engine.Leaderboard()
         self.idle: set[str] = set()
+        # persons who said /ready: done for the phase until they act again (news does
+        # not wake them, as it wakes an idle AI player)
+        self.ready: set[str] = set()
         self.deadline = Deadline()
         self.room_open: dict[engine.Room, bool] = {r: False for r in self.rooms}
         self.room_answers: Awaiting[engine.Room] = Awaiting()
@@ -328,6 +336,7 @@ class Moderator(MawAgent):
                 await self.open_phase(behaviour)
         elif now != before:  # the day's votes opened, a turn passed: everyone's new options
             self.idle.clear()  # (a player idle a moment ago may act now)
+            self.ready.clear()
             for name in self.seats:
                 await self.send_options(behaviour, name)
         self.changes.poke()
@@ -345,6 +354,7 @@ class Moderator(MawAgent):
         s = self.state
         assert s is not None
         self.idle.clear()
+        self.ready.clear()
         self.deadline.set(self.phase_seconds())
         if s.is_over:
             for room in self.rooms:
@@ -465,8 +475,23 @@ class Moderator(MawAgent):
         return sorted(n for n, seat in self.seats.items() if not seat.acted or seat.gone)
 
     def waiting_for(self, actors) -> bool:
-        """Is the phase still waiting for one of ``actors`` (not idle, not gone)?"""
-        return any(a not in self.idle and not self.seats[a].gone for a in actors)
+        """Is the phase still waiting for one of ``actors`` (not idle, not ready, not
+        gone)?"""
+        return any(a not in self.idle and a not in self.ready and not self.seats[a].gone
+                   for a in actors)
+
+    def all_voted_and_done(self) -> bool:
+        """``ready_end``: the votes of the day are open, every living player who may vote
+        has voted, and nobody who may act is still at it: the day is over, as its timer
+        would end it."""
+        s = self.state
+        if s is None or s.is_over or not s.ballot or s.pending or \
+                s.phase is not flow_of(s).vote_phase:
+            return False
+        voters = [i for i, alive in enumerate(s.alive) if alive and i not in s.exposed]
+        if not voters or any(s.votes[i] == NOBODY for i in voters):
+            return False
+        return not self.waiting_for(engine.actors(s))
 
 
 def stamp_of(marker: tuple) -> str:

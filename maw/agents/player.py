@@ -564,6 +564,11 @@ class AwakeState(PlayerState):
                 await self.forward(reply, stamp)
             except Exception as exc:  # one bad answer must not end the player
                 await p.handler_failed(self, None, exc)
+            if isinstance(reply, m.Listen) and reply.ready:
+                # a person's /ready: the interface keeps a question open, so that what
+                # the person types next (a vote changed after all) goes out at once,
+                # not at the next news (a day with everyone done brings none)
+                asked = -1
         self.set_next_state(p.next_state())
 
     async def forward(self, action: m.Body, stamp: str) -> None:

@@ -63,8 +63,11 @@ class Referee(Guarded):
                 gm.wake(events, seat.name)
             if gm.marker() == before:
                 gm.idle.add(seat.name)
+                if body.ready:  # a person's /ready: done until it acts again
+                    gm.ready.add(seat.name)
             await gm.publish(self, events, before)
             return
+        gm.ready.discard(seat.name)  # (it acts: not done after all)
         reason = gm.too_late(body.stamp, seat.name)
         if reason is not None:
             await gm.send_body(self, seat.jid, m.Refuse(reason=reason), msg.thread)
@@ -159,5 +162,6 @@ class Referee(Guarded):
         await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
                            thread)
         if ok:
+            gm.ready.discard(seat.name)  # type: ignore[union-attr]
             gm.wake(events, seat.name)  # type: ignore[union-attr]
             await gm.publish(self, events, before)

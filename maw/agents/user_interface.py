@@ -54,8 +54,8 @@ class Parsed:
 class Commands(Protocol):
     """What a person's typed line means (``maw.terminal.commands.TEXT``)."""
 
-    @property
-    def help(self) -> str: ...
+    def help(self, view: dict[str, Any] | None = None) -> str:
+        """The commands of the person's role in its game (``view``: what it sees)."""
 
     def parse(self, text: str, options: list[m.Option]) -> Parsed: ...
 
@@ -222,10 +222,10 @@ class Keyboard(CyclicBehaviour):
         if parsed.error:
             agent.console.show(f"! {parsed.error}")
             if parsed.error.startswith("unknown command"):
-                agent.console.show(agent.commands.help)
+                agent.console.show(agent.commands.help(agent.view))
             return
         if parsed.local == "help":
-            agent.console.show(agent.commands.help)
+            agent.console.show(agent.commands.help(agent.view))
         elif parsed.local == "who":
             agent.console.show(agent.who())
         elif parsed.local == "role":
@@ -240,9 +240,13 @@ class Keyboard(CyclicBehaviour):
                 parsed.action.type not in {o.action for o in agent.options}:  # (a Hunter's shot)
             agent.console.show("! you are dead: you can watch the game, not act in it")
             return
+        if isinstance(parsed.action, m.Listen) and parsed.action.ready:
+            agent.console.show("(you are ready: the day ends once everyone has voted and "
+                               "is ready; anything you do now takes it back)")
         if pending is None:
+            # (the player asks again as soon as its last answer is through: this goes
+            # out then, in the order typed)
             agent.queued.append((parsed.action, phase_of(agent.view)))
-            agent.console.show("(it goes out when it is your turn)")
             return
         agent.pending = None
         msg = pending[0]

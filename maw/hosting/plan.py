@@ -160,10 +160,13 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             say("maw game: a phase also ends once every player who may act has nothing "
                 "more to do (--no-early-end: only by the rules or the timer, as in the "
                 "design document)")
+    if r.humans:
+        say("maw game: a day also ends once every living player has voted and is done "
+            "(a person types /ready, or /pass)")
     config = GameConfig(players=r.players, rules=rules, seed=r.seed, rounds=r.rounds,
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
                         log_dir=r.log_dir, early_end=early_end, substitute=substitute,
-                        pace=pace)
+                        pace=pace, ready_end=bool(r.humans))
     return GamePlan(config, seats, address, joining, lobby)
 
 
@@ -214,6 +217,7 @@ def replay_plan(log: Path, xmpp: str = "embedded", log_dir: Path | None = None,
     config = GameConfig(players=started["players"], rules=rules, seed=started["seed"],
                         rounds=c["rounds"], day_seconds=c["day_seconds"],
                         night_seconds=c["night_seconds"], early_end=c["early_end"],
+                        ready_end=c.get("ready_end", False),
                         talk_share=c["talk_share"], substitute=c.get("substitute"),
                         log_dir=log_dir)
     return GamePlan(config, seats, parse_address(xmpp), 0, None)

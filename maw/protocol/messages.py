@@ -248,10 +248,14 @@ class Over(PlayerActionBase):
 
 
 class Listen(PlayerActionBase):
-    """Nothing to do now (Algorithm 1's "listen"); tells the GameMaster this player is idle."""
+    """Nothing to do now (Algorithm 1's "listen"); tells the GameMaster this player is idle.
+    ``ready``: a person's ``/ready`` (or ``/pass``): done for this phase until it acts
+    again, whatever it hears meanwhile; in a game with people the day ends once every
+    living player has voted and is done (an AI player's listen lasts until its next news)."""
 
     PERFORMATIVE: ClassVar[str] = "inform"
     type: Literal["listen"] = "listen"
+    ready: bool = False
 
 
 # every action of the engine's table has its wire model, and "listen" (nothing to do now)
