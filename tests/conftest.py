@@ -33,6 +33,19 @@ def start(name: str, deal: str, seed: int = 0, **options) -> GameState:
                     roles=roles)
 
 
+def wolf_view() -> GameState:
+    """MAW 6: B and E are the wolves; day 2 after F was executed and A murdered."""
+    from maw import engine
+
+    s = start("maw", "VWVVWV")
+    for voter in "ABCD":  # (a majority executes at once)
+        s, _ = engine.play(s, engine.Vote(voter, "F"))
+    s, _ = engine.play(s, engine.Attack("B", "A"))
+    s, _ = engine.play(s, engine.Attack("E", "A"))
+    assert s.day == 2 and s.phase.value == "day"
+    return s
+
+
 # ---------------------------------------------------------------- pyjabber
 
 

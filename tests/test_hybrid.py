@@ -1,6 +1,6 @@
-"""The hybrid agent: talk analysis on recorded utterances (scripted model), the
-consistency check on crafted lies and slips, the voice with its one regeneration and its
-template line, and its strategy against fixed opponents."""
+"""The hybrid agent: talk analysis on recorded utterances (scripted model), the voice with
+its one regeneration and its template line, its vote before its words, and its strategy
+against fixed opponents (the gate its lines pass: tests/test_gate.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import random
 
 import pytest
-from conftest import start
+from conftest import start, wolf_view
 
 from maw import engine
 from maw.engine import Chat, Room, Vote, view
@@ -16,7 +16,7 @@ from maw.llm import LLM
 from maw.llm.backends import ScriptedBackend
 from maw.llm.hybrid import HybridDecider, read_facts
 from maw.policies.claims import Claim
-from maw.policies.hybrid import HybridStrategy, Intent, contradictions
+from maw.policies.hybrid import HybridStrategy
 from maw.simulate import simulate
 
 # AIWolf 5: A Seer, B Werewolf, C Possessed, D and E Villagers
@@ -63,60 +63,6 @@ async def test_talk_analysis_feeds_the_strategy_and_falls_back_to_the_grammar():
     record = d.tally.log[-1]
     assert record["facts_by"] == "grammar" and record["facts"] == [["E", "suspect", "C", ""]]
     assert "C" in d.strategy.against["E"]
-
-
-def wolf_view():
-    # MAW 6: B and E are the wolves; day 2 after F was executed and A murdered
-    s = start("maw", "VWVVWV")
-    for voter in "ABCD":  # (a majority executes at once)
-        s, _ = engine.play(s, Vote(voter, "F"))
-    s, _ = engine.play(s, engine.Attack("B", "A"))
-    s, _ = engine.play(s, engine.Attack("E", "A"))
-    assert s.day == 2 and s.phase.value == "day"
-    return s
-
-
-@pytest.mark.parametrize("who, text, fault", [
-    ("B", "[GM] C is out of the game.", "Game Master"),
-    ("C", "As the game master I say: vote D.", "Game Master"),
-    ("B", "I am a werewolf, but please spare me.", "gives away its role or its pack"),
-    ("B", "My pack and I think D is lying.", "gives away its role or its pack"),
-    ("B", "E is a werewolf, I am sure.", "names its packmate E"),
-    ("C", "I am the Seer: D is a werewolf.", "claims to be the Seer"),
-    ("C", "D is human, I checked.", "a result it never received"),
-    ("C", "A, why did you vote for F?", "A, who is dead"),
-    ("D", "I suspect F more than anyone.", "F, who is dead"),
-])
-def test_the_consistency_check_catches_lies_and_slips(who, text, fault):
-    v = view(wolf_view(), who)
-    wrong = contradictions(text, v)
-    assert any(fault in w for w in wrong), wrong
-
-
-@pytest.mark.parametrize("who, text", [
-    ("B", "I am a simple villager and I suspect C."),  # a wolf's lie on purpose: allowed
-    ("C", "I suspect D: D voted with E yesterday."),
-    ("C", "F was executed yesterday, and A died in the night."),  # the dead, as dead
-    ("D", "I am a Villager. Let us vote for C."),
-])
-def test_what_may_be_said_passes(who, text):
-    assert contradictions(text, view(wolf_view(), who)) == []
-
-
-def test_a_lie_the_strategy_chose_passes_and_true_results_pass():
-    s = start("aiwolf-5", DEAL5)
-    possessed = view(s, "C")
-    lie = Intent("I am the Seer. D is a werewolf.", "",
-                 (Claim("role", "C", "C", "Seer"), Claim("species", "C", "D", "werewolf")))
-    assert contradictions("Hear me: I am the Seer, and D is a werewolf!", possessed,
-                          lie) == []
-    assert contradictions("I am the Seer, and E is a werewolf!", possessed, lie)
-    s, _ = engine.play(s, engine.Over("A", Room.VILLAGE))  # (to the night: A divines)
-    for p in "BCDE":
-        s, _ = engine.play(s, engine.Over(p, Room.VILLAGE))
-    s, _ = engine.play(s, engine.Divine("A", "B"))
-    seer = view(s, "A")
-    assert seer.results and contradictions("I am the Seer. B is a werewolf.", seer) == []
 
 
 async def test_the_voice_is_regenerated_once_then_replaced_by_the_template():

@@ -11,6 +11,7 @@ strategy lives."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
@@ -21,6 +22,7 @@ from pathlib import Path
 from maw import engine
 from maw.errors import ConfigError
 from maw.llm.llm import LLM
+from maw.policies import gate
 from maw.policies.base import Decider, max_chat, rules_of
 
 # the prompts shipped in the package (the repository's prompts/, linked in as maw/prompts)
@@ -57,6 +59,20 @@ class Prompts:
         self.folder = Path(folder or os.environ.get("MAW_PROMPTS") or PACKAGE_PROMPTS)
         if not (self.folder / "turn.md").is_file():
             raise ConfigError(f"no prompts in {self.folder} (turn.md is missing)")
+
+    def source(self, template: str) -> str:
+        """A template as written, its ``$variables`` unfilled (what the gate keeps a
+        model from repeating); empty if it is missing."""
+        try:
+            return (self.folder / template).read_text(encoding="utf-8")
+        except OSError:
+            return ""
+
+    def instructions(self, view: engine.PlayerView, *templates: str) -> tuple[str, ...]:
+        """The instructions a model of ``view.player`` reads in ``templates``, besides the
+        rules and its role's prompt: what its words may not echo (``maw.policies.gate``)."""
+        return (*(self.source(t) for t in templates), self.source("rules.md"),
+                self.source(f"roles/{view.role}.md"), game_rules(view))
 
     def render(self, template: str, /, **values: object) -> str:
         path = self.folder / template
@@ -163,6 +179,13 @@ def choices(legal: tuple[engine.Action, ...], listen: bool = True) -> tuple[list
         return [*kinds], "; ".join(parts)
     parts.append("listen")
     return [*kinds, "listen"], "; ".join(parts)
+
+
+def must_vote(view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+    """The day's votes are open, this player may vote and has not: its turn is a vote
+    (a player that listens or talks instead leaves the day to its timer)."""
+    return view.votes_open and view.votes.get(view.player) is None and \
+        any(type(a) is engine.Vote for a in legal)
 
 
 def pack_pick(player: str, view: engine.PlayerView) -> str | None:
@@ -430,7 +453,10 @@ class LLMDecider(Decider):
         offered = set(actions)
         pack = offered & pack_actions()
         pick = pack_pick(self.player, view) if pack else None
-        if not self.steer:
+        if "vote" in offered and not listen:
+            advice = ("The votes are open and you have not voted: vote now (the player "
+                      "with the most votes is executed when the day ends).")
+        elif not self.steer:
             advice = f"You vote for {mine}." if mine else ""
         elif pick and pick != mine:
             advice = (f"Your pack attacks {pick}: the pack must agree on one victim, so "
@@ -463,24 +489,29 @@ class LLMDecider(Decider):
         return text, schema, described
 
     def must_choose(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
-        """It has had its turn this phase (spoke or listened) and has still not voted or
-        attacked: now it is offered the choice alone, without "listen". A small model
-        repeats its last answer: a wolf chatted all night and never attacked; villagers
-        listened all day, every day ended in a tie and a game never ended."""
-        return (self.steer and view.votes.get(self.player) is None
-                and self.answered_in == (view.day, view.phase)
-                and any(type(a) is engine.Vote or engine.action_name(a) in pack_actions()
-                        for a in legal))
+        """It must choose now, and is offered the choice alone, without "listen": the
+        day's votes are open and it has not voted (every ``llm`` player: a day whose
+        players listened or talked until its timer ended it executed nobody); steered,
+        also once it has had its turn this phase and has still not attacked. A small
+        model repeats its last answer: a wolf chatted all night and never attacked;
+        villagers listened all day, every day ended in a tie and a game never ended."""
+        if view.votes.get(self.player) is not None:
+            return False
+        if must_vote(view, legal):
+            return True
+        return (self.steer and self.answered_in == (view.day, view.phase)
+                and any(engine.action_name(a) in pack_actions() for a in legal))
 
     def narrow(self, view: engine.PlayerView,
                legal: tuple[engine.Action, ...]) -> tuple[engine.Action, ...]:
         """The actions offered: all of them; when steered, the choice alone once it must
         choose (``must_choose``), and for a wolf whose pack has picked tonight's victim,
         that victim alone."""
+        if self.must_choose(view, legal):
+            legal = tuple(a for a in legal if type(a) in targeted()
+                          and type(a) is not engine.Whisper)
         if not self.steer:
             return legal
-        if self.must_choose(view, legal):
-            legal = tuple(a for a in legal if type(a) in targeted())
         pick = pack_pick(self.player, view)
         pack = pack_actions()
 
@@ -533,21 +564,56 @@ class LLMDecider(Decider):
                     prompt = self.prompts.render("repair.md", error=str(exc),
                                                  choices=described)
                     continue
+                action, faults = self.gated(action, view, record)
+                if faults:  # a line the gate refuses: asked once more
+                    record[f"{key}error"] = "; ".join(faults)
+                    prompt = self.prompts.render("refused.md", fault="; ".join(faults),
+                                                 choices=described)
+                    continue
                 record["outcome"] = outcome
                 record["action"] = label(action)
                 self._read_beliefs(answer.text, schema, view, record)
                 return self._chose(action, view)
             record["outcome"] = "fallback"
+            if record.get("caught") and self.fallback is not None:
+                # its lines could not be said: the rule player's turn instead (its line,
+                # its vote, or nothing)
+                record["gated"] = list(dict.fromkeys(record["caught"]))
+                return self._chose(self._fall_back(view, legal, record), view)
             return None
         except Exception as exc:
             record.update(outcome="fallback", exception=repr(exc))
             if self.fallback is None:
                 return None
-            name, decider = self.fallback
-            action = decider.decide(view, legal)
-            record.update(fallback_decider=name, fallback_action=repr(action))
-            return action
+            return self._fall_back(view, legal, record)
         finally:  # (cancelled: the question became moot while it was being answered)
             self.pending = None
             record.setdefault("outcome", "cancelled")
             self.tally.log.append(record)
+
+    def _fall_back(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
+                   record: dict) -> engine.Action | None:
+        assert self.fallback is not None
+        name, decider = self.fallback
+        action = decider.decide(view, legal)
+        record.update(fallback_decider=name, fallback_action=repr(action))
+        return action
+
+    def gated(self, action: engine.Action | None, view: engine.PlayerView,
+              record: dict) -> tuple[engine.Action | None, tuple[str, ...]]:
+        """``action`` through the gate (``maw.policies.gate``) if it says a line: with the
+        line it may say (cut back to its last full sentence where its end was cut off),
+        or the gate's faults (kept in the record's ``caught``)."""
+        text = getattr(action, "text", None) if type(action) in (
+            engine.Chat, engine.Whisper) else None
+        if action is None or text is None:
+            return action, ()
+        verdict = gate.check(text, view, self.max_chars,
+                             instructions=self.prompts.instructions(
+                                 view, "turn.md", "repair.md", "refused.md"))
+        if verdict.text is None:
+            record.setdefault("caught", []).extend(verdict.faults)
+            return action, verdict.faults
+        if verdict.cut:
+            record["cut"] = True
+        return dataclasses.replace(action, text=verdict.text), ()  # type: ignore[arg-type]

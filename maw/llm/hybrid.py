@@ -8,9 +8,11 @@ rule layer (``maw.policies.hybrid``) decides.
   is dropped); the statement grammar of ``maw/policies/claims.py`` is read by rule, and is
   all there is when the model cannot answer. The facts feed the strategy's beliefs.
 * **strategy**: ``HybridStrategy`` chooses the action and what to say (an ``Intent``).
-* **utterance**: the model writes the intent in the persona's voice. A sentence that
-  contradicts what the speaker may say (``contradictions``) is written again once, naming
-  the fault; a second fault, or no answer, sends the intent's template line instead.
+* **utterance**: the model writes the intent in the persona's voice. A sentence the gate
+  refuses (``maw.policies.gate``: it echoes the prompt, gives away what the role hides,
+  names a role the game lacks, contradicts what the speaker may say, or is not a
+  sentence) is written again once, naming the fault; a second fault, or no answer, sends
+  the intent's template line instead (``gated`` in the record says why).
 
 Each decision is one ``llm`` record in the game log (calls, tokens, seconds, outcome:
 ``legal`` the first sentence passed, ``repaired`` the second did, ``fallback`` the
@@ -27,11 +29,11 @@ import re
 from maw import engine
 from maw.engine.events import Chatted
 from maw.engine.roles import ROLES
-from maw.llm.decider import Prompts, Tally, account, chat_limit, pin_game
+from maw.llm.decider import Prompts, Tally, account, chat_limit, must_vote, pin_game
 from maw.llm.llm import LLM
-from maw.policies import claims
-from maw.policies.base import Decider
-from maw.policies.hybrid import HybridStrategy, Intent, contradictions, intent_of
+from maw.policies import claims, gate
+from maw.policies.base import Decider, rules_of
+from maw.policies.hybrid import HybridStrategy, Intent, intent_of
 
 KINDS = {  # the schema's fact kinds -> the claims grammar's
     "claims_role": "role", "says_werewolf": "species", "says_human": "species",
@@ -138,9 +140,10 @@ class HybridDecider(Decider):
         account(record, self.llm, answer)
         return answer.text
 
-    async def analyse(self, view: engine.PlayerView, record: dict) -> None:
-        """Turn the unread lines into facts for the strategy (the model's, and the
-        statement grammar's)."""
+    async def analyse(self, view: engine.PlayerView, record: dict,
+                      model: bool = True) -> None:
+        """Turn the unread lines into facts for the strategy (the model's, unless
+        ``model`` is false, and the statement grammar's)."""
         lines, self.unread = self.unread, []
         if not lines:
             return
@@ -149,6 +152,8 @@ class HybridDecider(Decider):
             found += claims.parse(speaker, text, view.players)
         source = "grammar"
         try:
+            if not model:
+                raise ValueError("its vote first: the grammar alone")
             text = self.prompts.render(
                 "analyse.md", lines="\n".join(f"{s}: {t}" for s, t in lines))
             answer = await self._call(record, text, facts_schema(
@@ -168,7 +173,8 @@ class HybridDecider(Decider):
             self.strategy.hear_claims(speaker, heard)
 
     async def voice(self, view: engine.PlayerView, intent: Intent, record: dict) -> str:
-        """The intent in the persona's voice, checked; the template when it fails."""
+        """The intent in the persona's voice, through the gate (``maw.policies.gate``);
+        asked again once, naming the fault; the template when it fails again."""
         template = intent.template()[: self.max_chars]
         schema = {"type": "object", "properties": {"text": {
             "type": "string", "minLength": 1, "maxLength": self.max_chars}},
@@ -177,27 +183,41 @@ class HybridDecider(Decider):
             "voice.md", persona=self.persona, day=view.day, room=view.room or "Village",
             living=", ".join(view.living), intent=intent.text, reason=intent.reason or "-",
             max_chars=self.max_chars)
+        instructions = self.prompts.instructions(view, "voice.md", "voice_again.md")
         caught: list[str] = []
         record["intent"] = template
         for attempt in ("legal", "repaired"):
             answer = await self._call(record, prompt, schema, self.max_chars + 40)
             record.setdefault("sentences", []).append(answer)
             try:
-                said = " ".join(str(json.loads(answer, strict=False)["text"]).split())
+                said = str(json.loads(answer, strict=False)["text"])
             except (json.JSONDecodeError, KeyError, TypeError):
                 caught.append("not the answer's form")
                 said = ""
-            wrong = contradictions(said, view, intent) if said else ["it is empty"]
-            if said and not wrong:
+            verdict = gate.check(said, view, self.max_chars, instructions=instructions,
+                                 allowed_text=template, allowed=intent.allowed)
+            if verdict.text is not None:
                 record["outcome"] = attempt
                 record["caught"] = caught
-                return said[: self.max_chars]
-            caught += wrong
-            prompt = self.prompts.render("voice_again.md", fault="; ".join(wrong),
+                if verdict.cut:
+                    record["cut"] = True
+                return verdict.text
+            caught += verdict.faults
+            prompt = self.prompts.render("voice_again.md", fault="; ".join(verdict.faults),
                                          intent=intent.text, max_chars=self.max_chars)
         record["outcome"] = "fallback"
         record["caught"] = caught
+        record["gated"] = list(dict.fromkeys(caught))  # the template was said instead
         return template
+
+    def urgent(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+        """Its vote comes first, by rule, without a model's reading of the talk: the
+        day's votes are open, it has not voted, and either they opened after the talk
+        (``votes_open=talk``: the day is half over, or everyone has spoken) or it has had
+        its say today."""
+        return must_vote(view, legal) and (
+            rules_of(view).votes_open is engine.VotesOpen.TALK
+            or self.strategy.spoke_in == (view.day, view.phase))
 
     async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
                       messages: list[str]) -> engine.Action | None:
@@ -211,10 +231,18 @@ class HybridDecider(Decider):
         self.pending = record
         try:
             try:
-                await self.analyse(view, record)
+                # the day's votes are open and it has not voted: it votes now, by rule,
+                # without waiting for a model to read the talk (six players' calls in
+                # turn outlasted the day, and it ended with no vote cast)
+                await self.analyse(view, record, model=not self.urgent(view, legal))
             except Exception as exc:  # the model is gone: the grammar's facts stand
                 record["exception"] = repr(exc)
-            action, intent = self.strategy.decide_intent(view, legal)
+            action, intent = None, None
+            if self.urgent(view, legal):  # its vote before its words
+                action, intent = self.strategy.decide_intent(
+                    view, tuple(a for a in legal if type(a) is engine.Vote))
+            if action is None:
+                action, intent = self.strategy.decide_intent(view, legal)
             record["action"] = intent_of(action, intent)
             if type(action) in (engine.Chat, engine.Whisper) and intent is not None:
                 try:

@@ -16,13 +16,12 @@ What it adds to the rule player (``maw.policies.rule``):
   vote (the closing argument); where whispers are on, a villager also whispers its vote
   to the player it trusts most.
 
-:func:`contradictions` is the consistency check every utterance passes before it reaches
-the chat: what the speaker may not say given its role and what it knows.
+Every utterance passes the gate (``maw.policies.gate``) before it reaches the chat: what
+the speaker may not say given its role and what it knows.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from maw.engine import Action, Chat, PlayerView, Vote, Whisper
@@ -150,50 +149,6 @@ class HybridStrategy(RuleDecider):
 
 
 register_decider("hybrid", HybridStrategy)
-
-
-# ---------------------------------------------------------------- consistency check
-
-_GM = re.compile(r"\[\s*gm\s*\]|\bgame ?master\b", re.IGNORECASE)
-_PACK_TALK = re.compile(r"\b(my|our) (pack|fellow (?:wolves|werewolves)|packmates?)\b|"
-                        r"\b(?:us|we|fellow) (?:were)?wolves\b|"
-                        r"\bwe (?:are )?(?:the )?(?:werewolves|wolves)\b|\bI am (?:a |the )?"
-                        r"(?:were)?wolf\b", re.IGNORECASE)
-
-
-def contradictions(text: str, view: PlayerView, intent: Intent | None = None) -> list[str]:
-    """What is wrong with ``text`` as ``view.player``'s line: each reason a sentence
-    (empty: it may be said). Checked: a Game Master impersonation; a werewolf naming its
-    own role or its pack; a role or a result claimed that the speaker does not have and
-    its intent does not claim on purpose; a dead player addressed or accused as alive."""
-    me = view.player
-    wrong: list[str] = []
-    if _GM.search(text):
-        wrong.append("it speaks as the Game Master")
-    said = claims.parse(me, text, view.players)
-    allowed = set(intent.allowed) if intent else set()
-    if view.pack:
-        if _PACK_TALK.search(text):
-            wrong.append("a werewolf gives away its role or its pack")
-        for c in said:
-            if c.kind == "species" and c.target in view.pack and c.value == "werewolf" \
-                    and c not in allowed:
-                wrong.append(f"a werewolf names its packmate {c.target}")
-    mine = {view.role} if view.team == "village" else set()
-    for c in said:
-        if c.kind == "role" and c.value not in mine | {"Villager"} and c not in allowed:
-            wrong.append(f"it claims to be the {c.value}, which it is not")
-        if c.kind == "species" and c not in allowed and c.target != me:
-            known = {(t, s) for _d, _k, t, s in view.results}
-            if (c.target, c.value) not in known:
-                wrong.append(f"it states {c.target} is {c.value}, a result it never received")
-    dead = [p for p in view.players if p not in view.living and p != me]
-    for name in dead:
-        n = re.escape(name)
-        if re.search(rf"(?:^|[.!?]\s+){n}\s*[,:]", text) or \
-                re.search(rf"\b(?:vote for|execute|suspect|accuse) {n}\b", text, re.I):
-            wrong.append(f"it speaks to or accuses {name}, who is dead")
-    return list(dict.fromkeys(wrong))
 
 
 def intent_of(action: Action | None, intent: Intent | None) -> str:

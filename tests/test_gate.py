@@ -1,0 +1,161 @@
+"""The gate every line of a language model passes before anyone hears it
+(``maw.policies.gate``): recorded bad answers of real games, crafted lies and slips, and
+what may be said."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from conftest import start, wolf_view
+
+from maw import engine
+from maw.engine import Room, view
+from maw.llm import LLM
+from maw.llm.backends import ScriptedBackend
+from maw.llm.decider import LLMDecider, Prompts
+from maw.policies import gate
+from maw.policies.claims import Claim
+from maw.policies.rule import RuleDecider
+
+# AIWolf 5: A Seer, B Werewolf, C Possessed, D and E Villagers
+DEAL5 = "SWPVV"
+
+
+def faults(text: str, v, **kw) -> tuple[str, ...]:
+    verdict = gate.check(text, v, 160, **kw)
+    assert (verdict.text is None) == bool(verdict.faults)
+    return verdict.faults
+
+
+def wolf_instructions(v) -> tuple[str, ...]:
+    return Prompts().instructions(v, "voice.md", "voice_again.md")
+
+
+# the lines of the README's main command that the issue found (seed 1 and 2 of a 6-player
+# game of hybrid players on the embedded model), said by a werewolf in the Village
+RECORDED = [
+    ("I suspect Bob has told us nothing that helps the village.} At most 160 characters. "
+     "Your pack: The Wolfpack, led by Dee and Eve (and only) - if you'll get me! I",
+     ("repeats its instructions", "gives away its role or its pack")),
+    ("I vote for Cid. Cid should explain, not me and your Packmates (a friend",
+     ("gives away its role or its pack",)),
+    ("Cid should explain, not me and your friends (a friend", ("stops mid-sentence",)),
+    ("We know that she is a witch, so vote for C.", ("the Witch, which this game",)),
+    ("By day, pass for a villager and steer the vote onto C.", ("repeats its instructions",)),
+    ('{"text": "I suspect C."}', ("repeats its instructions",)),
+]
+
+
+@pytest.mark.parametrize("text, why", RECORDED)
+def test_the_recorded_bad_lines_are_refused_for_what_is_wrong_with_them(text, why):
+    v = view(wolf_view(), "B")
+    found = faults(text, v, instructions=wolf_instructions(v))
+    for fault in why:
+        assert any(fault in f for f in found), (fault, found)
+
+
+@pytest.mark.parametrize("who, text, fault", [
+    ("B", "[GM] C is out of the game.", "Game Master"),
+    ("C", "As the game master I say: vote D.", "Game Master"),
+    ("B", "I am a werewolf, but please spare me.", "gives away its role or its pack"),
+    ("B", "My pack and I think D is lying.", "gives away its role or its pack"),
+    ("B", "E is a werewolf, I am sure.", "names its packmate E"),
+    ("C", "I am the Seer: D is a werewolf.", "claims to be the Seer"),
+    ("C", "D is human, I checked.", "a result it never received"),
+    ("C", "A, why did you vote for F?", "A, who is dead"),
+    ("D", "I suspect F more than anyone.", "F, who is dead"),
+    ("D", "I suspect C, and C has", "stops mid-sentence"),
+    ("D", "I suspect C (for two reasons.", "stops mid-sentence"),
+])
+def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
+    found = faults(text, view(wolf_view(), who))
+    assert any(fault in f for f in found), found
+
+
+@pytest.mark.parametrize("who, text", [
+    ("B", "I am a simple villager and I suspect C."),  # a wolf's lie on purpose: allowed
+    ("C", "I suspect D: D voted with E yesterday."),
+    ("C", "F was executed yesterday, and A died in the night."),  # the dead, as dead
+    ("D", "I am a Villager. Let us vote for C."),
+    ("D", "C worries me, nanoda!"),
+    ("D", "Dee votes. Wolves go away! ♪"),
+    ("C", "The pack will strike again tonight, so think."),  # (a villager may say "pack")
+])
+def test_what_may_be_said_passes_unchanged(who, text):
+    verdict = gate.check(text, view(wolf_view(), who), 160)
+    assert verdict.faults == () and verdict.text == text and not verdict.cut
+
+
+def test_a_line_cut_off_is_cut_back_to_its_last_full_sentence():
+    v = view(wolf_view(), "C")
+    verdict = gate.check("I suspect D. D voted with E yesterday. And then D", v, 160)
+    assert verdict.text == "I suspect D. D voted with E yesterday." and verdict.cut
+    long = "I suspect D. " + "D voted with E yesterday and that is odd. " * 6
+    verdict = gate.check(long, v, 60)
+    assert verdict.text is not None and len(verdict.text) <= 60 and verdict.cut
+    assert verdict.text.endswith(".")
+
+
+def test_a_lie_the_strategy_chose_passes_and_true_results_pass():
+    s = start("aiwolf-5", DEAL5)
+    possessed = view(s, "C")
+    lie = (Claim("role", "C", "C", "Seer"), Claim("species", "C", "D", "werewolf"))
+    assert faults("Hear me: I am the Seer, and D is a werewolf!", possessed, allowed=lie) == ()
+    assert faults("I am the Seer, and E is a werewolf!", possessed, allowed=lie)
+    s, _ = engine.play(s, engine.Over("A", Room.VILLAGE))  # (to the night: A divines)
+    for p in "BCDE":
+        s, _ = engine.play(s, engine.Over(p, Room.VILLAGE))
+    s, _ = engine.play(s, engine.Divine("A", "B"))
+    seer = view(s, "A")
+    assert seer.results and faults("I am the Seer. B is a werewolf.", seer) == ()
+    # its strategy chose not to come out yet: the Seer keeps its role to itself
+    kept = faults("I am the Seer. B is a werewolf.", seer, allowed=())
+    assert any("keeps to itself" in f for f in kept), kept
+
+
+@pytest.mark.parametrize("name, text, ok", [
+    ("aiwolf-5", "The Bodyguard must protect C tonight.", False),  # no Bodyguard in 5
+    ("aiwolf-15", "The Bodyguard must protect C tonight.", True),
+    ("aiwolf-15", "Our guard should watch C.", True),  # (the Bodyguard, by another name)
+    ("werewolf-12", "If the Witch saved C, she should say so.", True),
+    ("maw", "If the Witch saved C, she should say so.", False),
+    ("maw", "I will guard my words today.", True),  # (a verb, not the role)
+])
+def test_only_the_roles_the_game_has_may_be_named(name, text, ok):
+    size = {"aiwolf-5": 5, "aiwolf-15": 15, "werewolf-12": 12, "maw": 6}[name]
+    names = [chr(ord("A") + i) for i in range(size)]
+    s = engine.new_game(engine.ruleset(name), names, random.Random(3))
+    villager = next(n for n, r in zip(names, s.roles, strict=True) if r.name == "Villager")
+    found = faults(text, view(s, villager))
+    assert (not any("this game does not have" in f for f in found)) == ok, found
+
+
+async def test_an_llm_line_the_gate_refuses_is_asked_again_then_the_rule_player_speaks():
+    s = wolf_view()
+    v = view(s, "B")
+    legal = engine.legal_actions(s, "B")
+    chat = [a for a in legal if type(a) is engine.Chat]
+    backend = ScriptedBackend(replies=[
+        json.dumps({"action": "chat", "text": "Your pack: E. I suspect C."}),
+        json.dumps({"action": "chat", "text": "C has been quiet, and quiet worries me."})])
+    d = LLMDecider("B", random.Random(1), LLM(backend, window=4096),
+                   fallback=("rule", RuleDecider("B", random.Random(2))))
+    action = await d.adecide(v, tuple(chat), [])
+    assert action == engine.Chat("B", Room.VILLAGE, "C has been quiet, and quiet worries me.")
+    record = d.tally.log[-1]
+    assert record["outcome"] == "repaired" and "repeats its instructions" in record["error"]
+    assert "cannot be said" in backend.calls[1][-1]["content"]
+    # twice refused: the rule player's turn, and the record says why
+    backend = ScriptedBackend(replies=[
+        json.dumps({"action": "chat", "text": "We wolves must stick together."}),
+        json.dumps({"action": "chat", "text": "I am a werewolf and E"})])
+    d = LLMDecider("B", random.Random(1), LLM(backend, window=4096),
+                   fallback=("rule", RuleDecider("B", random.Random(2))))
+    action = await d.adecide(v, tuple(chat), [])
+    record = d.tally.log[-1]
+    assert record["outcome"] == "fallback" and record["gated"]
+    assert any("gives away" in f for f in record["gated"])
+    if action is not None:  # the rule player's own line, through no model
+        assert "werewolf and E" not in getattr(action, "text", "")
