@@ -230,8 +230,12 @@ def _summary(args: argparse.Namespace, result) -> None:
         print(f"  LLM: {sum(u['calls'] for u in result.llm.values())} calls, "
               f"{sum(u['tokens'] for u in result.llm.values())} tokens")
         for name, u in result.llm.items():
+            why = ", ".join(f"{k} {n}" for k, n in sorted(u.get("why", {}).items()))
+            gated = (f"; {u['gated']} line(s) the gate refused ({why}), said by rule"
+                     if u.get("gated") else "")
             print(f"    {name}: {u['calls']} calls, {u['tokens']} tokens, {u['seconds']} s; "
-                  f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback")
+                  f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback"
+                  f"{gated}")
     for a in result.aiwolf:
         lat = (f"median {a['median'] * 1000:.0f} ms, p95 {a['p95'] * 1000:.0f} ms"
                if a["median"] is not None else "no answer")

@@ -45,6 +45,10 @@ RECORDED = [
     ("We know that she is a witch, so vote for C.", ("the Witch, which this game",)),
     ("By day, pass for a villager and steer the vote onto C.", ("repeats its instructions",)),
     ('{"text": "I suspect C."}', ("repeats its instructions",)),
+    # (seed 1, after the gate: said with "Game Master", refused for that alone)
+    ("I would like to ask you something. Your Party: B and E.",
+     ("repeats its instructions", "gives away its role or its pack")),
+    ("I trust E and B, they are honest.", ("gives away its role or its pack",)),
 ]
 
 
@@ -82,6 +86,7 @@ def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     ("D", "C worries me, nanoda!"),
     ("D", "Dee votes. Wolves go away! ♪"),
     ("C", "The pack will strike again tonight, so think."),  # (a villager may say "pack")
+    ("C", "I do not know what you say, D, but I suspect you."),  # (not the prompt's words)
 ])
 def test_what_may_be_said_passes_unchanged(who, text):
     verdict = gate.check(text, view(wolf_view(), who), 160)
@@ -159,3 +164,24 @@ async def test_an_llm_line_the_gate_refuses_is_asked_again_then_the_rule_player_
     assert any("gives away" in f for f in record["gated"])
     if action is not None:  # the rule player's own line, through no model
         assert "werewolf and E" not in getattr(action, "text", "")
+
+
+def test_the_refusals_are_counted_by_kind_in_the_summary_and_the_tournament_metrics():
+    from maw.llm.decider import summarize
+    from maw.records.metrics import game_metrics
+    from maw.records.schema import BY_KIND
+
+    gated = {"kind": "llm", "player": "B", "calls": 2, "tokens": 9, "seconds": 0.5,
+             "outcome": "fallback", "t": 2.0,
+             "gated": ["it repeats its instructions (\"your pack\")",
+                       "a werewolf gives away its role or its pack"]}
+    fine = {**gated, "outcome": "legal", "gated": None, "t": 3.0}
+    BY_KIND["llm"].model_validate(gated)  # (the log's schema takes it)
+    s = summarize([gated, fine])
+    assert s["gated"] == 1 and s["why"] == {"echo": 1, "secret": 1} and s["fallback"] == 1
+    records = [{"kind": "round", "t": 1.0, "round": 1, "roles": {"B": "Werewolf",
+                                                                 "C": "Villager"}},
+               gated, fine,
+               {"kind": "outcome", "t": 4.0, "winner": "village", "day": 1, "points": {}}]
+    metrics = {p.name: p for p in game_metrics(records, {"B": "llm", "C": "rule"}).players}
+    assert metrics["B"].gated == 1 and metrics["C"].gated == 0

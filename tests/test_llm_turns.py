@@ -64,3 +64,25 @@ async def test_a_vanilla_llm_player_is_offered_the_vote_alone_and_told_to_vote_n
     assert await d.adecide(view(s, "A"), engine.legal_actions(s, "A"), []) is None
     kinds = {alt["properties"]["action"]["const"] for alt in backend.schemas[1]["anyOf"]}
     assert "chat" in kinds and "listen" in backend.calls[1][-1]["content"]
+
+
+def test_the_timers_fit_every_players_calls_on_each_model_in_turn():
+    from maw.engine import ruleset
+    from maw.hosting.defaults import LLM_DAY, LLM_NIGHT
+    from maw.hosting.plan import GameRequest, phase_lengths
+    from maw.hosting.seats import ModelTime, Seat
+
+    r = GameRequest(players=6, rules=ruleset("maw"))
+    seats = [Seat(n, "hybrid") for n in ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")]
+    assert phase_lengths(r, seats) == (LLM_DAY, LLM_NIGHT)  # (nothing measured)
+    # six players' calls in turn, 3 s each: a 45 s day held one round of them
+    day, night = phase_lengths(r, seats, [ModelTime("embedded", 3.0, 1, 6)])
+    assert day >= 1.5 * 6 * 4 * 3.0 and day % 5 == 0 and night >= 6 * 3.0
+    # a server that answers four at once: the default day is long enough
+    assert phase_lengths(r, seats, [ModelTime("ollama", 3.0, 4, 6)]) == (LLM_DAY, LLM_NIGHT)
+    # two models side by side: the slower one decides
+    both = [ModelTime("a", 1.0, 1, 3), ModelTime("b", 6.0, 1, 3)]
+    assert phase_lengths(r, seats, both)[0] >= 3 * 4 * 6.0
+    # what the host was told wins
+    asked = GameRequest(players=6, rules=ruleset("maw"), day_seconds=20, night_seconds=9)
+    assert phase_lengths(asked, seats, [ModelTime("embedded", 3.0, 1, 6)]) == (20, 9)

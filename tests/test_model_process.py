@@ -347,3 +347,21 @@ def worker_of(parent: int, not_in: list[int]) -> int | None:
         if ppid == parent and b"maw.llm.model_worker" in cmdline:
             return int(entry.name)
     return None
+
+
+@pytest.mark.slow
+async def test_a_typical_call_is_timed_for_the_phases_timers(model_path):
+    """The host fits the day to the model it has (``maw.hosting.plan.phase_lengths``): one
+    probe call of a player's size, answered under its schema, timed here."""
+    from maw.engine import ruleset
+    from maw.hosting.plan import GameRequest, phase_lengths
+    from maw.hosting.roster import LLMSpec
+    from maw.hosting.seats import Seat, time_models
+
+    seats = [Seat(n, "hybrid", llm=LLMSpec(backend="llamacpp", options={"threads": 2}))
+             for n in ("Ann", "Bob", "Cid")]
+    timed = await time_models(seats)
+    assert len(timed) == 1 and timed[0].players == 3 and timed[0].at_once == 1
+    assert 0 < timed[0].seconds < 60
+    day, night = phase_lengths(GameRequest(players=3, rules=ruleset("maw")), seats, timed)
+    assert day >= 3 * 4 * timed[0].seconds and night >= 3 * timed[0].seconds

@@ -541,6 +541,7 @@ class AwakeState(PlayerState):
                 continue
             asked = p.version
             stamp = p.stamp
+            ballot = p.view.votes_open if p.view else None
             heard, p.unread = p.unread, []
             request = m.GetInput(purpose="action", view=p.view, heard=heard,
                                  options=p.options, seconds=round(p.seconds_left(), 2),
@@ -552,12 +553,15 @@ class AwakeState(PlayerState):
                 p.game_log.write("input", player=p.seat_name, options=options)
                 p.logged_options = options
             types = tuple(m.ACTION_TYPES)
-            # a new phase makes the question moot: ask again with the new options (a
-            # person may take the whole phase to answer)
+            # a new phase makes the question moot, and so do the day's votes opening:
+            # ask again with the new options (a person may take the whole phase to
+            # answer; a model still reading the talk with the votes closed would answer
+            # "listen" where it may now vote)
             reply = await self.ask(p.player_interface, request, types,
                                    timeout=max(1.0, p.seconds_left() + 1),
-                                   abandon=lambda stamp=stamp: p.stamp != stamp  # type: ignore[misc]
-                                   or p.next_state() != "Awake")
+                                   abandon=lambda stamp=stamp, ballot=ballot:  # type: ignore[misc]
+                                   p.stamp != stamp or p.next_state() != "Awake"
+                                   or (p.view.votes_open if p.view else None) != ballot)
             if reply is None or p.next_state() != "Awake":
                 continue
             try:

@@ -3,7 +3,8 @@ policy, or MAW's own choice), the phase lengths, the game's configuration."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,7 +23,14 @@ from maw.hosting.defaults import (
     RULE_NIGHT,
 )
 from maw.hosting.roster import Roster
-from maw.hosting.seats import Seat, check_backends, default_seats, seats_from_roster
+from maw.hosting.seats import (
+    ModelTime,
+    Seat,
+    check_backends,
+    default_seats,
+    seats_from_roster,
+    time_models,
+)
 from maw.hosting.xmpp import Address, lobby_jid, parse_address
 
 
@@ -66,13 +74,32 @@ TALKERS = ("llm", "hybrid")  # deciders whose games open the votes after the tal
 STAND_INS = ("rule", "random")  # deciders that may take over a gone player's seat
 
 
-def phase_lengths(request: GameRequest, seats: list[Seat]) -> tuple[float, float]:
-    """Day and night seconds: as asked, else long enough for whoever plays."""
+def phase_lengths(request: GameRequest, seats: list[Seat],
+                  models: Sequence[ModelTime] = ()) -> tuple[float, float]:
+    """Day and night seconds: as asked, else long enough for whoever plays; where models
+    play, long enough for every player's calls of a phase, each model's in turn
+    (``models``: their measured seconds a call), with half as much again to spare. (A
+    phase in which everyone is done ends then: a timer that is long costs nothing.)"""
     llm = any(s.decider in TALKERS for s in seats)
     day, night = (HUMAN_DAY, HUMAN_NIGHT) if request.humans else (
         (AIWOLF_DAY, AIWOLF_NIGHT) if request.aiwolf else
         (LLM_DAY, LLM_NIGHT) if llm else (RULE_DAY, RULE_NIGHT))
+    if models:
+        day = max(day, _round5(SPARE * max(m.seconds_for(CALLS_A_DAY) for m in models)))
+        night = max(night, _round5(SPARE * max(m.seconds_for(CALLS_A_NIGHT)
+                                               for m in models)))
     return request.day_seconds or day, request.night_seconds or night
+
+
+# a talking player's model calls in a phase: by day, what it says on the talk and its
+# closing argument (the hybrid agent: each a reading of the talk and a line; a vanilla
+# player: a line, its vote and another turn or two); by night, a pack's talk and choice
+CALLS_A_DAY, CALLS_A_NIGHT = 4, 1
+SPARE = 1.5  # the timers: half as long again as the calls should take
+
+
+def _round5(seconds: float) -> float:
+    return float(5 * math.ceil(seconds / 5))
 
 
 async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: None
@@ -126,7 +153,14 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             say(f"maw game: models: {', '.join(models)}")
     else:
         seats = default_seats(ai, r.policy or "rule")
-    day, night = phase_lengths(r, seats)
+    timed: list[ModelTime] = []
+    if r.day_seconds is None or r.night_seconds is None:
+        timed = await time_models(seats)
+    day, night = phase_lengths(r, seats, timed)
+    for m in timed:
+        say(f"maw game: {m.model} took {m.seconds:.1f} s for a typical call, "
+            f"{m.at_once} at a time, for {m.players} player(s): days of {day:.0f} s "
+            f"and nights of {night:.0f} s (a phase in which everyone is done ends then)")
     rules = r.rules
     talkers = any(s.decider in TALKERS for s in seats)
     if (talkers or r.humans) and rules.flow is Flow.MAW and \

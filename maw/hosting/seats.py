@@ -74,6 +74,42 @@ async def check_backends(seats: Sequence[Seat]) -> list[str]:
     return sorted(set(seen.values()))
 
 
+@dataclass
+class ModelTime:
+    """What one model costs the game: seconds a typical call takes (measured), calls its
+    server answers at once, and the players who share it."""
+
+    model: str
+    seconds: float
+    at_once: int
+    players: int
+
+    def seconds_for(self, calls: float) -> float:
+        """How long ``calls`` calls of each of its players take, in turn."""
+        return self.players * calls * self.seconds / self.at_once
+
+
+async def time_models(seats: Sequence[Seat]) -> list[ModelTime]:
+    """One typical call of each distinct model of ``seats`` (``Backend.seconds_per_call``),
+    with the players who share it: what the phases' timers are fitted to. A model that
+    answers from a queue or a recording is not timed."""
+    from maw.llm import make_backend
+
+    out: dict[str, ModelTime] = {}
+    for seat in seats:
+        if seat.llm is None:
+            continue
+        key = seat.llm.model_dump_json(include={"backend", "model", "base_url", "options"})
+        if key not in out:
+            backend = make_backend(seat.llm.backend, **seat.llm.backend_config())
+            seconds = await backend.seconds_per_call()
+            if seconds is None:
+                continue
+            out[key] = ModelTime(backend.describe(), seconds, backend.at_once(), 0)
+        out[key].players += 1
+    return list(out.values())
+
+
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:
     names = DEFAULT_NAMES + [f"P{i}" for i in range(len(DEFAULT_NAMES), n)]
     return [Seat(names[i], decider) for i in range(n)]

@@ -36,6 +36,7 @@ class ScriptedBackend(Backend):
 
     name = "scripted"
     default_parallel = 0  # (no server: nothing to spare)
+    measured = False
 
     class Options(NoOptions):
         replies: list = []

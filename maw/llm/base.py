@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import time
 import weakref
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -71,6 +72,9 @@ class Backend(ABC):
     Options: ClassVar[type[BaseModel]] = NoOptions
     default_parallel: ClassVar[int] = 4  # (Ollama's own default of parallel requests)
     max_parallel: ClassVar[int | None] = None  # the most its server can take, if limited
+    # a model answers: one call tells how long a typical one takes (the phases' timers);
+    # not where answers come from a test's queue or a recorded game
+    measured: ClassVar[bool] = True
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, parallel: int | None = None,
@@ -105,6 +109,22 @@ class Backend(ABC):
     async def check(self) -> None:  # noqa: B027 - optional: a backend with nothing to check
         """Raise ``BackendError`` now if the backend cannot answer (no server...)."""
 
+    def at_once(self) -> int:
+        """How many calls its server answers at the same time (one, for the embedded
+        model; a server's ``parallel`` slots)."""
+        limits = [n for n in (self.parallel, self.max_parallel) if n]
+        return min(limits) if limits else 1
+
+    async def seconds_per_call(self) -> float | None:
+        """How long a typical call takes here, measured by one: the size of a player's
+        prompt (the rules, its role, a question) and of its answer. ``None`` where no
+        model answers (``measured`` false). ``BackendError`` if it cannot answer."""
+        if not self.measured:
+            return None
+        t0 = time.monotonic()
+        await self.chat(PROBE, schema=PROBE_SCHEMA, max_tokens=60, temperature=0.7)
+        return time.monotonic() - t0
+
     def count_tokens(self, messages: list[Message]) -> int:
         """How many tokens ``messages`` take: about three characters a token (names and
         JSON tokenize worse than prose) and a few for each message's framing. A backend
@@ -114,6 +134,33 @@ class Backend(ABC):
     def describe(self) -> str:
         where = f" at {self.base_url}" if self.base_url else ""
         return f"{self.name}:{self.model}{where}"
+
+
+# a typical call: a prompt the size of a player's (the rules, its role, the talk heard, the
+# question) and an answer the size of its line
+PROBE: list[Message] = [
+    {"role": "system", "content": (
+        "You are playing Werewolf, a game of talk and deduction, as the player Ann. "
+        "Players: Ann, Bob, Cid, Dee, Eve, Fay. 6 players: 2 Werewolves, 4 Villagers. The "
+        "werewolves know each other; nobody else knows anyone's role. Each day everyone "
+        "talks in the Village. Each living player has one public vote, which it may "
+        "change or withdraw: as soon as a majority of the living vote for the same "
+        "player, that player is executed. When the day's time runs out, the player with "
+        "the most votes is executed. At night the werewolves talk in the Hideout and each "
+        "votes for a victim. The village wins when no werewolf lives; the werewolves win "
+        "when no villager lives.")},
+    {"role": "system", "content": "Your role: Villager. You have no power but your vote "
+                                  "and your voice."},
+    {"role": "user", "content": (
+        "Day 1, day. You are in the Village. Alive: Ann, Bob, Cid, Dee, Eve, Fay.\n"
+        "What happened since you last spoke:\nBob: I suspect Cid, he was quiet.\n"
+        "Cid: I am a simple villager. Dee voted too fast.\n"
+        "Say what you think in one or two short sentences. Answer with {\"text\": WHAT "
+        "YOU SAY}, at most 160 characters.")},
+]
+PROBE_SCHEMA = {"type": "object", "properties": {"text": {
+    "type": "string", "minLength": 1, "maxLength": 160}},
+    "required": ["text"], "additionalProperties": False}
 
 
 # the slots of each server, per event loop (a semaphore belongs to one loop)

@@ -149,15 +149,21 @@ def account(record: dict, llm: LLM, answer) -> None:
 
 
 def summarize(records: list[dict]) -> dict:
-    """Calls, tokens, seconds and outcomes of LLM decision records."""
-    out = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
-           "fallback": 0}
+    """Calls, tokens, seconds and outcomes of LLM decision records, and the lines the
+    gate refused (``gated``: said by the rule layer instead; ``why``: by kind of fault,
+    ``maw.policies.gate.fault_kind``)."""
+    out: dict = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
+                 "fallback": 0, "gated": 0, "why": {}}
     for r in records:
         out["calls"] += r.get("calls", 0)
         out["tokens"] += r.get("tokens", 0)
         out["seconds"] += r.get("seconds", 0.0)
         if r["outcome"] in out:  # not "unfinished" (cut short by the game's end)
             out[r["outcome"]] += 1
+        if r.get("gated"):
+            out["gated"] += 1
+            for kind in dict.fromkeys(gate.fault_kind(f) for f in r["gated"]):
+                out["why"][kind] = out["why"].get(kind, 0) + 1
     out["seconds"] = round(out["seconds"], 2)
     return out
 

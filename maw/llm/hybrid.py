@@ -210,6 +210,14 @@ class HybridDecider(Decider):
         record["gated"] = list(dict.fromkeys(caught))  # the template was said instead
         return template
 
+    def idle(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+        """Nothing it heard can change its turn: it has spoken in this phase and may only
+        talk (the votes are closed: its closing argument follows its vote), so it
+        listens without a model reading the talk; six players' readings of every line,
+        one after another, held the model while the day ran out."""
+        return self.strategy.spoke_in == (view.day, view.phase) and \
+            all(type(a) in (engine.Chat, engine.Whisper) for a in legal)
+
     def urgent(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
         """Its vote comes first, by rule, without a model's reading of the talk: the
         day's votes are open, it has not voted, and either they opened after the talk
@@ -226,6 +234,8 @@ class HybridDecider(Decider):
         assert self.llm is not None
         if not self.started:
             self._start(view)
+        if self.idle(view, legal):
+            return None  # (what it heard waits, unread, for a turn that needs it)
         record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
                         "calls": 0, "tokens": 0, "seconds": 0.0, "decider": "hybrid"}
         self.pending = record
@@ -234,7 +244,11 @@ class HybridDecider(Decider):
                 # the day's votes are open and it has not voted: it votes now, by rule,
                 # without waiting for a model to read the talk (six players' calls in
                 # turn outlasted the day, and it ended with no vote cast)
-                await self.analyse(view, record, model=not self.urgent(view, legal))
+                # (and once it has argued its vote today, the grammar reads on alone: a
+                # model's reading of every later line held the model until the timer)
+                await self.analyse(view, record, model=not (
+                    self.urgent(view, legal)
+                    or self.strategy.argued == (view.day, view.phase)))
             except Exception as exc:  # the model is gone: the grammar's facts stand
                 record["exception"] = repr(exc)
             action, intent = None, None

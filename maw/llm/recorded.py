@@ -382,6 +382,7 @@ class RecordedBackend(Backend):
     """See the module docstring; ``model`` is the path of the recorded game log."""
 
     name = "recorded"
+    measured = False  # (its answers come when the recorded game's came)
     # no server to spare: an answer waiting its turn, or a request the recording lacks
     # (which waits until its question is withdrawn), must not hold a slot that the answer
     # it waits for needs (with the 4 slots of a server, a replay stalled until HOLD_MOST)

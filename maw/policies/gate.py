@@ -41,8 +41,8 @@ from maw.policies.base import rules_of
 ECHO, SECRET, ROLE, CONTRADICTS, SENTENCE = "echo", "secret", "role", "contradicts", "sentence"
 
 _MARKERS = re.compile(
-    r"[{}$\\]|\"\w+\"\s*:|\bat most \d+ characters\b|\byour (?:pack|role)\s*:|"
-    r"\banswer with\b|\bjson\b|\bwhat you say\b|\bin your own voice\b", re.IGNORECASE)
+    r"[{}$\\]|\"\w+\"\s*:|\bat most \d+ characters\b|\byour \w+\s*:|"
+    r"\banswer with\b|\bjson\b|\b(?-i:WHAT YOU SAY)\b|\bin your own voice\b", re.IGNORECASE)
 _GM = re.compile(r"\[\s*gm\s*\]|\bgame ?master\b", re.IGNORECASE)
 # a werewolf's own side, said in the open
 _PACK_TALK = re.compile(
@@ -104,6 +104,11 @@ def echoes(text: str, instructions: Iterable[str], allowed: str = "") -> str | N
 
 
 ALIASES = {"Guard": "Bodyguard", "Bodyguard": "Guard"}  # one power, two rulesets' names
+
+
+def _names_all(text: str, pack: tuple[str, ...]) -> bool:
+    """Does ``text`` name every member of a pack of two or more (the speaker too)?"""
+    return len(pack) > 1 and all(re.search(rf"\b{re.escape(p)}\b", text) for p in pack)
 
 
 def roles_in_game(view: PlayerView) -> set[str]:
@@ -223,7 +228,7 @@ def check(text: str, view: PlayerView, max_chars: int, *,
         if run is not None:
             faults.append(f"it repeats its instructions (\"{run}\")")
     in_open = (view.room or "Village") == "Village"
-    if view.pack and in_open and _PACK_TALK.search(line):
+    if view.pack and in_open and (_PACK_TALK.search(line) or _names_all(line, view.pack)):
         faults.append("a werewolf gives away its role or its pack")
     foreign = foreign_roles(line, view)
     if foreign:

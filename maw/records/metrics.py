@@ -40,6 +40,7 @@ class PlayerMetrics:
     llm_seconds: float = 0.0
     repaired: int = 0
     fallbacks: int = 0
+    gated: int = 0  # lines the gate refused (maw.policies.gate): the rule layer's said
     wolf_votes: int = 0  # accepted execution votes on a werewolf
     beliefs: int = 0  # phases in which its decider stated its beliefs (Decider.beliefs)
     brier: float = 0.0  # ... their Brier scores, summed (mean: / beliefs)
@@ -144,6 +145,7 @@ def game_metrics(records: Sequence[Any], agents: dict[str, str]) -> GameMetrics:
             p.llm_seconds = round(p.llm_seconds + r.get("seconds", 0.0), 3)
             p.repaired += r.get("outcome") == "repaired"
             p.fallbacks += r.get("outcome") == "fallback"
+            p.gated += bool(r.get("gated"))
     for p in out.values():
         p.unanswered = max(0, p.questions + p.unanswered)
     return game

@@ -221,6 +221,11 @@ class Llm(Record):
     intent: str | None = None
     sentences: list[str] | None = None
     caught: list[str] | None = None
+    # the gate (maw.policies.gate): why the line(s) it refused could not be said, when the
+    # rule layer's line was said instead; ``cut``: the line said was cut back to its last
+    # full sentence
+    gated: list[str] | None = None
+    cut: bool = False
 
 
 class Beliefs(Record):

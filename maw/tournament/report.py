@@ -180,17 +180,18 @@ class Report:
                 "seconds": s, "seconds_ci": sci, "wall": mean_ci(walls)[0], "draws": draws}
 
     def llm_cost(self) -> dict[str, float]:
-        """Per game: model calls, tokens, seconds of calls, repairs, fallbacks, and the
-        money the tokens cost (``cost``, in the currency of the roster's
-        ``price_per_million``; ``priced``: whether any seat had a price)."""
-        calls, tokens, secs, repaired, fallbacks, cost, priced = self.db.execute(
+        """Per game: model calls, tokens, seconds of calls, repairs, fallbacks, lines the
+        gate refused (``gated``), and the money the tokens cost (``cost``, in the
+        currency of the roster's ``price_per_million``; ``priced``: whether any seat had
+        a price)."""
+        calls, tokens, secs, repaired, fallbacks, gated, cost, priced = self.db.execute(
             "SELECT SUM(llm_calls), SUM(tokens), SUM(llm_seconds), SUM(repaired), "
-            "SUM(fallbacks), SUM(cost), COUNT(cost) FROM players").fetchone()
+            "SUM(fallbacks), SUM(gated), SUM(cost), COUNT(cost) FROM players").fetchone()
         g = self.games
         return {"calls": (calls or 0) / g, "tokens": (tokens or 0) / g,
                 "seconds": (secs or 0) / g, "repaired": (repaired or 0) / g,
-                "fallbacks": (fallbacks or 0) / g, "cost": (cost or 0) / g,
-                "priced": bool(priced)}
+                "fallbacks": (fallbacks or 0) / g, "gated": (gated or 0) / g,
+                "cost": (cost or 0) / g, "priced": bool(priced)}
 
     def judgement(self) -> list[dict]:
         """Per agent, on the village's side (a wolf knows its pack), over all its roles
@@ -381,7 +382,8 @@ class Report:
                 " (no price: give price_per_million in the roster's [llm] for the cost)"
             lines.append(f"LLM per game: {c['calls']:.1f} calls, {c['tokens']:.0f} tokens, "
                          f"{c['seconds']:.1f} s of calls, {c['repaired']:.1f} repaired, "
-                         f"{c['fallbacks']:.1f} fallbacks{cost}")
+                         f"{c['fallbacks']:.1f} fallbacks, {c['gated']:.1f} lines the "
+                         f"gate refused (said by rule){cost}")
         k = self.checks()
         lines.append(f"maw audit: {k['audited']} of {self.games} games checked against "
                      f"the rules, {k['violations']} violations (must be 0)")

@@ -48,7 +48,7 @@ CREATE TABLE IF NOT EXISTS players (
 # columns added since the first schema (a database made before them gains them, NULL)
 ADDED = {"wolf_votes": "INTEGER", "beliefs": "INTEGER", "brier": "REAL",
          "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER",
-         "substitute": "TEXT", "cost": "REAL"}
+         "substitute": "TEXT", "cost": "REAL", "gated": "INTEGER"}
 # ... and to the games (maw audit's violations: must be 0)
 ADDED_GAMES = {"violations": "INTEGER", "first_violation": "TEXT"}
 GAME_COLUMNS = ("idx", "seed", "seats", "ruleset", "winner", "reason", "days", "phases",
