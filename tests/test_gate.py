@@ -82,6 +82,7 @@ def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     ("B", "I am a simple villager and I suspect C."),  # a wolf's lie on purpose: allowed
     ("C", "I suspect D: D voted with E yesterday."),
     ("C", "F was executed yesterday, and A died in the night."),  # the dead, as dead
+    ("C", "D voted to execute F on day 1, and the wolves finished the job."),  # (history)
     ("D", "I am a Villager. Let us vote for C."),
     ("D", "C worries me, nanoda!"),
     ("D", "Dee votes. Wolves go away! ♪"),

@@ -201,7 +201,8 @@ def contradictions(text: str, view: PlayerView, allowed: Iterable[claims.Claim] 
     for name in dead:
         n = re.escape(name)
         if re.search(rf"(?:^|[.!?]\s+){n}\s*[,:]", text) or \
-                re.search(rf"\b(?:vote for|execute|suspect|accuse) {n}\b", text, re.I):
+                re.search(rf"(?<!voted to )(?<!wanted to )\b(?:vote for|execute|suspect|"
+                          rf"accuse) {n}\b", text, re.I):
             wrong.append(f"it speaks to or accuses {name}, who is dead")
     return list(dict.fromkeys(wrong))
 
