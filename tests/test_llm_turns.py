@@ -77,7 +77,7 @@ def test_the_timers_fit_every_players_calls_on_each_model_in_turn():
     assert phase_lengths(r, seats) == (LLM_DAY, LLM_NIGHT)  # (nothing measured)
     # six players' calls in turn, 3 s each: a 45 s day held one round of them
     day, night = phase_lengths(r, seats, [ModelTime("embedded", 3.0, 1, 6)])
-    assert day >= 1.5 * 6 * 4 * 3.0 and day % 5 == 0 and night >= 6 * 3.0
+    assert day >= 2 * 6 * 4 * 3.0 and day % 5 == 0 and night >= 2 * 6 * 2 * 3.0
     # a server that answers four at once: the default day is long enough
     assert phase_lengths(r, seats, [ModelTime("ollama", 3.0, 4, 6)]) == (LLM_DAY, LLM_NIGHT)
     # two models side by side: the slower one decides
@@ -86,3 +86,23 @@ def test_the_timers_fit_every_players_calls_on_each_model_in_turn():
     # what the host was told wins
     asked = GameRequest(players=6, rules=ruleset("maw"), day_seconds=20, night_seconds=9)
     assert phase_lengths(asked, seats, [ModelTime("embedded", 3.0, 1, 6)]) == (20, 9)
+
+
+async def test_at_night_the_hybrid_makes_its_choice_before_it_talks():
+    from conftest import wolf_view
+
+    s = wolf_view()  # day 2 of MAW 6, B and E the wolves: to the night
+    for voter in "BDE":  # (a majority of the four living executes C)
+        s, _ = engine.play(s, engine.Vote(voter, "C"))
+    assert s.phase.value == "night"
+    backend = ScriptedBackend(replies=[])  # any model call would fail: none is made
+    d = HybridDecider("B", random.Random(1), LLM(backend, window=4096))
+    legal = engine.legal_actions(s, "B")
+    assert any(type(a) is engine.Chat for a in legal)  # (it may talk in the Hideout)
+    action = await d.adecide(view(s, "B"), legal, [])
+    assert type(action) is engine.Attack and backend.calls == []
+    s, _ = engine.play(s, action)
+    # its choice made, it may talk: its model voices the pack's line
+    backend.queue(json.dumps({"text": f"Let us take {action.target} tonight, quietly."}))
+    said = await d.adecide(view(s, "B"), engine.legal_actions(s, "B"), [])
+    assert type(said) is engine.Chat and backend.calls

@@ -94,6 +94,9 @@ def test_a_person_plays_a_whole_game_from_the_terminal(tmp_path):
         child.expect("alive: ")
         child.expect("The game is over: (village|werewolves) won", timeout=150)
         winner = child.match.group(1)
+        # every player's role and points, the person's own among them
+        child.expect("Who was who")
+        child.expect(rf"Alice\s+{role}\s+\d+ points?")
         child.expect(f"round 1: {winner} won")
         child.expect(pexpect.EOF, timeout=30)
     finally:

@@ -78,7 +78,7 @@ def phase_lengths(request: GameRequest, seats: list[Seat],
                   models: Sequence[ModelTime] = ()) -> tuple[float, float]:
     """Day and night seconds: as asked, else long enough for whoever plays; where models
     play, long enough for every player's calls of a phase, each model's in turn
-    (``models``: their measured seconds a call), with half as much again to spare. (A
+    (``models``: their measured seconds a call), twice as long as they should take. (A
     phase in which everyone is done ends then: a timer that is long costs nothing.)"""
     llm = any(s.decider in TALKERS for s in seats)
     day, night = (HUMAN_DAY, HUMAN_NIGHT) if request.humans else (
@@ -94,8 +94,10 @@ def phase_lengths(request: GameRequest, seats: list[Seat],
 # a talking player's model calls in a phase: by day, what it says on the talk and its
 # closing argument (the hybrid agent: each a reading of the talk and a line; a vanilla
 # player: a line, its vote and another turn or two); by night, a pack's talk and choice
-CALLS_A_DAY, CALLS_A_NIGHT = 4, 1
-SPARE = 1.5  # the timers: half as long again as the calls should take
+CALLS_A_DAY, CALLS_A_NIGHT = 4, 2
+# the timers: twice as long as the calls should take (a real call is often longer than
+# the probe: a longer context, a vanilla player's beliefs of every other player)
+SPARE = 2.0
 
 
 def _round5(seconds: float) -> float:

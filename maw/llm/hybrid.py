@@ -27,6 +27,7 @@ import random
 import re
 
 from maw import engine
+from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.engine.roles import ROLES
 from maw.llm.decider import Prompts, Tally, account, chat_limit, must_vote, pin_game
@@ -111,6 +112,7 @@ class HybridDecider(Decider):
         self.pending: dict | None = None
         self.unread: list[tuple[str, str]] = []  # (speaker, text) not yet analysed
         self.started = False
+        self.chosen: tuple[int, str] | None = None  # the phase of its last night choice
 
     def observe(self, event) -> None:
         if type(event) is Chatted and self.llm is not None:
@@ -219,13 +221,17 @@ class HybridDecider(Decider):
             all(type(a) in (engine.Chat, engine.Whisper) for a in legal)
 
     def urgent(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
-        """Its vote comes first, by rule, without a model's reading of the talk: the
-        day's votes are open, it has not voted, and either they opened after the talk
+        """Its choice comes first, by rule, without a model's reading of the talk: the
+        day's votes are open and it has not voted, and either they opened after the talk
         (``votes_open=talk``: the day is half over, or everyone has spoken) or it has had
-        its say today."""
-        return must_vote(view, legal) and (
-            rules_of(view).votes_open is engine.VotesOpen.TALK
-            or self.strategy.spoke_in == (view.day, view.phase))
+        its say today; or a night's choice (an attack, a divination, a guard...) it has
+        not made yet this phase. (A pack that talked before it attacked, each line a
+        model's reading and a model's voice in turn, let a night end with no victim.)"""
+        if must_vote(view, legal):
+            return rules_of(view).votes_open is engine.VotesOpen.TALK \
+                or self.strategy.spoke_in == (view.day, view.phase)
+        return self.chosen != (view.day, view.phase) and any(
+            SPEC_OF[type(a)].night is not None for a in legal)
 
     async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
                       messages: list[str]) -> engine.Action | None:
@@ -244,17 +250,21 @@ class HybridDecider(Decider):
                 # the day's votes are open and it has not voted: it votes now, by rule,
                 # without waiting for a model to read the talk (six players' calls in
                 # turn outlasted the day, and it ended with no vote cast)
-                # (and once it has argued its vote today, the grammar reads on alone: a
-                # model's reading of every later line held the model until the timer)
+                # (and once it has argued its vote today, or made its night's choice and
+                # spoken, the grammar reads on alone: a model's reading of every later
+                # line held the model until the timer)
+                now = (view.day, view.phase)
                 await self.analyse(view, record, model=not (
-                    self.urgent(view, legal)
-                    or self.strategy.argued == (view.day, view.phase)))
+                    self.urgent(view, legal) or self.strategy.argued == now
+                    or (self.chosen == now and self.strategy.spoke_in == now)))
             except Exception as exc:  # the model is gone: the grammar's facts stand
                 record["exception"] = repr(exc)
             action, intent = None, None
-            if self.urgent(view, legal):  # its vote before its words
-                action, intent = self.strategy.decide_intent(
-                    view, tuple(a for a in legal if type(a) is engine.Vote))
+            if self.urgent(view, legal):  # its choice before its words
+                action, intent = self.strategy.decide_intent(view, tuple(
+                    a for a in legal if type(a) not in (engine.Chat, engine.Whisper)))
+                if action is not None and SPEC_OF[type(action)].night is not None:
+                    self.chosen = (view.day, view.phase)
             if action is None:
                 action, intent = self.strategy.decide_intent(view, legal)
             record["action"] = intent_of(action, intent)
