@@ -308,10 +308,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         from maw.tournament.remote import desk_jid
 
         desk_jid(args.remote, "localhost")  # a bad name fails before any game
-    from maw.hosting.plan import STAND_INS
+    from maw.policies import stand_ins
 
-    if args.substitute not in (None, *STAND_INS):
-        raise MawError(f"unknown --substitute {args.substitute!r}: {' or '.join(STAND_INS)}")
+    if args.substitute not in (None, *stand_ins()):
+        raise MawError(f"unknown --substitute {args.substitute!r}: "
+                       f"{' or '.join(stand_ins())}")
     from maw.hosting.roster import roster_path as find_roster
 
     roster_path = find_roster(args.roster).resolve()
@@ -634,12 +635,11 @@ def cmd_player(args: argparse.Namespace) -> int:
     from maw.hosting.players import run_player
     from maw.hosting.seats import Seat
     from maw.hosting.xmpp import lobby_jid, parse_address
-    from maw.policies import DECIDERS
+    from maw.policies import decider_kind
 
     address = parse_address(args.xmpp)
     lobby_jid(args.lobby)
-    if args.decider not in DECIDERS:
-        raise MawError(f"unknown decider {args.decider!r}: {', '.join(sorted(DECIDERS))}")
+    decider_kind(args.decider)  # (an unknown one: a ConfigError naming those known)
     seats = [Seat(name, args.decider) for name in names]
     if args.roster:  # the seat of that name in a roster: its decider, model and persona
         from maw.hosting.game import check_backends, seats_from_roster

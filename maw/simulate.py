@@ -30,7 +30,7 @@ from maw.engine import (
 )
 from maw.engine.events import Event
 from maw.errors import IllegalActionError, MawError
-from maw.policies import make_decider
+from maw.policies import AsyncDecider, make_decider
 from maw.policies.base import Decider
 
 
@@ -115,15 +115,14 @@ async def aplay_game(rules: Ruleset, names: list[str], policy: str | dict, seed:
         name, at, legal = next(game)
         while True:
             d = deciders[name]
-            adecide = getattr(d, "adecide", None)
-            if adecide is None:
+            if not isinstance(d, AsyncDecider):
                 action = d.decide(view(at, name) if d.needs_view else None, legal)
             else:
                 lines = [line for e in heard[unread[name]:]
                          if e.audience is None or name in e.audience
                          if (line := event_text(e))]
                 unread[name] = len(heard)
-                action = await adecide(view(at, name), legal, lines)
+                action = await d.adecide(view(at, name), legal, lines)
             name, at, legal = game.send(action)
     except StopIteration as done:
         return done.value

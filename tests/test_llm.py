@@ -980,10 +980,11 @@ async def test_a_model_writes_no_longer_chat_than_the_ruleset_takes():
                             random.Random(1))
     view, legal = engine.view(state, "Ann"), engine.legal_actions(state, "Ann")
     backend = ScriptedBackend(replies=[json.dumps({"suspicion": {}, "action": "chat",
-                                                   "text": "x" * 100})])
+                                                   "text": "I suspect Bob. " * 7})])
     decider = LLMDecider("Ann", random.Random(1), LLM(backend), max_chars=200)
     action = await decider.adecide(view, legal, [])
-    assert type(action) is engine.Chat and action.text == "x" * 30
+    # (cut back to its last full sentence within the 30: the gate says no half sentence)
+    assert type(action) is engine.Chat and action.text == "I suspect Bob. I suspect Bob."
     chat = next(a for a in backend.schemas[0]["anyOf"]
                 if a["properties"]["action"]["const"] == "chat")
     assert chat["properties"]["text"]["maxLength"] == 30

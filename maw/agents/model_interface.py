@@ -22,7 +22,7 @@ from maw import engine
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
 from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
-from maw.policies.base import Decider
+from maw.policies.base import AsyncDecider, Decider
 from maw.protocol import convert, render
 from maw.protocol import heard as h
 from maw.protocol import messages as m
@@ -120,7 +120,7 @@ class ModelInterfaceAgent(MawAgent):
             if isinstance(record, h.Said):
                 self.decider.observe(Chatted(record.day, engine.Room(record.room),
                                              record.speaker, record.text))
-        if getattr(self.decider, "adecide", None) is not None:
+        if self.decider.asynchronous:
             self.unread += [render.heard(r) for r in body.heard
                             if not (isinstance(r, h.Notice) and r.lobby)]
 
@@ -318,15 +318,15 @@ class SendInput(Guarded):
         view = body.view.to_engine() if body.view else None
         me = agent.player_name
         legal = tuple(convert.option_to_engine(o, me) for o in body.options)
-        adecide = getattr(agent.decider, "adecide", None)
         if not legal:
             return None
-        if adecide is not None:
+        decider = agent.decider
+        if isinstance(decider, AsyncDecider):
             if view is None:
                 return None
             try:
                 read = list(agent.unread)
-                action = await adecide(view, legal, read)
+                action = await decider.adecide(view, legal, read)
                 # read (a cancel skips this: they are read next time); what the next
                 # question brought meanwhile (a withdrawn question's answer may still
                 # come: ``maw.llm.recorded``) is for the next time

@@ -37,7 +37,7 @@ from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.engine.rulesets import TalkMode, TiePolicy
 from maw.errors import ConfigError
-from maw.policies.base import Decider, max_chat, rules_of
+from maw.policies.base import AsyncDecider, max_chat, rules_of
 
 ROLES = {"Werewolf": AiwolfRole.WEREWOLF, "Possessed": AiwolfRole.POSSESSED,
          "Seer": AiwolfRole.SEER, "Bodyguard": AiwolfRole.BODYGUARD,
@@ -129,7 +129,7 @@ def finish_packet(game_id: str, day: int, roles: dict[str, str],
         "role_map": {p: aiwolf_role(r) for p, r in roles.items()}}}
 
 
-class AiwolfDecider(Decider):
+class AiwolfDecider(AsyncDecider):
     """A seat played by the AIWolf agent on ``link``, in the game ``game_id`` (see the
     module docstring). ``rng`` is unused: the agent decides."""
 
@@ -167,9 +167,6 @@ class AiwolfDecider(Decider):
             packet = self._packet(request, self.last)
             packet[key] = {**talk, "time": int(time.time() * 1000)}
             self.outbox.append(packet)  # (sent before anything else the seat sends)
-
-    def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
-        raise TypeError("an AIWolf seat decides over its WebSocket: adecide")
 
     # ------------------------------------------------------------ packets
 

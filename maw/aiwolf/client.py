@@ -16,7 +16,6 @@ connects again for the next game.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import logging
 import time
@@ -43,7 +42,7 @@ from maw.engine import (
 )
 from maw.engine.events import Chatted, GameStarted
 from maw.errors import MawError
-from maw.policies.base import Decider
+from maw.policies.base import AsyncDecider, Decider
 
 log = logging.getLogger("maw.aiwolf")
 MAW_ROLE = {v.value: k for k, v in ROLES.items()}
@@ -190,9 +189,8 @@ class Player:
 
     def _decide(self, view: PlayerView, legal: tuple[Action, ...]) -> Action | None:
         assert self.decider is not None
-        adecide = getattr(self.decider, "adecide", None)
-        if adecide is not None and inspect.iscoroutinefunction(adecide):
-            return asyncio.run(adecide(view, legal, []))
+        if isinstance(self.decider, AsyncDecider):
+            return asyncio.run(self.decider.adecide(view, legal, []))
         return self.decider.decide(view, legal)
 
 

@@ -32,6 +32,7 @@ from maw.hosting.seats import (
     time_models,
 )
 from maw.hosting.xmpp import Address, lobby_jid, parse_address
+from maw.policies import decider_kind, stand_ins
 
 
 @dataclass
@@ -70,8 +71,9 @@ class GamePlan:
     lobby: str | None
 
 
-TALKERS = ("llm", "hybrid")  # deciders whose games open the votes after the talk
-STAND_INS = ("rule", "random")  # deciders that may take over a gone player's seat
+def talks(seat: Seat) -> bool:
+    """Does the seat's decider speak in words (its games open the votes after the talk)?"""
+    return seat.decider != "aiwolf" and decider_kind(seat.decider).talks
 
 
 def phase_lengths(request: GameRequest, seats: list[Seat],
@@ -80,7 +82,7 @@ def phase_lengths(request: GameRequest, seats: list[Seat],
     play, long enough for every player's calls of a phase, each model's in turn
     (``models``: their measured seconds a call), twice as long as they should take. (A
     phase in which everyone is done ends then: a timer that is long costs nothing.)"""
-    llm = any(s.decider in TALKERS for s in seats)
+    llm = any(talks(s) for s in seats)
     day, night = (HUMAN_DAY, HUMAN_NIGHT) if request.humans else (
         (AIWOLF_DAY, AIWOLF_NIGHT) if request.aiwolf else
         (LLM_DAY, LLM_NIGHT) if llm else (RULE_DAY, RULE_NIGHT))
@@ -126,9 +128,9 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
         raise MawError("give --roster or --policy, not both")
     if r.seats and not r.roster:
         raise MawError("--seats picks players from a --roster")
-    if r.substitute not in (None, *STAND_INS):
+    if r.substitute not in (None, *stand_ins()):
         raise MawError(f"unknown --substitute {r.substitute!r}: "
-                       f"{' or '.join(STAND_INS)} (a stand-in decides at once, no model)")
+                       f"{' or '.join(stand_ins())} (a stand-in decides at once, no model)")
     if r.policy not in (None, "rule", "random") and not r.policy.startswith("learned:"):
         raise MawError(f"unknown --policy {r.policy!r}: rule, random or learned:FILE (LLM "
                        "players come from a --roster)")
@@ -164,7 +166,7 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             f"{m.at_once} at a time, for {m.players} player(s): days of {day:.0f} s "
             f"and nights of {night:.0f} s (a phase in which everyone is done ends then)")
     rules = r.rules
-    talkers = any(s.decider in TALKERS for s in seats)
+    talkers = any(talks(s) for s in seats)
     if (talkers or r.humans) and rules.flow is Flow.MAW and \
             rules.votes_open is VotesOpen.START and "votes_open" not in parse_options(
                 r.rule_options):

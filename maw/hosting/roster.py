@@ -14,8 +14,10 @@
 
     [[player]]
     name = "Ann"
-    decider = "llm"            # llm | hybrid | rule | random | learned (llm and hybrid
-                               # use [llm]; learned plays ``policy``, a maw train file)
+    decider = "llm"            # llm | hybrid | rule | random | learned, or one registered
+                               # (maw.policies.register_decider); those that need a model
+                               # (llm, hybrid) use [llm]; learned plays ``policy``, a maw
+                               # train file
     persona = "You are ..."
 """
 
@@ -24,11 +26,13 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+import maw.llm  # noqa: F401 - registers the deciders that need a model (llm, hybrid's)
 from maw.errors import ConfigError
+from maw.policies import decider_kind
 from maw.protocol.messages import Name
 
 
@@ -73,8 +77,10 @@ class PlayerSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
-    decider: Literal["llm", "hybrid", "rule", "random", "learned"] = "rule"
-    policy: str | None = None  # a learned seat's policy file (maw train), from the roster
+    decider: str = "rule"  # a registered decider (maw.policies.DECIDERS)
+    # a learned seat's policy file (maw train), from the roster: the argument of a decider
+    # that takes one (``learned:FILE``)
+    policy: str | None = None
     persona: str = ""
     max_wait: float | None = Field(None, ge=0)
     backend: str | None = None
@@ -84,6 +90,16 @@ class PlayerSpec(BaseModel):
     options: dict[str, Any] | None = None
     parallel: int | None = Field(None, ge=1)
     price_per_million: float | None = Field(None, ge=0)
+
+
+    @field_validator("decider")
+    @classmethod
+    def _known(cls, name: str) -> str:
+        decider_kind(name)  # (ConfigError: a ValueError the roster's error names)
+        if ":" in name:
+            raise ValueError(f"decider {name!r}: a roster names its file apart (decider = "
+                             f"\"{name.partition(':')[0]}\", policy = \"FILE\")")
+        return name
 
 
 class Roster(BaseModel):
@@ -116,7 +132,7 @@ def load_roster(path: Path) -> Roster:
         where = ".".join(str(x) for x in first["loc"])
         raise ConfigError(f"roster {path}: {where}: {first['msg']}") from None
     for p in roster.player:
-        if (p.decider == "learned") != (p.policy is not None):
+        if bool(decider_kind(p.decider).argument) != (p.policy is not None):
             raise ConfigError(f"roster {path}: player {p.name}: a learned seat, and only "
                               "one, names its policy file (policy = \"FILE\")")
         if p.policy is not None and not Path(p.policy).is_absolute():

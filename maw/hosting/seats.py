@@ -12,7 +12,7 @@ from typing import Any
 
 from maw.errors import MawError
 from maw.hosting.roster import LLMSpec, Roster
-from maw.policies import Decider, make_decider
+from maw.policies import Decider, ModelSeat, decider_kind, make_decider
 
 DEFAULT_NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim",
                  "Lou", "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom"]
@@ -46,9 +46,9 @@ def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> 
         raise MawError(f"the roster seats {len(roster.player)} players, not {players}")
     seats = []
     for p in roster.player[:players]:
-        llm = roster.llm_for(p) if p.decider in ("llm", "hybrid") else None
+        llm = roster.llm_for(p) if decider_kind(p.decider).needs_model else None
         wait = p.max_wait if p.max_wait is not None else (llm.max_wait if llm else 0.0)
-        decider = f"learned:{p.policy}" if p.decider == "learned" else p.decider
+        decider = f"{p.decider}:{p.policy}" if p.policy is not None else p.decider
         seats.append(Seat(p.name, decider, wait, llm, p.persona, roster.prompts))
     taken = {s.name for s in seats}
     spare = (s for s in default_seats(players + len(taken)) if s.name not in taken)
@@ -117,34 +117,23 @@ def default_seats(n: int, decider: str = "rule") -> list[Seat]:
 
 def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
     """A fresh decider for each round of ``seat``, each with its own reproducible stream
-    (an LLM seat: a fresh conversation each round, on one backend for the game)."""
-    if seat.decider in ("llm", "hybrid"):
+    (a seat with a model: a fresh conversation each round, on one backend for the game)."""
+    if seat.decider != "aiwolf" and decider_kind(seat.decider).needs_model:
         from maw.llm import LLM, make_backend
-        from maw.llm.decider import LLMDecider, Prompts
-        from maw.llm.hybrid import HybridDecider
+        from maw.llm.decider import Prompts
 
+        kind = decider_kind(seat.decider)
+        assert kind.with_model is not None
         spec = seat.llm or LLMSpec()
         backend = make_backend(spec.backend, **spec.backend_config())
         prompts = Prompts(Path(seat.prompts) if seat.prompts else None)
+        with_model = kind.with_model
 
-        def new_hybrid(round_: int) -> Decider:
-            # its strategy decides every action: a model that cannot answer only costs
-            # the voice (the template line is said)
-            return HybridDecider(seat.name, random.Random(f"{seed}:{round_}"),
-                                 LLM(backend, window=spec.window), prompts, seat.persona,
-                                 spec.max_chars, spec.temperature)
-        if seat.decider == "hybrid":
-            return new_hybrid
-
-        def new_llm(round_: int) -> Decider:
-            # when the model cannot answer (its server is down, its process crashed),
-            # the rule player decides that turn
-            fallback = make_decider("rule", seat.name, random.Random(f"{seed}:{round_}:rule"))
-            return LLMDecider(seat.name, random.Random(f"{seed}:{round_}"),
-                              LLM(backend, window=spec.window), prompts, seat.persona,
-                              spec.max_chars, spec.temperature, fallback=("rule", fallback),
-                              steer=spec.steer)
-        return new_llm
+        def new_with_model(round_: int) -> Decider:
+            return with_model(ModelSeat(seat.name, f"{seed}:{round_}",
+                                        LLM(backend, window=spec.window), prompts,
+                                        seat.persona, spec))
+        return new_with_model
 
     if seat.decider == "aiwolf":
         from maw.aiwolf.bridge import AiwolfDecider

@@ -1,7 +1,10 @@
-"""Language-model players: the LLM class, backends, prompts and the LLM decider."""
+"""Language-model players: the LLM class, backends, prompts and the deciders that need a
+model (``llm``, and ``hybrid``'s model seat, which register themselves)."""
 
 from maw.llm import backends as _backends  # noqa: F401 - registers the built-in backends
-from maw.llm import recorded as _recorded  # noqa: F401 - ... and the recorded one
+from maw.llm import decider as _decider  # noqa: F401 - registers the llm decider
+from maw.llm import hybrid as _hybrid  # noqa: F401 - ... and the hybrid's model seat
+from maw.llm import recorded as _recorded  # noqa: F401 - registers the recorded backend
 from maw.llm.base import (
     BACKENDS,
     Backend,

@@ -23,7 +23,15 @@ from maw import engine
 from maw.errors import ConfigError
 from maw.llm.llm import LLM
 from maw.policies import gate
-from maw.policies.base import Decider, max_chat, rules_of
+from maw.policies.base import (
+    AsyncDecider,
+    Decider,
+    ModelSeat,
+    make_decider,
+    max_chat,
+    register_decider,
+    rules_of,
+)
 
 # the prompts shipped in the package (the repository's prompts/, linked in as maw/prompts)
 PACKAGE_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
@@ -187,11 +195,18 @@ def choices(legal: tuple[engine.Action, ...], listen: bool = True) -> tuple[list
     return [*kinds, "listen"], "; ".join(parts)
 
 
-def must_vote(view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
-    """The day's votes are open, this player may vote and has not: its turn is a vote
-    (a player that listens or talks instead leaves the day to its timer)."""
-    return view.votes_open and view.votes.get(view.player) is None and \
-        any(type(a) is engine.Vote for a in legal)
+def must_vote(view: engine.PlayerView, legal: tuple[engine.Action, ...],
+              had_turn: bool = True) -> bool:
+    """Its turn is a vote (a player that listens or talks instead leaves the day to its
+    timer): the day's votes are open, this player may vote and has not, and either they
+    opened after the talk (``votes_open=talk``), or it may not talk now (an AIWolf vote),
+    or it has had its turn this phase (``had_turn``; with the votes open from the start,
+    the design document's day, it may speak first)."""
+    if not (view.votes_open and view.votes.get(view.player) is None and
+            any(type(a) is engine.Vote for a in legal)):
+        return False
+    return had_turn or rules_of(view).votes_open is engine.VotesOpen.TALK or \
+        not any(type(a) is engine.Chat for a in legal)
 
 
 def pack_pick(player: str, view: engine.PlayerView) -> str | None:
@@ -382,7 +397,7 @@ def pin_game(llm: LLM, prompts: Prompts, view: engine.PlayerView) -> None:
     llm.pin("system", prompts.render(f"roles/{view.role}.md", name=view.player, pack=pack))
 
 
-class LLMDecider(Decider):
+class LLMDecider(AsyncDecider):
     """See the module docstring. ``llm`` is this player's own conversation."""
 
     def __init__(self, player: str, rng: random.Random, llm: LLM,
@@ -435,9 +450,6 @@ class LLMDecider(Decider):
         if self.stated is not None and self.stated[0] == (view.day, view.phase):
             return []
         return suspects(view)
-
-    def decide(self, view, legal):  # pragma: no cover - the agents call adecide
-        raise TypeError("LLMDecider is asynchronous: call adecide")
 
     def _start(self, view: engine.PlayerView) -> None:
         pin_game(self.llm, self.prompts, view)
@@ -503,7 +515,7 @@ class LLMDecider(Decider):
         villagers listened all day, every day ended in a tie and a game never ended."""
         if view.votes.get(self.player) is not None:
             return False
-        if must_vote(view, legal):
+        if must_vote(view, legal, self.answered_in == (view.day, view.phase)):
             return True
         return (self.steer and self.answered_in == (view.day, view.phase)
                 and any(engine.action_name(a) in pack_actions() for a in legal))
@@ -623,3 +635,16 @@ class LLMDecider(Decider):
         if verdict.cut:
             record["cut"] = True
         return dataclasses.replace(action, text=verdict.text), ()  # type: ignore[arg-type]
+
+
+def seated(seat: ModelSeat) -> LLMDecider:
+    """The ``llm`` decider of a roster seat: when its model cannot answer (its server is
+    down, its process crashed), the rule player decides that turn."""
+    spec = seat.spec
+    fallback = make_decider("rule", seat.player, random.Random(f"{seat.seed}:rule"))
+    return LLMDecider(seat.player, random.Random(seat.seed), seat.llm, seat.prompts,
+                      seat.persona, spec.max_chars, spec.temperature,
+                      fallback=("rule", fallback), steer=spec.steer)
+
+
+register_decider("llm", with_model=seated, talks=True)

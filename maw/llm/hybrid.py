@@ -33,7 +33,7 @@ from maw.engine.roles import ROLES
 from maw.llm.decider import Prompts, Tally, account, chat_limit, must_vote, pin_game
 from maw.llm.llm import LLM
 from maw.policies import claims, gate
-from maw.policies.base import Decider, rules_of
+from maw.policies.base import AsyncDecider, ModelSeat, register_decider
 from maw.policies.hybrid import HybridStrategy, Intent, intent_of
 
 KINDS = {  # the schema's fact kinds -> the claims grammar's
@@ -94,11 +94,11 @@ def read_facts(answer: str, lines: list[tuple[str, str]],
     return list(dict.fromkeys(out))
 
 
-class HybridDecider(Decider):
-    """See the module docstring. Without a model (``llm=None``) it is the strategy with
-    template talk."""
+class HybridDecider(AsyncDecider):
+    """See the module docstring. (Without a model, the strategy plays with template talk:
+    ``maw.policies.hybrid.HybridStrategy``, the registry's ``hybrid`` in engine games.)"""
 
-    def __init__(self, player: str, rng: random.Random, llm: LLM | None = None,
+    def __init__(self, player: str, rng: random.Random, llm: LLM,
                  prompts: Prompts | None = None, persona: str = "", max_chars: int = 160,
                  temperature: float = 0.7) -> None:
         super().__init__(player, rng)
@@ -115,7 +115,7 @@ class HybridDecider(Decider):
         self.chosen: tuple[int, str] | None = None  # the phase of its last night choice
 
     def observe(self, event) -> None:
-        if type(event) is Chatted and self.llm is not None:
+        if type(event) is Chatted:
             if event.speaker != self.player:
                 self.unread.append((event.speaker, event.text))
             return
@@ -124,19 +124,12 @@ class HybridDecider(Decider):
     def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:
         return self.strategy.beliefs(view)
 
-    def decide(self, view, legal):
-        if self.llm is not None:  # pragma: no cover - the agents call adecide
-            raise TypeError("HybridDecider with a model is asynchronous: call adecide")
-        return self.strategy.decide(view, legal)
-
     def _start(self, view: engine.PlayerView) -> None:
-        assert self.llm is not None
         pin_game(self.llm, self.prompts, view)
         self.max_chars = chat_limit(view, self.max_chars)
         self.started = True
 
     async def _call(self, record: dict, text: str, schema: dict, max_tokens: int) -> str:
-        assert self.llm is not None
         answer = await self.llm.prompt(text, schema, max_tokens=max_tokens,
                                        temperature=self.temperature, remember=False)
         account(record, self.llm, answer)
@@ -227,9 +220,8 @@ class HybridDecider(Decider):
         its say today; or a night's choice (an attack, a divination, a guard...) it has
         not made yet this phase. (A pack that talked before it attacked, each line a
         model's reading and a model's voice in turn, let a night end with no victim.)"""
-        if must_vote(view, legal):
-            return rules_of(view).votes_open is engine.VotesOpen.TALK \
-                or self.strategy.spoke_in == (view.day, view.phase)
+        if must_vote(view, legal, self.strategy.spoke_in == (view.day, view.phase)):
+            return True
         return self.chosen != (view.day, view.phase) and any(
             SPEC_OF[type(a)].night is not None for a in legal)
 
@@ -237,7 +229,6 @@ class HybridDecider(Decider):
                       messages: list[str]) -> engine.Action | None:
         if not legal:
             return None
-        assert self.llm is not None
         if not self.started:
             self._start(view)
         if self.idle(view, legal):
@@ -283,3 +274,14 @@ class HybridDecider(Decider):
             record.setdefault("outcome", "cancelled")
             if record["calls"] or "exception" in record:
                 self.tally.log.append(record)
+
+
+def seated(seat: ModelSeat) -> HybridDecider:
+    """The ``hybrid`` decider of a roster seat: its strategy decides every action, so a
+    model that cannot answer costs only the voice (the template line is said)."""
+    spec = seat.spec
+    return HybridDecider(seat.player, random.Random(seat.seed), seat.llm, seat.prompts,
+                         seat.persona, spec.max_chars, spec.temperature)
+
+
+register_decider("hybrid", HybridStrategy, with_model=seated, talks=True)

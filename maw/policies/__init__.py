@@ -7,11 +7,16 @@ decider (``maw.llm``) and the human at a terminal return the same actions.
 
 from maw.policies.base import (
     DECIDERS,
+    AsyncDecider,
     Decider,
+    DeciderKind,
+    ModelSeat,
     check_decider,
+    decider_kind,
     make_decider,
     register_decider,
     register_decider_with_argument,
+    stand_ins,
 )
 from maw.policies.hybrid import HybridStrategy  # noqa: E402,I001 - after rule, which it extends
 from maw.policies.learned import LearnedDecider, learned_decider
@@ -20,6 +25,7 @@ from maw.policies.rule import RuleDecider
 
 register_decider_with_argument("learned", learned_decider)
 
-__all__ = ["DECIDERS", "Decider", "check_decider", "make_decider", "register_decider",
+__all__ = ["DECIDERS", "AsyncDecider", "Decider", "DeciderKind", "ModelSeat", "check_decider",
+           "decider_kind", "stand_ins", "make_decider", "register_decider",
            "register_decider_with_argument", "RandomDecider", "RuleDecider", "HybridStrategy",
            "LearnedDecider"]

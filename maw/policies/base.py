@@ -1,11 +1,13 @@
-"""The decider interface and its registry."""
+"""The decider interfaces (:class:`Decider`, :class:`AsyncDecider`) and the one registry
+of deciders (:class:`DeciderKind`), with the traits every layer asks of them."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from maw.engine import Action, Event, PlayerView, Ruleset
 from maw.errors import ConfigError
@@ -20,9 +22,11 @@ class Decider:
     Attributes:
         needs_view: ``decide`` reads its ``view`` argument (else it may get ``None``,
             which saves the simulator building views it would not read).
+        asynchronous: it thinks asynchronously (:class:`AsyncDecider`).
     """
 
     needs_view: ClassVar[bool] = True
+    asynchronous: ClassVar[bool] = False  # (an AsyncDecider: the game awaits adecide)
 
     def __init__(self, player: str, rng: random.Random) -> None:
         self.player = player
@@ -41,43 +45,140 @@ class Decider:
         return None
 
 
-DECIDERS: dict[str, Callable[[str, random.Random], Decider]] = {}
-# deciders named with an argument, ``NAME:ARG`` (``learned:FILE``)
-WITH_ARGUMENT: dict[str, Callable[[str, random.Random, str], Decider]] = {}
+class AsyncDecider(Decider):
+    """A decider that thinks asynchronously (a language model): the game awaits
+    ``adecide``, which is also given the lines the player heard since its last turn, as
+    the player heard them (``messages``); it has no ``decide``."""
+
+    asynchronous: ClassVar[bool] = True
+
+    async def adecide(self, view: PlayerView, legal: tuple[Action, ...],
+                      messages: list[str]) -> Action | None:
+        raise NotImplementedError
+
+    def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
+        raise TypeError(f"{type(self).__name__} thinks asynchronously: the game awaits "
+                        "its adecide")
 
 
-def register_decider(name: str, factory: Callable[[str, random.Random], Decider]) -> None:
-    """Make ``factory`` available as decider ``name`` (outside code may add its own)."""
-    DECIDERS[name] = factory
+@dataclass
+class ModelSeat:
+    """What a decider that needs a model is made from (``DeciderKind.with_model``): its
+    player, the seed of its stream ("SEED:ROUND"), its own conversation with the model
+    (a ``maw.llm.LLM``), the prompts, its persona, and its roster's ``[llm]`` settings
+    (a ``maw.hosting.roster.LLMSpec``: max_chars, temperature, steer...)."""
+
+    player: str
+    seed: str
+    llm: Any
+    prompts: Any
+    persona: str
+    spec: Any
+
+
+@dataclass(frozen=True)
+class DeciderKind:
+    """A decider MAW can seat, and what every layer asks of it (the one registry:
+    rosters, the host, tournaments, ``maw simulate``, stand-ins all ask here).
+
+    Attributes:
+        name: how rosters and options name it ("rule"); ``NAME:ARG`` where it takes an
+            ``argument`` (``learned:FILE``).
+        make: ``make(player, rng)`` without a model (``maw simulate``, a stand-in);
+            ``None``: it cannot play without one.
+        with_model: ``with_model(seat)`` from a ``ModelSeat``, where it is seated with a
+            model (a roster's ``[llm]``): it needs a model there.
+        with_argument: ``with_argument(player, rng, arg)`` for ``NAME:ARG``.
+        argument: what its argument is, for the help ("FILE").
+        talks: it speaks in words: games with it open the day's votes after the talk.
+        stand_in: it decides at once, with no model: it may take over the seat of a
+            player who left (``--substitute``).
+    """
+
+    name: str
+    make: Callable[[str, random.Random], Decider] | None = None
+    with_model: Callable[[ModelSeat], Decider] | None = None
+    with_argument: Callable[[str, random.Random, str], Decider] | None = None
+    argument: str = ""
+    talks: bool = False
+    stand_in: bool = False
+
+    @property
+    def needs_model(self) -> bool:
+        return self.with_model is not None
+
+
+DECIDERS: dict[str, DeciderKind] = {}
+
+
+def register_decider(name: str, make: Callable[[str, random.Random], Decider] | None = None,
+                     *, with_model: Callable[[ModelSeat], Decider] | None = None,
+                     talks: bool = False, stand_in: bool = False) -> DeciderKind:
+    """Make a decider available as ``name`` (a roster's ``decider``, ``--policy``, a
+    stand-in): ``make(player, rng)`` plays without a model, ``with_model(seat)`` with
+    one. Code outside MAW may add its own (or through the entry-point group
+    ``maw.deciders``: a module that registers its deciders when it is loaded)."""
+    if make is None and with_model is None:
+        raise ConfigError(f"decider {name!r}: give how to make it (make, or with_model)")
+    kind = DeciderKind(name, make, with_model, talks=talks, stand_in=stand_in)
+    DECIDERS[name] = kind
+    return kind
 
 
 def register_decider_with_argument(
-        name: str, factory: Callable[[str, random.Random, str], Decider]) -> None:
+        name: str, factory: Callable[[str, random.Random, str], Decider],
+        argument: str = "FILE") -> DeciderKind:
     """Make ``factory`` available as decider ``NAME:ARG`` (``learned:FILE``)."""
-    WITH_ARGUMENT[name] = factory
+    kind = DeciderKind(name, with_argument=factory, argument=argument)
+    DECIDERS[name] = kind
+    return kind
+
+
+def decider_kind(name: str) -> DeciderKind:
+    """The registry's entry for ``name`` (``NAME:ARG`` too); ``ConfigError`` if none."""
+    head = name.partition(":")[0]
+    if head not in DECIDERS:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="maw.deciders"):
+            ep.load()  # (a plugin registers its deciders as it is loaded)
+    kind = DECIDERS.get(head)
+    if kind is None:
+        raise ConfigError(f"unknown decider {name!r}; known: {known_deciders()}")
+    return kind
 
 
 def make_decider(name: str, player: str, rng: random.Random) -> Decider:
+    """A decider ``name`` for ``player``, without a model."""
+    kind = decider_kind(name)
     head, colon, arg = name.partition(":")
-    if colon and head in WITH_ARGUMENT:
-        return WITH_ARGUMENT[head](player, rng, arg)
-    try:
-        factory = DECIDERS[name]
-    except KeyError:
-        raise ConfigError(f"unknown decider {name!r}; known: {known_deciders()}") from None
-    return factory(player, rng)
+    if kind.with_argument is not None:
+        if not colon:
+            raise ConfigError(f"decider {head!r} is named {head}:{kind.argument}")
+        return kind.with_argument(player, rng, arg)
+    if kind.make is None:
+        raise ConfigError(f"decider {name!r} needs a model: seat it from a roster, whose "
+                          "[llm] names one")
+    return kind.make(player, rng)
 
 
 def known_deciders() -> str:
-    return ", ".join([*sorted(DECIDERS), *(f"{n}:FILE" for n in sorted(WITH_ARGUMENT))])
+    return ", ".join(f"{k.name}:{k.argument}" if k.argument else k.name
+                     for k in sorted(DECIDERS.values(), key=lambda k: k.name))
+
+
+def stand_ins() -> tuple[str, ...]:
+    """The deciders that may take over a gone player's seat."""
+    return tuple(sorted(k.name for k in DECIDERS.values() if k.stand_in))
 
 
 def check_decider(name: str, flag: str) -> None:
-    """``ConfigError`` (saying ``flag``) unless ``name`` makes a decider (its file read,
-    if it has one)."""
-    head, colon, _arg = name.partition(":")
-    if not (colon and head in WITH_ARGUMENT) and name not in DECIDERS:
-        raise ConfigError(f"unknown decider {name!r} for {flag}: {known_deciders()}")
+    """``ConfigError`` (saying ``flag``) unless ``name`` makes a decider without a model
+    (its file read, if it has one)."""
+    try:
+        decider_kind(name)
+    except ConfigError:
+        raise ConfigError(f"unknown decider {name!r} for {flag}: {known_deciders()}") from None
     try:
         make_decider(name, "check", random.Random(0))
     except ConfigError as exc:

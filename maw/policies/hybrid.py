@@ -148,7 +148,7 @@ class HybridStrategy(RuleDecider):
         return self.decide_intent(view, legal)[0]
 
 
-register_decider("hybrid", HybridStrategy)
+register_decider("hybrid", HybridStrategy, talks=True)  # (with a model: maw.llm.hybrid)
 
 
 def intent_of(action: Action | None, intent: Intent | None) -> str:

@@ -35,4 +35,4 @@ class RandomDecider(Decider):
         return uniform(view)  # it knows what it was told, and guesses nothing
 
 
-register_decider("random", RandomDecider)
+register_decider("random", RandomDecider, stand_in=True)

@@ -467,4 +467,4 @@ class RuleDecider(Decider):
         return max(pool, key=danger)
 
 
-register_decider("rule", RuleDecider)
+register_decider("rule", RuleDecider, stand_in=True)

@@ -37,7 +37,7 @@ from typing import Any
 from maw.engine import Ruleset, new_game
 from maw.errors import MawError
 from maw.hosting.seats import Seat
-from maw.policies import Decider
+from maw.policies import Decider, decider_kind
 from maw.simulate import GameRecord, aplay_game, play_game
 from maw.tournament.report import wilson
 
@@ -57,7 +57,7 @@ Policy = str | Callable[[str, random.Random], Decider]
 def seat_policy(seat: Seat) -> Policy:
     """A roster seat as a game's policy: its decider's name, or (a seat with a model) a
     factory of its decider under the game's seat name."""
-    if seat.decider not in ("llm", "hybrid") or seat.llm is None:
+    if seat.llm is None or not decider_kind(seat.decider).needs_model:
         return seat.decider
     from maw.hosting.seats import deciders
 

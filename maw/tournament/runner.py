@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from maw.errors import MawError
 from maw.hosting.roster import Roster, load_roster
 from maw.hosting.xmpp import die_with_parent
+from maw.policies import decider_kind
 
 if TYPE_CHECKING:
     from maw.tournament.remote import Desk, RemoteWorker
@@ -85,7 +86,7 @@ class GameSpec:
 
 def agent_label(roster: Roster, name: str) -> str:
     p = next(p for p in roster.player if p.name == name)
-    if p.decider not in ("llm", "hybrid"):
+    if not decider_kind(p.decider).needs_model:
         return p.decider
     spec = roster.llm_for(p)
     return f"{p.decider}:{spec.backend}:{spec.model or 'default'}"
@@ -389,7 +390,7 @@ def prices_of(roster: Roster, seats) -> dict[str, float]:
     """What a million tokens cost each model seat of ``seats``, where the roster says."""
     out = {}
     for p in roster.player:
-        if p.name in seats and p.decider in ("llm", "hybrid"):
+        if p.name in seats and decider_kind(p.decider).needs_model:
             price = roster.llm_for(p).price_per_million
             if price is not None:
                 out[p.name] = price

@@ -1,0 +1,102 @@
+"""The one registry of deciders (``maw.policies.DECIDERS``): a decider is one file that
+registers itself, with its traits (needs a model, talks, may stand in), and every layer
+asks the registry: a roster, the host, ``maw simulate``, the stand-ins."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from maw import engine
+from maw.errors import ConfigError
+from maw.hosting.plan import GameRequest, plan_game
+from maw.hosting.roster import load_roster
+from maw.policies import (
+    DECIDERS,
+    AsyncDecider,
+    Decider,
+    decider_kind,
+    make_decider,
+    register_decider,
+    stand_ins,
+)
+from maw.simulate import simulate
+
+
+class Cautious(Decider):
+    """A decider defined here and nowhere else: it votes for the first living player it
+    may, attacks likewise, and never talks."""
+
+    def decide(self, view, legal):
+        for a in legal:
+            if type(a) in (engine.Vote, engine.Attack):
+                return a
+        return None
+
+
+register_decider("cautious-test", Cautious)
+
+
+def test_a_decider_defined_in_a_test_module_plays_maw_simulate():
+    summary = simulate(engine.ruleset("maw"), 6, "cautious-test", 30, seed=1)
+    assert summary.games == 30 and summary.invalid_actions == 0
+    assert summary.village_wins + summary.werewolf_wins + summary.draws == 30
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_decider_defined_in_a_test_module_plays_a_roster_game_over_xmpp(server,
+                                                                               tmp_path):
+    from maw.hosting.game import run_game
+
+    roster = tmp_path / "cautious.toml"
+    roster.write_text("".join(f'[[player]]\nname = "{n}"\ndecider = "cautious-test"\n\n'
+                              for n in ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")))
+    request = GameRequest(players=6, rules=engine.ruleset("maw"), seed=3, roster=str(roster),
+                          xmpp=f"localhost:{server.port}", log_dir=tmp_path, day_seconds=5,
+                          night_seconds=3, early_end=True)
+    plan = await plan_game(request)
+    assert {s.decider for s in plan.seats} == {"cautious-test"}
+    result = await run_game(plan.config, plan.seats, server, timeout=120)
+    assert result.outcomes and result.outcomes[0].termination is not None
+    log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    acts = {r["action"] for r in log if r["kind"] == "action"}
+    assert "Vote" in acts and "Chat" not in acts  # it played as it decides, and never talked
+
+
+def test_a_roster_takes_every_registered_decider_and_names_the_known_ones(tmp_path):
+    ok = tmp_path / "ok.toml"
+    ok.write_text('[[player]]\nname = "Ann"\ndecider = "cautious-test"\n')
+    assert load_roster(ok).player[0].decider == "cautious-test"
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[player]]\nname = "Ann"\ndecider = "oracle"\n')
+    with pytest.raises(ConfigError, match="unknown decider 'oracle'.*cautious-test"):
+        load_roster(bad)
+
+
+def test_the_registry_carries_each_deciders_traits():
+    import maw.llm  # noqa: F401 - (the deciders that need a model register here)
+
+    assert decider_kind("llm").needs_model and decider_kind("llm").talks
+    assert decider_kind("hybrid").needs_model and decider_kind("hybrid").talks
+    assert not decider_kind("rule").needs_model and decider_kind("rule").stand_in
+    assert decider_kind("learned:x.json").argument == "FILE"
+    assert set(stand_ins()) >= {"rule", "random"} and "llm" not in stand_ins()
+    # the hybrid plays its strategy without a model; the llm player cannot
+    assert not isinstance(make_decider("hybrid", "A", random.Random(0)), AsyncDecider)
+    with pytest.raises(ConfigError, match="needs a model"):
+        make_decider("llm", "A", random.Random(0))
+    assert "cautious-test" in DECIDERS
+
+
+def test_an_asynchronous_decider_has_no_synchronous_decide():
+    from maw.llm import LLM
+    from maw.llm.backends import ScriptedBackend
+    from maw.llm.decider import LLMDecider
+
+    d = LLMDecider("A", random.Random(0), LLM(ScriptedBackend()))
+    assert isinstance(d, AsyncDecider) and d.asynchronous
+    with pytest.raises(TypeError, match="asynchronously"):
+        d.decide(None, ())
