@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 from maw import engine  # noqa: E402
 from maw.engine import actions as A  # noqa: E402
 from maw.hosting.xmpp import free_port  # noqa: E402
-from maw.llm.decider import summarize  # noqa: E402
+from maw.llm.telemetry import summarize  # noqa: E402
 from maw.policies.hybrid import contradictions  # noqa: E402
 from maw.tournament.report import wilson  # noqa: E402
 

@@ -27,7 +27,7 @@ from record import save  # benchmarks/record.py
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from maw.hosting.xmpp import free_port  # noqa: E402
-from maw.llm.decider import summarize  # noqa: E402
+from maw.llm.telemetry import summarize  # noqa: E402
 from maw.records.accounting import time_split  # noqa: E402
 from maw.records.metrics import LATE  # noqa: E402 - refusals for arriving after the phase
 

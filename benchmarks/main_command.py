@@ -42,7 +42,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from maw import engine  # noqa: E402
 from maw.hosting.xmpp import free_port  # noqa: E402
-from maw.llm.decider import Prompts  # noqa: E402
+from maw.llm.prompts import Prompts  # noqa: E402
 from maw.policies import gate  # noqa: E402
 from maw.records.accounting import time_split  # noqa: E402
 from maw.records.audit import action_classes  # noqa: E402

@@ -64,7 +64,7 @@ def test_a_repaired_decision_counts_its_two_calls_where_they_ran():
 
 
 def test_a_decision_cut_short_by_the_end_of_the_game_still_counts_its_calls():
-    from maw.llm.decider import summarize
+    from maw.llm.telemetry import summarize
 
     records = [rec("round", 0.0), rec("input", 1.0, player="Fay"),
                rec("outcome", 9.0),

@@ -14,7 +14,8 @@ from maw import engine
 from maw.engine import Room, view
 from maw.llm import LLM
 from maw.llm.backends import ScriptedBackend
-from maw.llm.decider import LLMDecider, Prompts
+from maw.llm.decider import LLMDecider
+from maw.llm.prompts import Prompts
 from maw.policies import gate
 from maw.policies.claims import Claim
 from maw.policies.rule import RuleDecider
@@ -168,7 +169,7 @@ async def test_an_llm_line_the_gate_refuses_is_asked_again_then_the_rule_player_
 
 
 def test_the_refusals_are_counted_by_kind_in_the_summary_and_the_tournament_metrics():
-    from maw.llm.decider import summarize
+    from maw.llm.telemetry import summarize
     from maw.records.metrics import game_metrics
     from maw.records.schema import BY_KIND
 

@@ -15,8 +15,10 @@ from maw import engine
 from maw.errors import ConfigError
 from maw.hosting.xmpp import free_port
 from maw.llm import LLM, BackendError, make_backend
+from maw.llm.answers import parse
 from maw.llm.backends import ScriptedBackend
-from maw.llm.decider import LLMDecider, Prompts, parse
+from maw.llm.decider import LLMDecider
+from maw.llm.prompts import Prompts
 from maw.records.metrics import (
     LATE,  # refusals for arriving after the phase: timing, not a bad move
 )
@@ -247,7 +249,7 @@ async def test_a_wolf_follows_its_packs_pick():
 
 
 def test_the_answer_schema_offers_each_choice_with_its_own_legal_targets_only():
-    from maw.llm.decider import answer_format, choices, schema_for
+    from maw.llm.answers import answer_format, choices, schema_for
 
     state, wolves = first_night(seed=3)
     assert not state.alive[state.names.index(wolves[0])]
@@ -272,8 +274,8 @@ def test_the_answer_schema_offers_each_choice_with_its_own_legal_targets_only():
 
 
 def test_openai_strict_mode_gets_one_object_for_the_alternatives():
+    from maw.llm.answers import choices, schema_for
     from maw.llm.backends import strict_schema
-    from maw.llm.decider import choices, schema_for
 
     _, _, legal = game_and_view("Ann")
     actions, _ = choices(legal)
@@ -318,7 +320,7 @@ async def test_the_prompt_holds_only_what_the_player_may_know():
 
 
 async def test_a_villager_states_its_beliefs_once_a_phase_validated_and_normalised():
-    from maw.llm.decider import SCALE, suspects
+    from maw.llm.answers import SCALE, suspects
     from maw.policies.beliefs import pack_size
 
     state, _, _ = game_and_view("Ann", seed=3)
@@ -356,7 +358,7 @@ async def test_a_villager_states_its_beliefs_once_a_phase_validated_and_normalis
 
 
 def test_stated_suspicion_is_spread_over_the_wolves_left_and_checked():
-    from maw.llm.decider import read_suspicion, spread
+    from maw.llm.answers import read_suspicion, spread
 
     assert spread({"A": 100, "B": 0, "C": 0}, 2) == {"A": 1.0, "B": 0.5, "C": 0.5}
     assert spread({"A": 0, "B": 0}, 1) == {"A": 0.5, "B": 0.5}
@@ -543,7 +545,7 @@ def llama_server(tmp_path_factory):
 
 @pytest.mark.slow
 async def test_openai_backend_against_a_real_llama_cpp_server(llama_server):
-    from maw.llm.decider import choices, schema_for
+    from maw.llm.answers import choices, schema_for
 
     backend = make_backend("openai", model="gemma3", base_url=llama_server,
                            schema_mode="json_object")
@@ -902,7 +904,7 @@ async def test_the_embedded_model_counts_tokens_exactly_so_a_context_never_overf
 async def test_the_embedded_model_can_only_answer_a_legal_choice(embedded):
     # the grammar comes from the decider's schema: a vote names a legal target, and a
     # choice carries no text (no tokens spent on words nobody reads)
-    from maw.llm.decider import choices, schema_for
+    from maw.llm.answers import choices, schema_for
 
     _, view, legal = game_and_view("Ann")
     legal = tuple(a for a in legal if not isinstance(a, engine.Chat))
@@ -924,7 +926,7 @@ async def test_the_embedded_model_can_only_answer_a_legal_choice(embedded):
         said = parse(c.text, "Ann", talk, 40)
         assert isinstance(said, engine.Chat) and said.text, c.text
     # ... and a stated suspicion rates every suspect on the scale, before the choice
-    from maw.llm.decider import SCALE, read_suspicion, suspects
+    from maw.llm.answers import SCALE, read_suspicion, suspects
 
     rate = suspects(view)
     schema = schema_for(actions, legal, 80, rate)

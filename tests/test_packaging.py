@@ -14,7 +14,7 @@ CHECK = """
 import sys
 import maw
 from pathlib import Path
-from maw.llm.decider import Prompts
+from maw.llm.prompts import Prompts
 from maw.engine.roles import ROLES
 from maw.hosting.roster import agents_dir, load_roster, roster_path
 

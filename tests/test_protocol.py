@@ -153,7 +153,7 @@ def test_a_view_sent_unvalidated_is_the_view_validated(name, n, options):
 def test_the_wire_and_every_layer_take_their_actions_from_the_engines_table():
     from maw.agents.gamemaster import referee_types
     from maw.agents.player import fsm_types
-    from maw.llm.decider import order
+    from maw.llm.answers import order
     from maw.terminal.commands import TEXT
 
     assert set(m.ACTION_TYPES) == {*engine.ACTIONS, "listen"}

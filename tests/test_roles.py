@@ -140,7 +140,7 @@ def test_a_role_defined_here_plays_200_engine_games_and_one_over_xmpp(tmp_path):
 
 
 def test_the_assassin_prompt_renders(tmp_path):
-    from maw.llm.decider import PACKAGE_PROMPTS, Prompts
+    from maw.llm.prompts import PACKAGE_PROMPTS, Prompts
 
     folder = tmp_path / "prompts"
     shutil.copytree(PACKAGE_PROMPTS, folder)  # (a copy of the shipped prompts, and hers)

@@ -184,7 +184,7 @@ class ModelInterfaceAgent(MawAgent):
 
     def usage(self) -> dict:
         """LLM calls of the whole game: calls, tokens, seconds, and how they ended."""
-        from maw.llm.decider import summarize
+        from maw.llm.telemetry import summarize
 
         tally = getattr(self.decider, "tally", None)
         return summarize(self.past + (list(tally.log) if tally else []))

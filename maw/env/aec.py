@@ -53,7 +53,8 @@ from maw.engine.state import Phase
 from maw.env.rewards import Rewards
 from maw.env.spaces import Heard, Layout, observation_size, observe
 from maw.errors import ConfigError, IllegalActionError
-from maw.llm.decider import LLMDecider, parse
+from maw.llm.answers import parse
+from maw.llm.decider import LLMDecider
 from maw.llm.llm import LLM
 from maw.policies import claims
 from maw.policies.base import Decider, make_decider, max_chat

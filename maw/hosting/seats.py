@@ -120,7 +120,7 @@ def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
     (a seat with a model: a fresh conversation each round, on one backend for the game)."""
     if seat.decider != "aiwolf" and decider_kind(seat.decider).needs_model:
         from maw.llm import LLM, make_backend
-        from maw.llm.decider import Prompts
+        from maw.llm.prompts import Prompts
 
         kind = decider_kind(seat.decider)
         assert kind.with_model is not None

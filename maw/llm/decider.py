@@ -12,187 +12,32 @@ strategy lives."""
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import random
-import string
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from maw import engine
-from maw.errors import ConfigError
+from maw.llm.answers import (
+    answer_format,
+    choices,
+    pack_actions,
+    parse,
+    powers,
+    read_suspicion,
+    schema_for,
+    suspects,
+    targeted,
+)
 from maw.llm.llm import LLM
+from maw.llm.prompts import Prompts, chat_limit, pin_game
+from maw.llm.telemetry import Tally, account, label
 from maw.policies import gate
 from maw.policies.base import (
     AsyncDecider,
     Decider,
     ModelSeat,
     make_decider,
-    max_chat,
     register_decider,
     rules_of,
 )
-
-# the prompts shipped in the package (the repository's prompts/, linked in as maw/prompts)
-PACKAGE_PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
-
-
-def targeted() -> dict[type, str]:
-    """The targeted actions of the engine's table, by class (read when asked: an action
-    registered later is one of them)."""
-    return {spec.cls: name for name, spec in engine.ACTIONS.items() if spec.target}
-
-
-def order() -> list[str]:
-    """The order choices are offered in: the decisions first (a small model favours what
-    it reads first), talk after."""
-    return [*targeted().values(), *(n for n, s in engine.ACTIONS.items() if not s.target)]
-
-
-def pack_actions() -> set[str]:
-    """The pack's night actions (the attack): each wolf votes, and the pack must agree."""
-    return {n for n, s in engine.ACTIONS.items() if s.night is not None and s.night.collective}
-
-
-def powers() -> set[str]:
-    """The night actions a role uses alone (divine, guard, and any registered later)."""
-    return {n for n, s in engine.ACTIONS.items()
-            if s.night is not None and not s.night.collective}
-
-
-class Prompts:
-    """The templates of a prompts/ folder (``MAW_PROMPTS``, else those shipped with MAW)."""
-
-    def __init__(self, folder: Path | None = None) -> None:
-        self.folder = Path(folder or os.environ.get("MAW_PROMPTS") or PACKAGE_PROMPTS)
-        if not (self.folder / "turn.md").is_file():
-            raise ConfigError(f"no prompts in {self.folder} (turn.md is missing)")
-
-    def source(self, template: str) -> str:
-        """A template as written, its ``$variables`` unfilled (what the gate keeps a
-        model from repeating); empty if it is missing."""
-        try:
-            return (self.folder / template).read_text(encoding="utf-8")
-        except OSError:
-            return ""
-
-    def instructions(self, view: engine.PlayerView, *templates: str) -> tuple[str, ...]:
-        """The instructions a model of ``view.player`` reads in ``templates``, besides the
-        rules and its role's prompt: what its words may not echo (``maw.policies.gate``)."""
-        return (*(self.source(t) for t in templates), self.source("rules.md"),
-                self.source(f"roles/{view.role}.md"), game_rules(view))
-
-    def render(self, template: str, /, **values: object) -> str:
-        path = self.folder / template
-        try:
-            text = string.Template(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"cannot read prompt {path}: {exc}") from None
-        try:
-            return text.substitute({k: str(v) for k, v in values.items()}).strip()
-        except KeyError as exc:
-            raise ConfigError(f"prompt {path} uses ${exc.args[0]}, which the game does not "
-                              f"supply ({', '.join(sorted(values))})") from None
-        except ValueError as exc:
-            raise ConfigError(f"prompt {path}: {exc}") from None
-
-
-@dataclass
-class Tally:
-    """One record per decision (the game log's ``llm`` records); the counts derive from
-    them: ``legal`` first time, ``repaired`` by the one re-prompt, ``fallback`` (never
-    legal, or the backend failed: ``errors``)."""
-
-    log: list[dict] = field(default_factory=list)
-
-    @property
-    def calls(self) -> int:
-        return summarize(self.log)["calls"]
-
-    @property
-    def legal(self) -> int:
-        return summarize(self.log)["legal"]
-
-    @property
-    def repaired(self) -> int:
-        return summarize(self.log)["repaired"]
-
-    @property
-    def fallbacks(self) -> int:
-        return summarize(self.log)["fallback"]
-
-    @property
-    def errors(self) -> int:
-        return sum("exception" in r for r in self.log)
-
-
-def label(action: engine.Action | None) -> str:
-    """What was chosen, in a few words (the log's ``action``): "vote Bob", "chat",
-    "listen"."""
-    if action is None:
-        return "listen"
-    target = getattr(action, "target", None)
-    return f"{engine.action_name(action)} {target}" if target else engine.action_name(action)
-
-
-def account(record: dict, llm: LLM, answer) -> None:
-    """Add one model call to a decision's record: its cost, when it ran (``spans``, on
-    ``time.monotonic()``: a call may wait its turn for a shared model), and the whole
-    exchange (``prompts``: the messages sent, ``answers``: the text that came back,
-    ``requests``: each call's key, schema, options and cost), so a game log shows, and
-    can replay (the ``recorded`` backend), exactly what each model was told."""
-    record["calls"] += 1
-    record["tokens"] += answer.prompt_tokens + answer.completion_tokens
-    record["seconds"] = round(record["seconds"] + answer.seconds, 3)
-    record.setdefault("spans", []).append(
-        [round(answer.end - answer.seconds, 4), round(answer.end, 4)])
-    record.setdefault("prompts", []).append(llm.last_sent)
-    record.setdefault("answers", []).append(answer.text)
-    request = {**llm.last_request, "prompt_tokens": answer.prompt_tokens,
-               "completion_tokens": answer.completion_tokens,
-               "seconds": round(answer.seconds, 4)}
-    if answer.evaluated_tokens is not None:
-        request["evaluated_tokens"] = answer.evaluated_tokens
-    record.setdefault("requests", []).append(request)
-
-
-def summarize(records: list[dict]) -> dict:
-    """Calls, tokens, seconds and outcomes of LLM decision records, and the lines the
-    gate refused (``gated``: said by the rule layer instead; ``why``: by kind of fault,
-    ``maw.policies.gate.fault_kind``)."""
-    out: dict = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
-                 "fallback": 0, "gated": 0, "why": {}}
-    for r in records:
-        out["calls"] += r.get("calls", 0)
-        out["tokens"] += r.get("tokens", 0)
-        out["seconds"] += r.get("seconds", 0.0)
-        if r["outcome"] in out:  # not "unfinished" (cut short by the game's end)
-            out[r["outcome"]] += 1
-        if r.get("gated"):
-            out["gated"] += 1
-            for kind in dict.fromkeys(gate.fault_kind(f) for f in r["gated"]):
-                out["why"][kind] = out["why"].get(kind, 0) + 1
-    out["seconds"] = round(out["seconds"], 2)
-    return out
-
-
-def choices(legal: tuple[engine.Action, ...], listen: bool = True) -> tuple[list[str], str]:
-    """The action names offered, and a line describing them with their targets."""
-    kinds: dict[str, list[str]] = {}
-    for a in legal:
-        kind = engine.action_name(a)
-        targets = kinds.setdefault(kind, [])
-        if type(a) in targeted():
-            targets.append(a.target)  # type: ignore[union-attr]
-    ranks = order()
-    kinds = dict(sorted(kinds.items(), key=lambda kv: ranks.index(kv[0])))
-    parts = []
-    for kind, targets in kinds.items():
-        parts.append(f"{kind} ({', '.join(targets)})" if targets else kind)
-    if not listen:
-        return [*kinds], "; ".join(parts)
-    parts.append("listen")
-    return [*kinds, "listen"], "; ".join(parts)
 
 
 def must_vote(view: engine.PlayerView, legal: tuple[engine.Action, ...],
@@ -220,181 +65,6 @@ def pack_pick(player: str, view: engine.PlayerView) -> str | None:
         return None
     leader = min(picks)
     return None if leader == player else picks[leader]
-
-
-# the scale a player states its suspicion on: percent in steps of ten (an enum, which
-# every grammar builder takes; a small model reads and writes round numbers best)
-SCALE = list(range(0, 101, 10))
-
-
-def suspects(view: engine.PlayerView) -> list[str]:
-    """The players whose side this player is asked to judge: every other player whose
-    role it does not know; none for a wolf, which knows its pack."""
-    if view.pack:
-        return []
-    return [p for p in view.players if p != view.player and p not in view.known_roles]
-
-
-def schema_for(actions: list[str], legal: tuple[engine.Action, ...], max_chars: int,
-               rate: list[str] | tuple[str, ...] = ()) -> dict:
-    """One JSON-schema alternative per action offered: a choice names one of its own legal
-    targets, only "chat" carries a text. A grammar built from it (llama.cpp, Ollama) can
-    only produce legal choices, and no tokens are spent on a text nobody reads. With
-    ``rate``, every alternative starts with ``"suspicion"``: for each of those players,
-    how likely (percent, on ``SCALE``) it is a werewolf."""
-    targets: dict[str, list[str]] = {}
-    for a in legal:
-        name = targeted().get(type(a))
-        if name is not None:
-            targets.setdefault(name, []).append(a.target)  # type: ignore
-    suspicion = {"type": "object", "properties": {
-        n: {"type": "integer", "enum": SCALE} for n in rate},
-        "required": list(rate), "additionalProperties": False}
-    alternatives = []
-    for kind in actions:
-        properties: dict = {"suspicion": suspicion} if rate else {}
-        properties["action"] = {"type": "string", "const": kind}
-        if kind in targets:
-            properties["target"] = {"type": "string", "enum": sorted(set(targets[kind]))}
-            if engine.ACTIONS[kind].text:  # a whisper: to whom, and what
-                properties["text"] = {"type": "string", "minLength": 1,
-                                      "maxLength": max_chars}
-        elif kind == "chat":
-            # (an empty chat was the one illegal answer left to the embedded model)
-            properties["text"] = {"type": "string", "minLength": 1, "maxLength": max_chars}
-        alternatives.append({"type": "object", "properties": properties,
-                             "required": list(properties), "additionalProperties": False})
-    return {"anyOf": alternatives}
-
-
-def answer_format(schema: dict) -> str:
-    """The answer forms of a ``schema_for`` schema, as the prompt shows them."""
-    forms = []
-    for alternative in schema["anyOf"]:
-        properties = alternative["properties"]
-        kind = properties["action"]["const"]
-        rated = properties.get("suspicion", {}).get("properties", {})
-        head = ('"suspicion": {' + ", ".join(f'"{n}": PERCENT' for n in rated) + "}, "
-                if rated else "")
-        if "target" in properties and "text" in properties:
-            forms.append(f'{{{head}"action": "{kind}", "target": NAME, "text": WHAT YOU SAY}}')
-        elif "target" in properties:
-            forms.append(f'{{{head}"action": "{kind}", "target": NAME}}')
-        elif "text" in properties:
-            forms.append(f'{{{head}"action": "{kind}", "text": WHAT YOU SAY}}')
-        else:
-            forms.append(f'{{{head}"action": "{kind}"}}')
-    return " or ".join(forms)
-
-
-def read_suspicion(text: str, rate: list[str], view: engine.PlayerView) -> dict[str, float]:
-    """The beliefs an answer states (``"suspicion"``: percent per player in ``rate``),
-    validated (every player rated, on ``SCALE``) and normalised: the players whose role
-    the player knows keep their certainty, and the rated ones share the werewolves left
-    to place in proportion to what was stated (none above 1; all rated 0 is the uniform
-    share). ``ValueError`` says what was wrong."""
-    from maw.policies.beliefs import uniform
-
-    data = json.loads(text, strict=False)
-    stated = data.get("suspicion") if isinstance(data, dict) else None
-    if not isinstance(stated, dict):
-        raise ValueError('no "suspicion" in the answer')
-    missing = [n for n in rate if n not in stated]
-    if missing:
-        raise ValueError(f"no suspicion of {', '.join(missing)}")
-    for n in rate:
-        v = stated[n]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 100:
-            raise ValueError(f"the suspicion of {n} is {v!r}, not a percent")
-    prior = uniform(view)
-    mass = sum(prior[n] for n in rate)  # the wolves left to place among them
-    return {**prior, **spread({n: float(stated[n]) for n in rate}, mass)}
-
-
-def spread(weights: dict[str, float], mass: float) -> dict[str, float]:
-    """Probabilities proportional to ``weights`` that sum to ``mass``, none above 1 (what
-    would go above is capped and the rest shared again); all zero: an even share."""
-    out = dict.fromkeys(weights, 0.0)
-    free = dict(weights)
-    while free and mass > 1e-12:
-        total = sum(free.values())
-        share = ({n: mass * w / total for n, w in free.items()} if total > 0
-                 else {n: mass / len(free) for n in free})
-        over = [n for n, p in share.items() if p >= 1.0]
-        if not over:
-            out.update(share)
-            break
-        for n in over:
-            out[n] = 1.0
-            mass -= 1.0
-            del free[n]
-    return out
-
-
-def parse(text: str, player: str, legal: tuple[engine.Action, ...],
-          max_chars: int, listen: bool = True) -> engine.Action | None:
-    """The legal action ``text`` names (``None``: listen, if ``listen`` is offered);
-    ``ValueError`` says why not."""
-    try:
-        data = json.loads(text, strict=False)  # a raw newline inside "text" is fine
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("action"), str):
-        raise ValueError('no "action" in the answer')
-    kind = data["action"].strip().lower()
-    target = data.get("target")
-    if kind == "listen" and listen:
-        return None
-    for a in legal:
-        name = engine.action_name(a)
-        if name != kind:
-            continue
-        if type(a) is engine.Whisper:
-            said = data.get("text")
-            if not isinstance(target, str) or target.strip().lower() != a.target.lower():
-                continue
-            if not isinstance(said, str) or not said.strip():
-                raise ValueError('"whisper" needs a "text"')
-            return engine.Whisper(player, a.target, said.strip()[:max_chars])
-        if type(a) in targeted():
-            if isinstance(target, str) and target.strip().lower() == a.target.lower():  # type: ignore
-                return a
-            continue
-        if type(a) is engine.Chat:
-            said = data.get("text")
-            if not isinstance(said, str) or not said.strip():
-                raise ValueError('"chat" needs a "text"')
-            return engine.Chat(player, a.room, said.strip()[:max_chars])
-        return a
-    offered = sorted({engine.action_name(a) for a in legal})
-    if kind in offered:
-        raise ValueError(f"{target!r} is not a legal target for {kind}")
-    raise ValueError(f"{kind!r} is not possible now (possible: "
-                     f"{', '.join(offered + ['listen'] * listen)})")
-
-
-def game_rules(view: engine.PlayerView) -> str:
-    """The rules of the player's game in plain English, from its ruleset and options."""
-    from maw.engine.describe import rules_text
-
-    return rules_text(rules_of(view), len(view.players))
-
-
-def chat_limit(view: engine.PlayerView, wanted: int) -> int:
-    """The longest chat a model may write: its own limit (the roster's ``max_chars``), or
-    the ruleset's ``max_chat_length`` where that is shorter (the GameMaster refuses a
-    longer one)."""
-    return min(wanted, max_chat(view))
-
-
-def pin_game(llm: LLM, prompts: Prompts, view: engine.PlayerView) -> None:
-    """The conversation's first two messages, kept for the whole game: the rules of the
-    game (the same for every player, a cached prefix), then the player's role."""
-    llm.pin("system", prompts.render("rules.md", name=view.player,
-                                     players=", ".join(view.players),
-                                     ruleset=view.ruleset, rules=game_rules(view)))
-    pack = ", ".join(p for p in view.pack if p != view.player) or "none"
-    llm.pin("system", prompts.render(f"roles/{view.role}.md", name=view.player, pack=pack))
 
 
 class LLMDecider(AsyncDecider):

@@ -30,8 +30,10 @@ from maw import engine
 from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.engine.roles import ROLES
-from maw.llm.decider import Prompts, Tally, account, chat_limit, must_vote, pin_game
+from maw.llm.decider import must_vote
 from maw.llm.llm import LLM
+from maw.llm.prompts import Prompts, chat_limit, pin_game
+from maw.llm.telemetry import Tally, account
 from maw.policies import claims, gate
 from maw.policies.base import AsyncDecider, ModelSeat, register_decider
 from maw.policies.hybrid import HybridStrategy, Intent, intent_of
