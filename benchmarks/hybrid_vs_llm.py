@@ -10,7 +10,7 @@ Printed and stored in benchmarks/results/hybrid_vs_llm.json, per game and per si
 the winner, days, chats and model calls per living player-day, tokens, legal / repaired /
 fallback, the sentences the consistency check caught, and a post-hoc check over the log:
 every chat line replayed through the engine and checked against what its speaker could
-know (``maw.policies.hybrid.contradictions``), the lines that reached the chat anyway.
+know (the gate's checks, ``maw.policies.gate``), the lines that reached the chat anyway.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from maw import engine  # noqa: E402
 from maw.engine import actions as A  # noqa: E402
 from maw.hosting.xmpp import free_port  # noqa: E402
 from maw.llm.telemetry import summarize  # noqa: E402
-from maw.policies.hybrid import contradictions  # noqa: E402
+from maw.policies.gate import check  # noqa: E402
 from maw.tournament.report import wilson  # noqa: E402
 
 RULES = engine.ruleset("maw", votes_open="talk")
@@ -74,8 +74,8 @@ def posthoc(log: list[dict]) -> dict[str, int]:
         if "room" in data:
             data["room"] = engine.Room(data["room"])
         action = getattr(A, r["action"])(**data)
-        if type(action) is engine.Chat and contradictions(
-                action.text, engine.view(state, action.actor)):
+        if type(action) is engine.Chat and check(
+                action.text, engine.view(state, action.actor), 500).faults:
             flagged["wolves" if roles[action.actor] == "Werewolf" else "village"] += 1
         state, _ = engine.play(state, action)
     return flagged
