@@ -16,12 +16,17 @@ Four shares of the game (from the first ``round`` record to the last ``outcome``
     nobody had been asked anything: the game waited for a phase timer, a night with only
     villagers left, or messages the players had not yet reacted to.
 
+Of ``llm``, ``cut`` is the calls a cancel cut short (the phase moved on while the model was
+answering): they took the model's time, but no decision came of them, so a player's own
+tally of its decisions leaves them out.
+
 The records of one process only: a player in another process logs its own game.
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -68,7 +73,8 @@ def minus(intervals: Iterable[Interval], cut: Iterable[Interval]) -> list[Interv
 
 
 def time_split(records: Sequence[Any]) -> dict[str, float]:
-    """Seconds of ``game`` and of its four shares (they add up to ``game``)."""
+    """Seconds of ``game`` and of its four shares (they add up to ``game``), and ``cut``
+    (of ``llm``)."""
     starts = [r["t"] for r in records if r["kind"] == "round"]
     ends = [r["t"] for r in records if r["kind"] == "outcome"]
     if not starts or not ends:
@@ -95,17 +101,51 @@ def time_split(records: Sequence[Any]) -> dict[str, float]:
     busy = merge(calls)
     waiting = minus(waits, busy)
     overhead = minus(questions, busy + waiting)
-    game = hi - lo
-    split = {"game": game, "llm": length(busy), "waits": length(waiting),
-             "overhead": length(overhead)}
-    split["idle"] = max(0.0, game - split["llm"] - split["waits"] - split["overhead"])
-    return {k: round(v, 3) for k, v in split.items()}
+    cut = clip([tuple(span) for r in records if r["kind"] == "llm"
+                and r.get("outcome") == "cut short" for span in r.get("spans") or []], lo, hi)
+    # in milliseconds, idle the rest: the shares as given add up to the game as given
+    split = {"game": round(hi - lo, 3), "llm": round(length(busy), 3),
+             "waits": round(length(waiting), 3), "overhead": round(length(overhead), 3)}
+    split["idle"] = round(max(0.0, split["game"] - split["llm"] - split["waits"]
+                              - split["overhead"]), 3)
+    split["cut"] = round(length(cut), 3)
+    return split
+
+
+SHARES = (("llm", "LLM calls"), ("waits", "deliberate waits"), ("idle", "timers and idle"),
+          ("overhead", "MAW overhead"))
+
+
+def apportion(values: Sequence[float], total: float, digits: int) -> list[float]:
+    """``values`` scaled to ``total`` and rounded to ``digits`` decimals so that they add
+    up to ``total`` exactly (largest remainders: each is its exact value rounded up or
+    down)."""
+    whole = sum(values)
+    unit = 10 ** -digits
+    units = round(total / unit)
+    if whole <= 0:
+        return [0.0] * len(values)
+    exact = [v * units / whole for v in values]
+    out = [math.floor(x) for x in exact]
+    by_remainder = sorted(range(len(values)), key=lambda i: out[i] - exact[i])
+    for i in by_remainder[:units - sum(out)]:
+        out[i] += 1
+    return [round(n * unit, digits) for n in out]
 
 
 def describe(split: dict[str, float]) -> str:
-    """One line: each share in seconds and in percent of the game."""
-    game = split["game"] or 1e-9
-    parts = [f"{name} {split[key]:.1f} s ({100 * split[key] / game:.1f}%)"
-             for key, name in (("llm", "LLM calls"), ("waits", "deliberate waits"),
-                               ("idle", "timers and idle"), ("overhead", "MAW overhead"))]
-    return f"{split['game']:.1f} s of play: " + ", ".join(parts)
+    """One line: each share in seconds and in percent of the game. The seconds are shown
+    to a hundredth of the game's length at least (a game of 0.4 s in thousandths), and
+    both the seconds and the percentages add up, as shown, to the whole."""
+    game = split["game"]
+    digits = 1 if game >= 10 else 2 if game >= 1 else 3
+    shown = round(game, digits)
+    values = [split[key] for key, _ in SHARES]
+    seconds = apportion(values, shown, digits)
+    percents = apportion(values, 100.0, 1)
+    parts = [f"{name} {s:.{digits}f} s ({p:.1f}%)"
+             for (key, name), s, p in zip(SHARES, seconds, percents, strict=True)]
+    cut = min(split.get("cut", 0.0), seconds[0])
+    if cut:  # (the players' own tallies of their decisions leave these calls out)
+        parts[0] = parts[0][:-1] + f"; {cut:.{digits}f} s of it in calls a cancel cut short)"
+    return f"{shown:.{digits}f} s of play: " + ", ".join(parts)
