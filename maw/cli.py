@@ -163,11 +163,14 @@ def cmd_game(args: argparse.Namespace) -> int:
         how = f"--xmpp {where}" + (f" --lobby {lobby}" if lobby != "main" else "")
         print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {joining} player(s)",
               flush=True)
+        from maw.hosting.invoked import maw_command  # (as the user must type it)
         if args.humans:
-            print(f"  a person joins, in another terminal, with:  maw play --name NAME {how}"
-                  + ("  (or opens a seat link below)" if args.web else ""), flush=True)
+            print(f"  a person joins, in another terminal, with:  {maw_command()} play "
+                  f"--name NAME {how}" + ("  (or opens a seat link below)" if args.web else ""),
+                  flush=True)
         if args.remote:
-            print(f"  an AI player joins with:  maw player --name NAME {how}", flush=True)
+            print(f"  an AI player joins with:  {maw_command()} player --name NAME {how}",
+                  flush=True)
 
     def game(watch=None):
         def both(record: dict) -> None:
