@@ -196,18 +196,29 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 # MAW_DOCS_IMAGES=1: the screenshots also go to docs/images for the README
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "images"
 
+def at_size(driver, w: int, h: int) -> None:
+    """The page's viewport at ``w`` x ``h`` (a phone's: as a phone shows it)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": w, "height": h, "deviceScaleFactor": 1, "mobile": w < 600})
 
-def look(driver, name: str) -> None:
-    """At a desktop's size and a phone's: the page's layout holds, and a screenshot."""
-    for size, (w, h) in SIZES.items():
-        driver.set_window_size(w, h)
-        time.sleep(0.8)  # (the page redraws for its new size)
-        problems = driver.execute_script(LAYOUT)
-        driver.save_screenshot(str(ARTIFACTS / f"{name}-{size}.png"))
-        if os.environ.get("MAW_DOCS_IMAGES"):
-            driver.save_screenshot(str(DOCS / f"web-{name}-{size}.png"))
-        assert not problems, f"{name} at {w}x{h}: {problems[:5]}"
-    driver.set_window_size(1400, 900)
+
+def look(driver, name: str, *checks) -> None:
+    """At a desktop's size and a phone's: the page's layout holds (and each of ``checks``,
+    given the driver and the size, finds nothing), and a screenshot."""
+    try:
+        for size, (w, h) in SIZES.items():
+            at_size(driver, w, h)
+            driver.execute_script("window.scrollTo(0, 0)")  # (the page as it opens)
+            time.sleep(0.8)  # (the page redraws for its new size)
+            problems = driver.execute_script(LAYOUT)
+            for check in checks:
+                problems += check(driver, size)
+            driver.save_screenshot(str(ARTIFACTS / f"{name}-{size}.png"))
+            if os.environ.get("MAW_DOCS_IMAGES"):
+                driver.save_screenshot(str(DOCS / f"web-{name}-{size}.png"))
+            assert not problems, f"{name} at {w}x{h}: {problems[:5]}"
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def game_clock(log: list[dict]) -> float:
