@@ -202,6 +202,18 @@ def at_size(driver, w: int, h: int) -> None:
         "width": w, "height": h, "deviceScaleFactor": 1, "mobile": w < 600})
 
 
+def in_first_screen(*css: str):
+    """On a phone, the elements ``css`` selects are on the first screen (no scrolling)."""
+    def check(driver, size: str) -> list[str]:
+        if size != "phone":
+            return []
+        return driver.execute_script(
+            "return [...document.querySelectorAll(arguments[0])].filter(e => e.offsetParent)"
+            ".filter(e => e.getBoundingClientRect().bottom > innerHeight)"
+            ".map(e => (e.innerText || e.id) + ' is below the first screen')", ", ".join(css))
+    return check
+
+
 def look(driver, name: str, *checks) -> None:
     """At a desktop's size and a phone's: the page's layout holds (and each of ``checks``,
     given the driver and the size, finds nothing), and a screenshot."""
@@ -502,11 +514,34 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
         seat_tab = browser.current_window_handle
         lines = lambda: browser.execute_script(  # noqa: E731 - each line as heard
             "return [...document.querySelectorAll('#lines li')].map(e => e.dataset.text)")
+        box = lambda: browser.find_element(By.ID, "text")  # noqa: E731
         wait(lambda: "Your name?" in lines(), what="the name question")
-        browser.find_element(By.ID, "text").send_keys("Quinn\n")
+        assert box().get_attribute("placeholder") == "your name, then Enter"
+        look(browser, "seat-name")
+        box().send_keys("Quinn\n")
         me = wait(lambda: (t := browser.find_element(By.ID, "me").text).startswith("Quinn, ")
                   and t, what="a role")
         wait(lambda: "open once everyone has spoken" in " ".join(lines()), what="day 1")
+        assert "/help" in box().get_attribute("placeholder")  # (a name no more)
+        # the interface's own answers: the help line by line, /who as a note (not a chat
+        # line from a player called "alive")
+        box().send_keys("/help\n")
+        box().send_keys("/who\n")
+        drawn = lambda: browser.execute_script(  # noqa: E731 - each line as the page draws it
+            "return [...document.querySelectorAll('#lines li')].map(e => ({text: e.dataset.text,"
+            " shown: e.innerText, system: e.classList.contains('system'),"
+            " speaker: e.querySelector('.who') && e.querySelector('.who').innerText}))")
+        helped = wait(lambda: [x for x in drawn() if x["text"].startswith("Type a message")],
+                      what="the help")[0]
+        assert helped["system"] and helped["shown"].count("\n") >= 5, helped
+        who = wait(lambda: [x for x in drawn() if x["text"].startswith("alive: ")],
+                   what="/who")[0]
+        assert who["system"] and who["speaker"] is None
+        assert who["shown"].splitlines()[1].startswith("votes: ")
+        # a chat line is a player's, drawn as said
+        assert all(x["speaker"] == x["text"].split(": ")[0] for x in drawn()
+                   if not x["system"] and not x["text"].startswith("[whisper]"))
+        look(browser, "seat-day")
         # the refusal and the whisper come before Quinn speaks: the votes open only then
         # (or at half the day), and the AI players' votes may end the day by a majority
         # before a browser's slower steps. A vote before the votes open is refused
@@ -527,7 +562,8 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
         assert press(browser, offered[0])
         target = offered[0].removeprefix("/vote ")
         wait(lambda: f"[GM] Quinn votes for {target}." in lines(), what="the vote")
-        look(browser, "seat")
+        # on a phone too, the choices and the box to type in are on the first screen
+        look(browser, "seat-vote", in_first_screen("#actions button.act", "#text"))
 
         # the observer's page, opened mid-phase, beside the seat
         browser.switch_to.new_window("tab")
@@ -549,18 +585,30 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
         browser.switch_to.window(seat_tab)
 
         # then whenever choices come, the person takes the first (to the end of the game)
+        night = False
         while not any(x.startswith("-- ") for x in lines()):
+            if not night and browser.find_element(By.ID, "phase").text.startswith("Night"):
+                night = True  # (before the choice: the night may end once all have chosen)
+                look(browser, "seat-night")
             choice = next((c for c in commands(browser) if c not in ("/pass", "/unvote")),
                           None)
             if choice:
                 press(browser, choice)
-            if browser.find_element(By.ID, "text").is_enabled() and "day" in \
-                    browser.find_element(By.ID, "phase").text:
+            if browser.find_element(By.ID, "text").is_enabled() and \
+                    browser.find_element(By.ID, "phase").text.startswith("Day"):
                 with contextlib.suppress(ElementNotInteractableException):  # (it just ended)
                     browser.find_element(By.ID, "text").send_keys("still here\n")
             time.sleep(1.5)
             assert proc.poll() is None
-        assert "-- the game is over" in lines()
+        assert "-- the game is over" in lines() and night
+        # the end: who won, every role and points; and the table follows the deaths
+        wait(lambda: shown(browser, "end"), what="the end's table")
+        winner = browser.find_element(By.ID, "end-winner").text
+        ended = browser.execute_script(
+            "return [...document.querySelectorAll('#end-table tbody tr')].map(r =>"
+            " [...r.cells].map(c => c.innerText.replace(/\\u00a0/g, ' ')))")
+        living = [n.removesuffix(" (you)") for n in texts(browser, "#living li")]
+        look(browser, "seat-end")
         said_line(proc, r"page stays up", out, 60)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0, "".join(out) + proc.stdout.read()
@@ -574,6 +622,13 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
             for to in recipients(r)} == {jid[hushed]}
     over = next(r for r in log if r["kind"] == "outcome")
     role = over["roles"]["Quinn"]
+    won = f"{over['winner'].capitalize()} won" if over["winner"] else "Nobody won"
+    assert winner == f"{won} ({over['reason']})."
+    assert sorted(ended) == sorted([n + (" (you)" if n == "Quinn" else ""), r,
+                                    str(over["points"][n])] for n, r in over["roles"].items())
+    died = {r["data"]["player"] for r in log if r["kind"] == "event"
+            and r["event"] in ("Executed", "Murdered")}
+    assert died and sorted(living) == sorted(set(over["roles"]) - died)
     from maw.records.audit import audit_records
 
     assert audit_records(log).ok  # a person's game keeps the rules and the secrets too

@@ -34,7 +34,8 @@ def phase_of(view: dict[str, Any] | None) -> tuple:
 class Console(Protocol):
     """Where the person is. It may also have ``update(**status)``: the player's name, role,
     pack, view, the seconds left in the phase and the options offered, for a status bar
-    (the terminal) or buttons (a web page)."""
+    (the terminal) or buttons (a web page); and ``heard(record)``, to be given what the
+    player heard as records (``maw.protocol.heard``) rather than as lines."""
 
     def show(self, line: str) -> None: ...
 
@@ -154,8 +155,13 @@ class Requests(Guarded):
                     agent.pending = None
             agent.status(role=body.role, pack=list(body.pack), view=view,
                          seconds=body.seconds, options=agent.offered())
+            # (a console that draws the records itself, a web page, gets them as they are)
+            heard = getattr(agent.console, "heard", None)
             for record in body.heard:
-                agent.console.show(render.heard(record))
+                if heard is not None:
+                    heard(record)
+                else:
+                    agent.console.show(render.heard(record))
             return
         if isinstance(body, m.Cancel):  # the phase ended: nothing to answer any more
             if agent.pending is not None and agent.pending[0].thread == msg.thread:

@@ -19,13 +19,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from maw.hosting.xmpp import Address
+from maw.protocol import render
+from maw.protocol.heard import Heard
 from maw.web.observer import Watcher, frame
 
 
 @dataclass(eq=False)
 class WebConsole:
-    """A :class:`maw.agents.user_interface.Console` on a web page: every line and status
-    is kept (a reloaded page gets them again) and streamed to the page's watchers."""
+    """A :class:`maw.agents.user_interface.Console` on a web page: every line, heard
+    record and status is kept (a reloaded page gets them again) and streamed to the page's
+    watchers."""
 
     frames: list[bytes] = field(default_factory=list)
     typed: asyncio.Queue = field(default_factory=asyncio.Queue)
@@ -40,7 +43,14 @@ class WebConsole:
                 self.watchers.discard(w)
 
     def show(self, line: str) -> None:
+        """A line of the interface's own (a refusal, the help, ``/who``)."""
         self._push("line", {"text": line})
+
+    def heard(self, record: Heard) -> None:
+        """Something the player heard: its line, and the record it came from, so that the
+        page tells a player's chat from the interface's own lines, sees a death as it is
+        announced and draws the end of the game as a table (nothing the line does not say)."""
+        self._push("line", {"text": render.heard(record), "heard": record.model_dump(mode="json")})
 
     def update(self, **status: Any) -> None:
         self._push("status", status)

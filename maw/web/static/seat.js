@@ -1,29 +1,55 @@
 // A person's seat in the browser: the console of its UserInterfaceAgent (the lines its
-// player hears, its status, what it may do). Buttons type the terminal's commands, as
-// the server names them for each choice.
+// player hears, with the records they came from; its own lines; its status, what it may
+// do). Buttons type the terminal's commands, as the server names them for each choice.
 "use strict";
 
 const base = location.pathname.replace(/\/$/, "");
 let status = {view: null, options: [], deadline: null, role: null, pack: [], name: null};
+let asking = null;         // "name" while the interface asks for the person's name
+let dead = new Set();      // deaths heard since the last phase (the view follows at the next)
+let ended = null;          // the round's end as heard: the winner, every role and points
+let sides = {};            // each role's side (/api/info), for the end's colours
+
+// (the interface's own question, asked before the player has a name: what is typed answers it)
+const NAME_QUESTION = "Your name?";
+const DEATHS = new Set(["executed", "murdered", "shot", "exploded"]);
+const NIGHT = new Set(["night", "whisper", "witch"]);
 
 async function send(text) {
   const res = await fetch(base + "/say", {method: "POST", headers: {"Content-Type": "application/json"},
                                           body: JSON.stringify({text})});
-  if (!res.ok) line(`! ${await res.text()}`);
+  if (!res.ok) line({text: `! ${await res.text()}`});
 }
 
-function line(text) {
+function said(speaker, ...body) {
+  return el("li", {class: "line"}, el("span", {class: "dot", style: `background:${colour(speaker)}`}, speaker.slice(0, 2)),
+            el("span", {class: "body"}, el("span", {class: "who"}, speaker), ...body));
+}
+
+// one line: what the player heard is drawn from its record (a chat line is a record of
+// what a player said, never guessed from the text); the interface's own lines (the help,
+// /who, a refusal) are notes, kept as they are written, line by line
+function line({text, heard}) {
   const ol = $("lines");
-  const refused = text.startsWith("!") || text.startsWith("[GM] Refused");
-  const gm = text.startsWith("[GM]") || text.startsWith("[") || text.startsWith("-- ");
-  const said = !gm && !refused && /^([^\s:]{1,20}): (.*)$/s.exec(text);
-  const li = said
-    ? el("li", {class: "line"}, el("span", {class: "dot", style: `background:${colour(said[1])}`}, said[1].slice(0, 2)),
-         el("span", {class: "body"}, el("span", {class: "who"}, said[1]), said[2]))
-    : el("li", {class: "line" + (refused ? " refused" : gm ? " system" : "")}, text);
+  const r = heard || {};
+  let li;
+  if (r.kind === "said") li = said(r.speaker, r.text);
+  else if (r.kind === "whisper") li = said(r.speaker, el("span", {class: "muted"}, `whispers to ${r.to}: `), r.text);
+  else {
+    const refused = text.startsWith("!") || text.startsWith("[GM] Refused");
+    const kind = refused ? "refused" : text.includes("\n") ? "block"
+      : r.kind === "phase" ? "phase" : r.kind === "death" || DEATHS.has(r.status) ? "death" : "";
+    li = el("li", {class: `line system ${kind}` + (!heard && text === NAME_QUESTION ? " ask" : "")}, text);
+  }
+  if (r.kind === "round") { dead = new Set(); ended = null; }
+  if (r.kind === "death") dead.add(status.view ? status.view.player : status.name);
+  if (r.kind === "result" && DEATHS.has(r.status) && r.target) dead.add(r.target);
+  if (r.kind === "game_over") ended = r;
+  if (!heard && text === NAME_QUESTION) asking = "name";
   li.dataset.text = text;  // (the line as the player heard it)
   ol.append(li);
   ol.scrollTop = ol.scrollHeight;
+  if (heard || asking) draw();
 }
 
 function draw() {
@@ -32,8 +58,11 @@ function draw() {
   const role = v.role || status.role;
   const pack = v.pack && v.pack.length ? v.pack : status.pack;
   $("me").textContent = me ? `${me}` + (role ? `, ${role}` : "") + (pack.length ? ` (the pack: ${pack.join(", ")})` : "")
-                            + (v.alive === false ? " (dead: watching)" : "") : "joining…";
-  $("phase").textContent = v.day ? `Day ${v.day}, ${v.phase}` : "";
+                            + (v.alive === false || dead.has(me) ? " (dead: watching)" : "") : "joining…";
+  const night = NIGHT.has(v.phase) && !ended;
+  $("phase").textContent = ended ? "the end" : !v.day ? "" : night ? `Night ${v.day}`
+    : `Day ${v.day}` + (v.phase === "day" ? "" : `, ${v.phase}`);
+  document.body.classList.toggle("night", night);
   const buttons = [];
   for (const o of status.options || []) {
     if (!o.command) continue;  // (a chat is typed)
@@ -43,13 +72,35 @@ function draw() {
   if ((status.options || []).length)
     buttons.push(el("button", {class: "act pass", type: "button", "data-command": "/pass", onclick: () => send("/pass")}, "pass"));
   $("actions").replaceChildren(...(buttons.length ? buttons : [el("p", {class: "muted"}, "Nothing to do now: listen.")]));
+  $("choices").hidden = !!ended || !(status.view || (status.options || []).length);  // (not in the lobby)
   const chat = (status.options || []).find((o) => o.action === "chat");
-  $("text").placeholder = chat ? `say something in the ${chat.room}, or a command (/help)` : "a command (/help)";
+  $("text").placeholder = asking === "name" ? "your name, then Enter"
+    : chat ? `talk in the ${chat.room}, or /help` : "a command (/help)";
   const votes = Object.entries(v.votes || {});
-  $("living").replaceChildren(...(v.living || []).map((n) => el("li", {}, n + (n === me ? " (you)" : ""))));
+  const living = (v.living || []).filter((n) => !dead.has(n));
+  $("living").replaceChildren(...living.map((n) => el("li", {}, n + (n === me ? " (you)" : ""))));
+  const gone = (v.players || []).filter((n) => !living.includes(n));
+  $("dead").textContent = gone.length ? `Dead: ${gone.join(", ")}` : "";
   $("votes").replaceChildren(...votes.map(([a, b]) => el("li", {}, `${a} → ${b}`)));
   $("no-votes").hidden = votes.length > 0;
   $("nobody").hidden = (v.living || []).length > 0;
+  drawEnd(me);
+}
+
+// the end of the round: who won, and every player's role and points
+function drawEnd(me) {
+  $("end").hidden = !ended;
+  if (!ended) return;
+  const w = ended.winner;
+  $("end-winner").textContent = (w ? `${w[0].toUpperCase()}${w.slice(1)} won` : "Nobody won") + ` (${ended.reason}).`;
+  $("end-winner").className = "end-winner" + (w ? ` winner-${w}` : "");
+  $("end-table").tBodies[0].replaceChildren(...Object.entries(ended.roles).map(([n, role]) => {
+    const points = ended.points[n] || 0;
+    return el("tr", {class: n === me ? "me" : "", "data-name": n},
+              el("td", {}, n + (n === me ? " (you)" : "")),
+              el("td", {class: `role-${sides[role] || "village"}`}, role),
+              el("td", {class: "num"}, points));
+  }));
 }
 
 function tick() {
@@ -65,23 +116,29 @@ function start() {
     $("text").value = "";
     send(text);
   };
+  fetch("/api/info").then((r) => r.json()).then((info) => { sides = info.roles || {}; draw(); })
+    .catch(() => {});  // (colours only)
   const source = new EventSource(base + "/events");
   window.mawFrames = [];  // everything this page was sent (the tests check its secrecy)
   for (const kind of ["line", "status", "end"])
     source.addEventListener(kind, (e) => window.mawFrames.push({kind, data: JSON.parse(e.data)}));
-  source.addEventListener("line", (e) => line(JSON.parse(e.data).text));
+  source.addEventListener("line", (e) => line(JSON.parse(e.data)));
   source.addEventListener("status", (e) => {
     const s = JSON.parse(e.data);
-    if (s.name) status.name = s.name;
+    if (s.name) { status.name = s.name; asking = null; }
     if (s.role) status.role = s.role;
     if (s.pack) status.pack = s.pack;
-    if (s.view) status.view = s.view;
+    if (s.view) {
+      // a new phase's view knows the deaths heard before it
+      if (!status.view || s.view.day !== status.view.day || s.view.phase !== status.view.phase) dead = new Set();
+      status.view = s.view; asking = null;
+    }
     if (s.options) status.options = s.options;
     if (s.seconds !== undefined && s.seconds !== null) status.deadline = performance.now() + 1000 * s.seconds;
     draw();
   });
   source.addEventListener("end", (e) => {
-    line(`-- ${JSON.parse(e.data).why}`);
+    line({text: `-- ${JSON.parse(e.data).why}`});
     $("status").textContent = "over";
     status.deadline = null; status.options = []; draw();
     for (const id of ["text", "send"]) $(id).disabled = true;  // (nothing goes anywhere now)
@@ -89,6 +146,7 @@ function start() {
   });
   source.onerror = () => { if ($("status").textContent !== "over") $("status").textContent = "reconnecting…"; };
   setInterval(tick, 500);
+  window.addEventListener("resize", () => { $("lines").scrollTop = $("lines").scrollHeight; });
   draw();
 }
 
