@@ -196,10 +196,33 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 # MAW_DOCS_IMAGES=1: the screenshots also go to docs/images for the README
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "images"
 
+# Elements that must not cover one another: for each pair of selectors, every visible
+# element of the first against every one of the second
+APART = """
+const bad = [], box = (e) => e.getBoundingClientRect();
+const seen = (e) => { const r = box(e); return r.width > 0 && r.height > 0; };
+const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 &&
+                       b.top < a.bottom - 1;
+for (const [x, y] of arguments[0])
+  for (const a of document.querySelectorAll(x)) for (const b of document.querySelectorAll(y))
+    if (a !== b && seen(a) && seen(b) && meet(box(a), box(b)))
+      bad.push(x + ' "' + a.innerText + '" covers ' + y + ' "' + b.innerText + '"');
+return bad;
+"""
+# the observer's table: a seat's tags run into nothing under the table, and a dead seat's
+# mark is beside its initials, not over them
+TABLE_APART = [("#players .seat", "#mind-hint"), ("#players .seat", "#lobby-note"),
+               ("#players .cross", "#players .initials")]
+
+
 def at_size(driver, w: int, h: int) -> None:
     """The page's viewport at ``w`` x ``h`` (a phone's: as a phone shows it)."""
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": w, "height": h, "deviceScaleFactor": 1, "mobile": w < 600})
+
+
+def apart(*pairs: tuple[str, str]):
+    return lambda driver, size: driver.execute_script(APART, [list(p) for p in pairs])
 
 
 def in_first_screen(*css: str):
@@ -266,6 +289,18 @@ def test_a_rule_game_ends_in_a_second_and_its_page_stays_up_to_replay(browser, t
         assert banner.lower().startswith(f"{over['winner']} won on day {over['day']}")
         roles = texts(browser, "#players .seat .role")
         assert sorted(roles) == sorted(["Werewolf"] * 2 + ["Villager"] * 4)
+        # the end's table: every player's role, how it fared, its points
+        fate = {n: "survived" for n in over["roles"]}
+        for r in log:
+            if r["kind"] == "event" and r["event"] in ("Executed", "Murdered"):
+                d = r["data"]
+                fate[d["player"]] = (f"executed, day {d['day']}" if r["event"] == "Executed"
+                                     else f"murdered, night {d['day']}")
+        rows = browser.execute_script(
+            "return [...document.querySelectorAll('#end-table tbody tr')].map(r =>"
+            " [...r.cells].map(c => c.innerText.replace(/\\u00a0/g, ' ')))")
+        assert sorted(rows) == sorted([n, role, fate[n], str(over["points"][n])]
+                                      for n, role in over["roles"].items())
         assert shown(browser, "tab-hideout") and shown(browser, "replay")
         # the timeline: from the start, a phase on, an event on
         browser.find_element(By.ID, "replay-start").click()
@@ -341,7 +376,7 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
     try:
         up(url, proc)
         browser.get(url)
-        wait(lambda: len(texts(browser, "#players .seat")) == 6, what="six players")
+        wait(lambda: len(texts(browser, "#players .seat[data-name]")) == 6, what="six players")
         box = wait(lambda: browser.find_element(By.ID, "spectator-box"), what="the switch")
         wait(box.is_displayed, what="the switch shown")
         assert texts(browser, "#players .seat .role") == [""] * 6
@@ -364,16 +399,24 @@ def test_a_lobby_that_never_fills_says_why_on_the_page(browser, tmp_path):
     port = free_port()
     # (a lobby long enough for the five AI players to log in on a loaded machine)
     proc = maw("game", "--policy", "rule", "--players", "6", "--humans", "1",
-               "--lobby-seconds", "12", "--xmpp", f"embedded:{free_port()}",
+               "--lobby-seconds", "20", "--xmpp", f"embedded:{free_port()}",
                "--log-dir", str(tmp_path), "--web", str(port))
     url = f"http://127.0.0.1:{port}/"
     try:
         up(url, proc)
         browser.get(url)
-        wait(lambda: len(texts(browser, "#players .seat")) == 5, what="the AI players seated")
+        wait(lambda: len(texts(browser, "#players .seat[data-name]")) == 5,
+             what="the AI players seated")
         assert browser.find_element(By.ID, "phase").text == "the lobby"
+        # what the lobby waits for: the seat kept for a person, free
+        assert texts(browser, "#players .seat.free .name") == ["free seat"]
+        assert browser.find_element(By.ID, "lobby-note").text.startswith(
+            "The lobby waits for 1 person: ")
+        assert browser.find_element(By.ID, "center-note").text == "5 of 6 seated"
+        look(browser, "lobby", apart(*TABLE_APART))
         why = wait(lambda: browser.find_element(By.ID, "winner").text, 60, "the reason")
-        assert why == "No game: only 5 of 6 players joined within 12 s"
+        assert why == "No game: only 5 of 6 players joined within 20 s"
+        assert not texts(browser, "#players .seat.free")  # (no lobby any more)
         assert proc.wait(timeout=30) == 2
     finally:
         proc.kill()
@@ -386,6 +429,7 @@ async def test_a_replay_opens_at_the_start_steps_by_event_and_phase_and_shows_pr
     import asyncio
 
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
     from test_llm import NAMES, FirstChoice  # a stand-in model that takes the first choice
 
     from maw.agents.gamemaster import GameConfig
@@ -404,12 +448,12 @@ async def test_a_replay_opens_at_the_start_steps_by_event_and_phase_and_shows_pr
     result = await run_game(config, seats_from_roster(load_roster(roster), 6), server,
                             timeout=300)
     log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
-    # a second game in the archive: the search tells them apart
-    (logs / "older").mkdir()
-    (logs / "older" / "game-x-aiwolf-5-seed9.jsonl").write_text("".join(
-        json.dumps(r) + "\n" for r in [{"t": 0, "kind": "started", "agents": 5, "seconds": 1,
-                                        "ruleset": "aiwolf-5", "seed": 9, "players": 5,
-                                        "remote": 0, "lobby": "x", "wall": 1.0}]))
+    # a second game in the archive, of rule players: the search tells them apart
+    from maw.hosting.game import default_seats
+
+    older = GameConfig(early_end=True, players=5, rules=engine.ruleset("aiwolf-5"), seed=9,
+                       day_seconds=4, night_seconds=2, log_dir=logs / "older")
+    await run_game(older, default_seats(5), server, timeout=120)
     port = free_port()
     proc = maw("web", str(logs), "--web", str(port))
     url = f"http://127.0.0.1:{port}/"
@@ -429,19 +473,28 @@ async def test_a_replay_opens_at_the_start_steps_by_event_and_phase_and_shows_pr
         search.send_keys("aiwolf")
         wait(lambda: len(rows()) == 1 and "aiwolf-5" in rows()[0].text, what="a search")
         search.clear()
-        search.send_keys("Bob 4")  # a player and a seed
+        search.send_keys("Fay maw")  # a player (of the first game alone) and a ruleset
         wait(lambda: len(rows()) == 1 and "maw" in rows()[0].text.split(), what="another")
         search.clear()
         search.send_keys(" ")
         wait(lambda: len(rows()) == 2, what="all again")
+        search.send_keys(Keys.BACKSPACE)  # (and the box empty again, for the picture)
+        wait(lambda: len(rows()) == 2 and not search.get_attribute("value"), what="empty")
         look(browser, "archive")
         mine = next(r for r in rows() if "maw" in r.text.split())
         mine.find_element(By.CSS_SELECTOR, "a.replay-link").click()
         # it opens at the start: the players seated, day 1, not a blank page
         wait(lambda: shown(browser, "replay"), what="the timeline")
+        # under a title that says which game it is (not the log's file name)
+        started = next(r for r in log if r["kind"] == "started")
+        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(started["wall"]))
+        won = f"{over['winner']} won on day {over['day']}" if over["winner"] else \
+            f"a draw on day {over['day']}"
+        assert browser.find_element(By.ID, "title").text == \
+            f"maw, 6 players, {date}, seed 4: {won}"
         position = lambda: browser.find_element(By.ID, "position")  # noqa: E731
         wait(lambda: position().text.startswith("Day 1 · event "), what="day 1")
-        assert len(texts(browser, "#players .seat")) == 6
+        assert len(texts(browser, "#players .seat[data-name]")) == 6
         at = lambda: int(position().get_attribute("data-upto"))  # noqa: E731
         start = at()
         browser.find_element(By.ID, "step").click()
@@ -473,9 +526,23 @@ async def test_a_replay_opens_at_the_start_steps_by_event_and_phase_and_shows_pr
                   for t in (on or [""])]
         assert labels and content(browser, "mind-options") == ", ".join(labels)
         assert not shown(browser, "mind-prompt")  # folded until asked for
-        browser.find_element(By.CSS_SELECTOR, "#prompt-box summary").click()
+        summary = browser.find_element(By.CSS_SELECTOR, "#prompt-box summary")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+        summary.click()
         assert shown(browser, "mind-prompt")
-        look(browser, "replay")
+        # the end: every player's role and points, in the replay as live
+        ended = {r[0]: r for r in browser.execute_script(
+            "return [...document.querySelectorAll('#end-table tbody tr')].map(r =>"
+            " [...r.cells].map(c => c.innerText.replace(/\\u00a0/g, ' ')))")}
+        assert {n: (r[1], r[3]) for n, r in ended.items()} == {
+            n: (role, str(over["points"][n])) for n, role in over["roles"].items()}
+
+        def compact(driver, size: str) -> list[str]:  # (on a phone, the timeline is small)
+            share = driver.execute_script(
+                "return document.getElementById('replay').getBoundingClientRect().height"
+                " / innerHeight")
+            return [f"the timeline takes {share:.0%} of the screen"] if share > 0.1 else []
+        look(browser, "replay", compact, apart(*TABLE_APART))
 
     try:
         await asyncio.to_thread(check)
@@ -568,7 +635,7 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
         # the observer's page, opened mid-phase, beside the seat
         browser.switch_to.new_window("tab")
         browser.get(url)
-        wait(lambda: len(texts(browser, "#players .seat")) == 6, what="six seats")
+        wait(lambda: len(texts(browser, "#players .seat[data-name]")) == 6, what="six seats")
         assert browser.find_element(By.ID, "status").text == "LIVE"
         assert texts(browser, "#players .seat .role") == [""] * 6  # no role while live
         for _ in range(5):  # (read again if a phase began between the two reads)
@@ -581,7 +648,14 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
                 break
         expected = game_clock(log) + timer["t"] + timer["seconds"] - time.time()
         assert abs(int(left.group(1)) - expected) <= 2.5, (left.group(0), expected)
-        look(browser, "live")
+        look(browser, "live", apart(*TABLE_APART))
+        # a seat's mind, live: nothing of it is sent to this page, and it says so rather
+        # than show empty sections
+        browser.find_element(By.CSS_SELECTOR, "#players .seat[data-name]").click()
+        wait(lambda: shown(browser, "mind"), what="a mind")
+        assert shown(browser, "mind-secret")
+        for part in ("beliefs-box", "question-box", "prompt-box", "answer-box"):
+            assert not shown(browser, part), part
         browser.switch_to.window(seat_tab)
 
         # then whenever choices come, the person takes the first (to the end of the game)

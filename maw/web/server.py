@@ -64,6 +64,8 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
             "title": live.title if live else "",
             "spectator_allowed": live.may_spectate() if live else False,
             "tournament": standings is not None,
+            # seats kept for people (each by its secret link): what a lobby may wait for
+            "people": len(desk.seats) if desk is not None else 0,
             "live_id": live_id() if live_id else 0,
             "standings": standings() if standings else None})
 

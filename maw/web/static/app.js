@@ -39,7 +39,7 @@ function draw() {
   const upto = view.live ? view.records.length : view.upto;
   const s = fold(upto);
   view.state = s;
-  $("phase").textContent = s.day ? phaseName(s.phase, s.day) + (s.voteRound ? " · revote" : "")
+  $("phase").textContent = s.winner ? "the end" : s.day ? phaseName(s.phase, s.day) + (s.voteRound ? " · revote" : "")
                                    + (s.round > 1 ? ` (round ${s.round})` : "")
                                  : (s.order.length ? "the lobby" : (view.over ? "" : "waiting for the game"));
   $("status").textContent = view.live ? (view.over ? "game over" : "live") : (view.records.length ? "replay" : "");
@@ -50,6 +50,7 @@ function draw() {
   drawTalk(s);
   drawVotes(s);
   drawMind(s);
+  drawEnd(s);
   drawBoard(s);
   drawTimeline(s);
 }
@@ -80,7 +81,9 @@ function drawTimer() {
 
 function drawTable(s) {
   const table = $("table");
-  const n = s.order.length;
+  // in the lobby, the seats still free: what it waits for (people, or players from elsewhere)
+  const free = s.started && !s.day && !s.winner && !view.over ? Math.max(0, s.started.players - s.order.length) : 0;
+  const n = s.order.length + free;
   table.classList.toggle("night", s.phase === "night" || s.phase === "whisper");
   const crowded = n > 8;  // (12 seats: short tags, or they run into their neighbours)
   table.classList.toggle("crowded", crowded);
@@ -88,10 +91,11 @@ function drawTable(s) {
   const size = Math.round(Math.max(30, Math.min(68, width * 2.3 / Math.max(n, 1) / 1.9)));
   table.style.setProperty("--seat", `${size}px`);
   const at = {};
-  s.order.forEach((name, i) => {
+  const place = (i) => {
     const a = -Math.PI / 2 + (2 * Math.PI * i) / n;
-    at[name] = [50 + 39 * Math.cos(a), 50 + 38 * Math.sin(a)];
-  });
+    return [50 + 39 * Math.cos(a), 50 + 37 * Math.sin(a)];
+  };
+  s.order.forEach((name, i) => { at[name] = place(i); });
   const lastSpeaker = [...s.village].reverse().find((x) => x.kind === "said");
   $("players").replaceChildren(...s.order.map((name) => {
     const p = s.players[name];
@@ -111,7 +115,9 @@ function drawTable(s) {
     const b = el("button", {class: "seat" + (p.alive ? "" : " dead") + (view.selected === name ? " selected" : "")
                                   + (lastSpeaker && lastSpeaker.speaker === name && lastSpeaker.t > s.t - 4 ? " speaking" : ""),
                             type: "button", "data-name": name, title: `${name}: click for its mind`},
-      el("span", {class: "avatar", style: `background:${colour(name)}`}, name.slice(0, 2)),
+      el("span", {class: "face"},
+         el("span", {class: "avatar", style: `background:${colour(name)}`}, el("span", {class: "initials"}, name.slice(0, 2))),
+         ...(p.alive ? [] : [el("span", {class: "cross", title: "dead"}, "†")])),
       el("span", {class: "name"}, name),
       el("span", {class: "role " + (p.role ? teamOf(p.role) : "")}, p.role || ""),
       el("span", {class: "tags"}, ...tags),
@@ -119,7 +125,18 @@ function drawTable(s) {
     b.style.left = `${at[name][0]}%`; b.style.top = `${at[name][1]}%`;
     b.onclick = () => { view.selected = name; draw(); };
     return b;
+  }), ...Array.from({length: free}, (_, k) => {
+    const d = el("div", {class: "seat free", title: "a free seat: the lobby waits for its player"},
+                 el("span", {class: "face"}, el("span", {class: "avatar"}, "?")), el("span", {class: "name"}, "free seat"));
+    const [x, y] = place(s.order.length + k);
+    d.style.left = `${x}%`; d.style.top = `${y}%`;
+    return d;
   }));
+  const people = Math.min(free, (view.info && view.info.people) || 0);
+  $("lobby-note").hidden = !free;
+  $("lobby-note").textContent = !free ? "" : people === free
+    ? `The lobby waits for ${free === 1 ? "1 person" : `${free} people`}: a seat link, or maw play, takes a free seat.`
+    : `The lobby waits for ${free} more player${free === 1 ? "" : "s"} to join.`;
   // each vote, an arrow from the voter to its target
   const r = (size / width) * 50 + 2;
   const lines = [];
@@ -137,6 +154,7 @@ function drawTable(s) {
   }
   $("arrow-lines").replaceChildren(...lines);
   $("center-phase").textContent = s.winner ? "Game over" : (s.day ? phaseName(s.phase, s.day) : (n ? "Taking seats" : "Waiting"));
+  if (free) { $("center-note").textContent = `${s.order.length} of ${n} seated`; return; }
   const counts = {};
   for (const t of Object.values(s.votes)) if (t) counts[t] = (counts[t] || 0) + 1;
   const top = Object.entries(counts).sort((a, b) => b[1] - a[1])[0];
@@ -161,7 +179,8 @@ function drawTalk(s) {
     ol.hidden = view.tab !== room;
     $(`tab-${room}`).classList.toggle("active", view.tab === room);
     const follow = ol.scrollTop + ol.clientHeight >= ol.scrollHeight - 30;
-    ol.replaceChildren(...s[room].map(chatLine));
+    ol.replaceChildren(...(s[room].length ? s[room].map(chatLine)
+      : [el("li", {class: "line system"}, "Nothing said yet: the talk shows here as it comes.")]));
     if (follow || !view.live) ol.scrollTop = ol.scrollHeight;
   }
 }
@@ -189,8 +208,12 @@ function drawMind(s) {
   $("mind-hint").hidden = !!p || !s.order.length;
   if (!p) return;
   $("mind-name").textContent = p.name;
+  // a live game's watcher is sent no mind (unless the host allows a spectator): say so,
+  // rather than show the sections empty
+  const secret = view.live && !view.over && !view.spectator;
   const facts = [["alive", p.alive ? "yes" : `no (${p.death ? p.death.cause + " on day " + p.death.day : "dead"})`],
-                 ["role", p.role || "hidden"], ["thinking", p.state || "?"]];
+                 ["role", p.role || "hidden"]];
+  if (p.state) facts.push(["thinking", p.state]);
   const r = p.llm;
   if (r) {
     facts.push(["last decision", `${r.outcome}` + (r.decider ? ` (${r.decider})` : "")]);
@@ -206,24 +229,47 @@ function drawMind(s) {
   $("mind-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
   const b = p.beliefs ? p.beliefs.beliefs : {};
   const rows = Object.entries(b).sort((x, y) => y[1] - x[1]);
-  $("no-beliefs").hidden = rows.length > 0;
+  $("mind-secret").hidden = !secret;
+  $("mind-secret").textContent = "Its role, beliefs, questions and prompts show once the game is over"
+    + (view.hello && view.hello.spectator_allowed ? ", or now with the spectator switch." : ".");
+  $("beliefs-box").hidden = !rows.length;
   $("beliefs").tBodies[0].replaceChildren(...rows.map(([n, v]) =>
     el("tr", {}, el("td", {}, n), el("td", {class: "bar"}, el("span", {style: `width:${(100 * v).toFixed(0)}%`})),
        el("td", {class: "num"}, `${(100 * v).toFixed(0)}%`))));
   const opts = p.input ? optionLabels(p.input.options) : [];
-  $("mind-options").textContent = opts.length ? opts.join(", ") : "(none yet)";
+  $("question-box").hidden = !opts.length;
+  $("mind-options").textContent = opts.join(", ");
+  // the model's side, where there is one: its last prompt and raw answer
   const prompts = r && r.prompts ? r.prompts : [];
   const last = prompts.length ? prompts[prompts.length - 1] : null;
-  $("mind-prompt").textContent = last ? promptText(last) : (r ? "(not in this log)" : "(no model: a rule player)");
+  $("prompt-box").hidden = !last;
+  $("mind-prompt").textContent = last ? promptText(last) : "";
   $("mind-prompt-size").textContent = last ? `${last.length} messages, ${promptText(last).length} characters` : "";
   const answers = r && r.answers ? r.answers : (r && r.answer ? [r.answer] : []);
-  $("mind-answer").textContent = answers.length ? answers[answers.length - 1] : "(none)";
+  $("answer-box").hidden = !answers.length;
+  $("mind-answer").textContent = answers.length ? answers[answers.length - 1] : "";
+}
+
+// the end of a round: every player's role, how it fared and its points
+function drawEnd(s) {
+  const o = s.outcome;
+  $("end-box").hidden = !o;
+  if (!o) return;
+  $("end-table").tBodies[0].replaceChildren(...s.order.filter((n) => n in o.roles).map((n) => {
+    const p = s.players[n];
+    // (a line may break after the cause, never inside "night 2")
+    const fate = p.death ? `${p.death.cause}, ${p.death.cause === "murdered" ? "night" : "day"}\u00a0${p.death.day}`
+                         : p.gone ? "left the game" : "survived";
+    return el("tr", {"data-name": n}, el("td", {}, n), el("td", {class: `role-${teamOf(o.roles[n])}`}, o.roles[n]),
+              el("td", {class: "fate"}, fate), el("td", {class: "num"}, o.points[n] ?? 0));
+  }));
 }
 
 function drawBoard(s) {
   // a tournament's standings over its games, else this game's points over its rounds
+  // (one round: the end's table has its points)
   const standings = view.info && view.info.standings;
-  const board = standings || Object.entries(s.board).sort((a, b) => b[1] - a[1]);
+  const board = standings || (s.round > 1 ? Object.entries(s.board).sort((a, b) => b[1] - a[1]) : []);
   $("board-box").hidden = !board.length;
   $("board-title").textContent = standings ? "Tournament standings" : "Leaderboard";
   $("board").tBodies[0].replaceChildren(...board
@@ -304,11 +350,12 @@ function phaseJump(step) {
 }
 
 let playing = null;
+function playLabel(icon, word) { $("play").replaceChildren(icon, el("span", {class: "long"}, word)); }
 function play() {
-  if (playing) { clearInterval(playing); playing = null; $("play").textContent = "▶ play"; return; }
+  if (playing) { clearInterval(playing); playing = null; playLabel("▶", " play"); return; }
   if (view.live) goTo(opening());
   if (view.upto >= view.records.length) view.upto = opening();
-  $("play").textContent = "⏸ pause";
+  playLabel("⏸", " pause");
   let clock = view.upto ? view.records[view.upto - 1].t : 0;
   playing = setInterval(() => {
     clock += 0.1 * Number($("speed").value);
@@ -376,7 +423,9 @@ async function replay(id) {
   view.live = false; view.over = true;
   view.phases = phasesOf(view.records);
   view.upto = opening();
-  $("title").textContent = id;
+  $("title").textContent = gameTitle(view.records) || id;
+  $("title").title = id;  // (the log's file, under the archive's folder)
+  document.title = `MAW: ${$("title").textContent}`;
   draw();
 }
 

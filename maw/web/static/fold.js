@@ -7,7 +7,7 @@ function fresh() {
   return {players: {}, order: [], jids: {}, phase: "", day: 0, round: 0, voteRound: 0,
           timer: null, village: [], hideout: [], votes: {}, votesKind: "", winner: null,
           board: {}, gmState: "", t: 0, records: 0, seed: null, votesOpen: true,
-          candidates: [], sheriff: null};
+          candidates: [], sheriff: null, started: null, outcome: null};
 }
 
 function seat(s, name) {
@@ -140,16 +140,16 @@ const EVENTS = {
 function apply(s, r) {
   s.t = r.t; s.records += 1;
   switch (r.kind) {
-    case "started": s.seed = r.seed; break;
+    case "started": s.seed = r.seed; s.started = r; break;
     case "join": seat(s, r.player); s.jids[r.jid] = r.player; break;
     case "round":
-      s.round = r.round; s.winner = null; s.sheriff = null;
+      s.round = r.round; s.winner = null; s.sheriff = null; s.outcome = null;
       for (const [n, role] of Object.entries(r.roles)) seat(s, n).role = role;
       break;
     case "timer": s.timer = {t: r.t, seconds: r.seconds}; break;
     case "event": (EVENTS[r.event] || (() => {}))(s, r.data); break;
     case "outcome":
-      s.winner = {winner: r.winner, reason: r.reason, day: r.day}; s.timer = null;
+      s.winner = {winner: r.winner, reason: r.reason, day: r.day}; s.timer = null; s.outcome = r;
       for (const [n, role] of Object.entries(r.roles)) seat(s, n).role = role;
       for (const [n, pts] of Object.entries(r.points)) s.board[n] = (s.board[n] || 0) + pts;
       break;
@@ -179,6 +179,25 @@ function apply(s, r) {
       break;
     case "returned": { const p = seat(s, r.player); p.gone = false; p.standIn = null; break; }
   }
+}
+
+// "maw, 6 players, 2026-11-27 13:05, seed 4: village won on day 3", from a log's records
+function gameTitle(records) {
+  const started = records.find((r) => r.kind === "started");
+  const round = records.find((r) => r.kind === "round");
+  const over = [...records].reverse().find((r) => r.kind === "outcome");
+  if (!started && !round) return "";
+  const players = round ? Object.keys(round.roles).length : started.players;
+  const parts = [(round || started).ruleset, `${players} players`];
+  if (started && started.wall) parts.push(dateOf(started.wall));
+  if (started && started.seed !== undefined) parts.push(`seed ${started.seed}`);
+  const end = !over ? "unfinished" : over.winner ? `${over.winner} won on day ${over.day}` : `a draw on day ${over.day}`;
+  return `${parts.join(", ")}: ${end}`;
+}
+
+function dateOf(wall) {
+  const d = new Date(wall * 1000), two = (x) => String(x).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
 }
 
 // a question's options as the log keeps them: action -> its targets (or its room); a
