@@ -102,7 +102,7 @@ def test_prices_come_from_the_roster_for_its_model_seats(tmp_path):
 def test_the_html_report_holds_every_table_and_lays_out_in_a_browser(tmp_path, browser):
     import html as html_lib
 
-    from test_web import LAYOUT
+    from test_web import LAYOUT, at_size
 
     games = [("village" if i % 3 else "werewolves",
               {"Ann": "village", "Bob": "village", "Cid": "werewolves"}) for i in range(9)]
@@ -111,12 +111,44 @@ def test_the_html_report_holds_every_table_and_lays_out_in_a_browser(tmp_path, b
     text = page.read_text()
     for sec in report.sections():
         assert f"<h2>{html_lib.escape(sec.title)}</h2>" in text
-    for width, height in ((1280, 800), (390, 844)):
-        browser.set_window_size(width, height)
-        browser.get(page.as_uri())
-        time.sleep(0.5)
-        assert browser.execute_script(LAYOUT) == []
-        images = browser.execute_script(
-            "return [...document.images].map(i => i.complete && i.naturalWidth)")
-        assert images and all(images)  # the charts are in the page, and they load
-    browser.set_window_size(1400, 900)
+    try:
+        for width, height in ((1280, 800), (390, 844)):
+            at_size(browser, width, height)
+            browser.get(page.as_uri())
+            time.sleep(0.5)
+            assert browser.execute_script(LAYOUT) == []
+            # no table is cut: each fits its box, on a phone too (its cells wrap)
+            assert browser.execute_script(
+                "return [...document.querySelectorAll('.scroll')]"
+                ".filter(e => e.scrollWidth > e.clientWidth + 1)"
+                ".map(e => e.parentElement.querySelector('h2').innerText)") == []
+            images = browser.execute_script(
+                "return [...document.images].map(i => i.complete && i.naturalWidth)")
+            assert images and all(images)  # the charts are in the page, and they load
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("days", [[3, 3, 3, 3], [2, 3, 3, 5]])
+def test_the_game_length_chart_has_one_bar_per_whole_day(days):
+    """Whole days on the axis (all games 3 days long once gave one block over 2.6 to 3.4),
+    a bar for each, as high as the games that lasted that long."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from maw.tournament.charts import game_lengths
+
+    fig, ax = plt.subplots()
+    try:
+        game_lengths(ax, days)
+        fig.canvas.draw()
+        lo, hi = ax.get_xlim()
+        ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        bars = {p.get_x() + p.get_width() / 2: p.get_height() for p in ax.patches}
+    finally:
+        plt.close(fig)
+    assert ticks == list(range(min(days) - 1, max(days) + 2))
+    assert labels == [str(d) for d in ticks]
+    assert bars == {d: days.count(d) for d in ticks}

@@ -86,31 +86,6 @@ class Section:
                               if h in ("games", "beliefs", "mu")), 1)
 
 
-HTML_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>MAW tournament report</title>
-<style>
-body { font: 14px/1.45 system-ui, sans-serif; background: #f4f1ea; color: #22201c;
-       margin: 0 auto; padding: 1em 1.2em 3em; max-width: 1100px; }
-h1 { font-size: 1.4rem; } h2 { font-size: 1rem; margin: 1.6em 0 .5em; }
-section { background: #fffdf8; border: 1px solid #e3ddd0; border-radius: 10px;
-          padding: .4em 1em 1em; margin: 1em 0; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; width: 100%; }
-td, th { padding: .3em .5em; border-bottom: 1px solid #e3ddd0; white-space: nowrap; }
-th { font-size: .75rem; text-transform: uppercase; color: #7a746a; }
-.l { text-align: left; } .r { text-align: right; font-variant-numeric: tabular-nums; }
-.note { color: #5b5346; }
-.charts { display: flex; flex-wrap: wrap; gap: 1em; }
-figure { margin: 0; max-width: 100%; } img { max-width: 100%; height: auto; }
-figcaption { text-align: center; color: #7a746a; }
-</style></head><body>
-{body}
-</body></html>
-"""
-
-
 def _num(x: float | None) -> str:
     return "-" if x is None else f"{x:.3f}"
 
@@ -416,44 +391,10 @@ class Report:
             console.print(line)
 
     def html(self, path: Path) -> Path:
-        """One HTML page: the tables, the notes and the charts (inlined), for a browser."""
-        import base64
-        import html
-        import tempfile
+        """One HTML page: the tables, the notes and the charts (``maw.tournament.page``)."""
+        from maw.tournament.page import write_html
 
-        charts = []
-        try:
-            with tempfile.TemporaryDirectory() as tmp:
-                for png in self.plot(Path(tmp)):
-                    charts.append((png.stem.replace("_", " "),
-                                   base64.b64encode(png.read_bytes()).decode()))
-        except MawError:  # no matplotlib: the page has the tables only, and says so
-            charts = []
-        e = html.escape
-        parts = [f"<h1>MAW tournament: {self.games} games</h1>"]
-        parts += [f"<p class=note>{e(line)}</p>" for line in self.notes()]
-        for sec in self.sections():
-            head = "".join(f"<th class={'l' if i < sec.left else 'r'}>{e(h)}</th>"
-                           for i, h in enumerate(sec.header))
-            body = "".join("<tr>" + "".join(f"<td class={'l' if i < sec.left else 'r'}>"
-                                            f"{e(c)}</td>" for i, c in enumerate(row))
-                           + "</tr>" for row in sec.rows)
-            parts.append(f"<section><h2>{e(sec.title)}</h2><div class=scroll><table>"
-                         f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-                         + (f"<p class=note>{e(sec.note)}</p>" if sec.note else "")
-                         + "</section>")
-        if charts:
-            parts.append("<section><h2>Charts</h2><div class=charts>" + "".join(
-                f"<figure><img alt='{e(t)}' src='data:image/png;base64,{b}'>"
-                f"<figcaption>{e(t)}</figcaption></figure>" for t, b in charts)
-                + "</div></section>")
-        else:
-            parts.append("<p class=note>No charts: pip install 'maw[report]' for "
-                         "matplotlib.</p>")
-        page = HTML_PAGE.replace("{body}", "\n".join(parts))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page, encoding="utf-8")
-        return path
+        return write_html(self, path)
 
     def write_csv(self, folder: Path) -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
@@ -503,71 +444,7 @@ class Report:
         return written
 
     def plot(self, folder: Path) -> list[Path]:
-        try:
-            import matplotlib
+        """The charts as PNG files in ``folder`` (``maw.tournament.charts``)."""
+        from maw.tournament.charts import plot
 
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-            from matplotlib.ticker import MaxNLocator
-        except ImportError:
-            raise MawError("--plots needs matplotlib: pip install 'maw[report]'") from None
-        folder.mkdir(parents=True, exist_ok=True)
-        written = []
-        for title, rows in (("agent", self.by_agent()), ("role", self.by_role())):
-            fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(rows) + 2), 4))
-            rates = [r.rate for r in rows]
-            errs = [[r.rate - r.ci[0] for r in rows], [r.ci[1] - r.rate for r in rows]]
-            ax.bar([r.group for r in rows], rates, yerr=errs, capsize=4, color="#4c72b0")
-            ax.set_ylim(0, 1)
-            ax.set_ylabel("win rate (95% CI)")
-            ax.set_title(f"Win rate by {title} ({self.games} games)")
-            ax.tick_params(axis="x", labelrotation=20)
-            fig.tight_layout()
-            path = folder / f"win_rate_by_{title}.png"
-            fig.savefig(path, dpi=100)
-            plt.close(fig)
-            written.append(path)
-        curves = self.calibration()
-        if curves:
-            # the curve above, and under it how many beliefs each bin holds (a point of a
-            # few beliefs says little)
-            fig, (ax, counts) = plt.subplots(2, 1, figsize=(5.5, 6.5), sharex=True,
-                                             gridspec_kw={"height_ratios": [3, 1]})
-            ax.plot([0, 1], [0, 1], linestyle="--", color="grey", label="perfect")
-            width = 0.8 / (10 * len(curves))
-            for k, (agent, points) in enumerate(sorted(curves.items())):
-                line, = ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
-                                label=f"{agent} ({sum(p[2] for p in points)} beliefs)")
-                for x, y, n in points:
-                    ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(0, 6),
-                                ha="center", fontsize=7, color=line.get_color())
-                counts.bar([p[0] + (k - (len(curves) - 1) / 2) * width for p in points],
-                           [p[2] for p in points], width=width, color=line.get_color())
-            ax.set_xlim(0, 1)
-            ax.set_ylim(0, 1.05)
-            ax.set_ylabel("share that were werewolves")
-            ax.set_title(f"Calibration of the village's beliefs ({self.games} games)")
-            ax.legend(loc="upper left", fontsize="small")
-            counts.set_xlabel("stated P(werewolf)")
-            counts.set_ylabel("beliefs")
-            counts.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
-            fig.tight_layout()
-            path = folder / "calibration.png"
-            fig.savefig(path, dpi=100)
-            plt.close(fig)
-            written.append(path)
-        days = [d for (d,) in self.db.execute("SELECT days FROM games")]
-        fig, ax = plt.subplots(figsize=(5, 4))
-        ax.hist(days, bins=range(min(days), max(days) + 2), align="left", rwidth=0.8,
-                color="#55a868")
-        ax.set_xlabel("days")
-        ax.set_ylabel("games")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # (no day 2.5)
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.set_title(f"Game length ({self.games} games)")
-        fig.tight_layout()
-        path = folder / "game_length.png"
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
-        written.append(path)
-        return written
+        return plot(self, folder)
