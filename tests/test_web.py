@@ -625,7 +625,7 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
         wait(lambda: "Quinn: hello from the browser" in lines(), what="the chat said")
         offered = wait(lambda: [c for c in commands(browser) if c.startswith("/vote ")],
                        what="the votes open")
-        assert commands(browser)[-1] == "/pass"
+        assert commands(browser)[-1] == "/ready"  # (the day's end, once all are)
         assert press(browser, offered[0])
         target = offered[0].removeprefix("/vote ")
         wait(lambda: f"[GM] Quinn votes for {target}." in lines(), what="the vote")
@@ -664,7 +664,7 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
             if not night and browser.find_element(By.ID, "phase").text.startswith("Night"):
                 night = True  # (before the choice: the night may end once all have chosen)
                 look(browser, "seat-night")
-            choice = next((c for c in commands(browser) if c not in ("/pass", "/unvote")),
+            choice = next((c for c in commands(browser) if c not in ("/ready", "/unvote")),
                           None)
             if choice:
                 press(browser, choice)

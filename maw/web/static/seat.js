@@ -69,8 +69,10 @@ function draw() {
     buttons.push(el("button", {class: `act ${o.action}`, type: "button", "data-command": o.command,
                                onclick: () => send(o.command)}, o.action + (o.target ? ` ${o.target}` : "")));
   }
-  if ((status.options || []).length)
-    buttons.push(el("button", {class: "act pass", type: "button", "data-command": "/pass", onclick: () => send("/pass")}, "pass"));
+  if ((status.options || []).length)  // (/ready, or /pass: done for now; a day ends once all have voted and are)
+    buttons.push(el("button", {class: "act pass", type: "button", "data-command": "/ready", onclick: () => send("/ready"),
+                               title: "done for now: the day ends once everyone has voted and is ready; anything you do after takes it back"},
+                    "ready"));
   $("actions").replaceChildren(...(buttons.length ? buttons : [el("p", {class: "muted"}, "Nothing to do now: listen.")]));
   $("choices").hidden = !!ended || !(status.view || (status.options || []).length);  // (not in the lobby)
   const chat = (status.options || []).find((o) => o.action === "chat");
