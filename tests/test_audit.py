@@ -195,3 +195,16 @@ def test_only_the_pack_learns_of_its_attack_revote(logs):
                          "phase": "night", "seconds": 3.0})
     assert f"a timer was logged in a step only {', '.join(sorted(pack))} may know of" in \
         first(timer)
+
+
+def test_a_log_written_before_an_event_gained_a_field_still_passes(logs):
+    """``Revote.runoff`` came after logs that lack it: a field the log lacks and the
+    engine holds at its default is no difference; any other value is."""
+    records = copy.deepcopy(logs["revote"])
+    revotes = [r for r in records if r["kind"] == "event" and r["event"] == "Revote"]
+    assert revotes and all(r["data"]["runoff"] is False for r in revotes)
+    for r in revotes:
+        del r["data"]["runoff"]
+    assert audit_records(records).ok
+    revotes[0]["data"]["runoff"] = True
+    assert "is not the engine's" in first(records)

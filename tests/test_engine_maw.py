@@ -148,6 +148,40 @@ def test_tie_policy_revote_votes_again_then_picks_at_random():
     assert [e.player for e in ev if isinstance(e, Executed)][0] in {"C", "F"}
 
 
+def test_tie_policy_runoff_votes_again_between_the_tied_alone_then_nobody():
+    state = start("maw", DEAL, tie="runoff")
+    state, ev = run(state, Vote("A", "B"), Vote("C", "D"), EndPhase())
+    assert [(e.tied, e.runoff) for e in ev if isinstance(e, Revote)] == [(("B", "D"), True)]
+    assert state.phase is Phase.DAY and state.vote_round == 1 and not view(state, "A").votes
+    # only the tied may be named, by everyone (the tied too, for the other)
+    assert {a.target for a in legal_actions(state, "A") if isinstance(a, Vote)} == {"B", "D"}
+    assert {a.target for a in legal_actions(state, "B") if isinstance(a, Vote)} == {"D"}
+    with pytest.raises(IllegalActionError, match=r"C is not in the runoff \(between B, D\)"):
+        apply(state, Vote("A", "C"))
+    state, ev = run(state, Vote("A", "B"), Vote("C", "D"), EndPhase())
+    assert [(e.reason, e.tied) for e in ev if isinstance(e, NoExecution)] == [("tie", ("B", "D"))]
+    assert not state.pending and all(state.alive) and state.phase is Phase.NIGHT
+    assert state.runoff == ()
+
+
+def test_a_runoff_that_decides_executes():
+    state = start("maw", DEAL, tie="runoff")
+    state, _ = run(state, Vote("A", "B"), Vote("C", "D"), EndPhase())
+    state, ev = run(state, Vote("A", "B"), Vote("C", "B"), Vote("D", "B"), EndPhase())
+    assert [(e.player, e.votes) for e in ev if isinstance(e, Executed)] == [("B", 3)]
+    # the same by a majority, at once (MAW's day)
+    state = start("maw", DEAL, tie="runoff")
+    state, _ = run(state, Vote("A", "B"), Vote("C", "D"), EndPhase())
+    state, ev = run(state, *(Vote(p, "D") for p in "ABCE"))
+    assert [e.player for e in ev if isinstance(e, Executed)] == ["D"]
+    assert state.phase is Phase.NIGHT
+
+
+def test_runoff_is_for_the_day_s_vote_only():
+    with pytest.raises(ConfigError, match="attack_tie: runoff is for the day's vote"):
+        ruleset("aiwolf-9", attack_tie="runoff")
+
+
 def test_the_executed_role_is_hidden_from_the_village_and_told_to_the_wolves():
     state = start("maw", DEAL)
     state, ev = run(state, Vote("A", "C"), Vote("B", "C"), Vote("D", "C"), Vote("E", "C"))

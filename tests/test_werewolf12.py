@@ -32,9 +32,11 @@ from maw.engine.events import (
     Exploded,
     Murdered,
     NightResult,
+    NoExecution,
     NoMurder,
     PhaseStarted,
     Ran,
+    Revote,
     SheriffElected,
     Shot,
     Spared,
@@ -241,6 +243,73 @@ def test_an_executed_hunter_shoots_then_the_night_comes():
     state, _ = go(state, EndPhase())  # the timer: no shot
     assert (state.day, state.phase) == (1, Phase.NIGHT)
     assert sum(state.alive) == 10
+
+
+def vote_all(state, pick):
+    """Every living voter votes ``pick(name)`` (``None``: does not vote)."""
+    events: list = []
+    for i, name in enumerate(NAMES):
+        target = pick(name)
+        if state.phase is Phase.VOTE and state.alive[i] and target is not None:
+            state, ev = go(state, Vote(name, target))
+            events += ev
+    return state, events
+
+
+def test_a_tie_gets_one_runoff_between_the_tied_and_a_second_tie_executes_nobody():
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = go(state, EndPhase())
+    state = to_vote(state)
+    # Ann 5, Bob 5, Cid 1 (ten living voters and Eve dead)
+    first = {"Bob": "Cid", **dict.fromkeys(["Cid", "Dan", "Fay", "Gus", "Hal"], "Ann"),
+             **dict.fromkeys(["Ann", "Ivy", "Jo", "Kim", "Lu"], "Bob")}
+    state, events = vote_all(state, first.get)
+    assert [(e.tied, e.runoff) for e in events if isinstance(e, Revote)] == [(("Ann", "Bob"), True)]
+    assert (state.phase, state.vote_round) == (Phase.VOTE, 1)
+    assert {a.target for a in legal_actions(state, "Fay")} == {"Ann", "Bob"}
+    assert {a.target for a in legal_actions(state, "Ann")} == {"Bob"}  # (not herself)
+    with pytest.raises(IllegalActionError, match="not in the runoff"):
+        play(state, Vote("Fay", "Cid"))
+    # five and five again (Cid lets the timer run): nobody is executed
+    second = {**dict.fromkeys(["Cid", "Dan", "Fay", "Gus", "Bob"], "Ann"),
+              **dict.fromkeys(["Ann", "Ivy", "Jo", "Kim", "Lu"], "Bob")}
+    state, events = vote_all(state, second.get)
+    state, ev = go(state, EndPhase())
+    events += ev
+    assert [(e.reason, e.tied) for e in events if isinstance(e, NoExecution)] == [
+        ("tie", ("Ann", "Bob"))]
+    assert (state.day, state.phase) == (1, Phase.NIGHT) and state.alive.count(False) == 1
+
+
+def test_a_runoff_that_decides_executes_and_the_sheriff_weighs_in_it():
+    state = elect(to_candidacy(), "Ivy")
+    state = to_vote(state)
+    # Ann 4, Bob 4, Cid 2.5 (the sheriff Ivy's 1.5 and Ann's vote), Dan 1
+    first = {"Ann": "Cid", "Ivy": "Cid", "Bob": "Dan",
+             **dict.fromkeys(["Fay", "Gus", "Hal", "Jo"], "Ann"),
+             **dict.fromkeys(["Cid", "Dan", "Kim", "Lu"], "Bob")}
+    state, events = vote_all(state, first.get)
+    assert [e.tied for e in events if isinstance(e, Revote)] == [("Ann", "Bob")]
+    # the runoff: five against five, and the sheriff's half vote decides (Lu lets the
+    # timer run)
+    second = {**dict.fromkeys(["Ivy", "Fay", "Gus", "Hal", "Bob"], "Ann"),
+              **dict.fromkeys(["Cid", "Dan", "Jo", "Kim", "Ann"], "Bob")}
+    state, events = vote_all(state, second.get)
+    state, ev = go(state, EndPhase())
+    executed = [(e.player, e.votes) for e in events + ev if isinstance(e, Executed)]
+    assert executed == [("Ann", 5.5)]
+
+
+def test_without_the_runoff_a_tie_executes_nobody_at_once():
+    state, _ = night(game(tie="none"), "Eve", guard="Fay")
+    state, _ = go(state, EndPhase())
+    state = to_vote(state)
+    first = {"Bob": "Cid", **dict.fromkeys(["Cid", "Dan", "Fay", "Gus", "Hal"], "Ann"),
+             **dict.fromkeys(["Ann", "Ivy", "Jo", "Kim", "Lu"], "Bob")}
+    state, events = vote_all(state, first.get)
+    assert not any(isinstance(e, Revote) for e in events)
+    assert [e.tied for e in events if isinstance(e, NoExecution)] == [("Ann", "Bob")]
+    assert state.phase is Phase.NIGHT
 
 
 def test_the_village_idiot_survives_its_first_execution_and_votes_no_more():

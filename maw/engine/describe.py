@@ -14,6 +14,8 @@ _TIE = {
     TiePolicy.RANDOM: "one of the tied is executed at random",
     TiePolicy.REVOTE: "everyone votes once more between the tied, then one of those still "
                       "tied is picked at random",
+    TiePolicy.RUNOFF: "everyone votes once more, for one of the tied alone, and if they tie "
+                      "again nobody is executed",
 }
 def _plural(role: str, k: int) -> str:
     if k == 1:

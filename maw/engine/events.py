@@ -132,10 +132,13 @@ class NoExecution:
 
 @dataclass(frozen=True, slots=True)
 class Revote:
+    """A tie: the vote is held once more (``runoff``: between the ``tied`` alone)."""
+
     day: int
     kind: str
     tied: tuple[str, ...]
     audience: frozenset[str] | None = None
+    runoff: bool = False
 
 
 @dataclass(frozen=True, slots=True)

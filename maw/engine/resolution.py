@@ -127,7 +127,7 @@ def enter(state: GameState, day: int, phase: Phase, events: list[Event]) -> Game
     n = len(state.names)
     state = state._replace(
         day=day, phase=phase, vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n,
-        spoken=(0,) * n, done=(False,) * n, whispered=(0,) * n, turn=0,
+        spoken=(0,) * n, done=(False,) * n, whispered=(0,) * n, turn=0, runoff=(),
         executed_today=NOBODY if phase is Phase.DAY else state.executed_today,
         ballot=not flow.talk_first(state, phase),
     )
@@ -254,22 +254,24 @@ def close_attack_vote(state: GameState, events: list[Event]) -> GameState:
 
 def tie(state: GameState, kind: str, tied: list[int], policy: TiePolicy,
         events: list[Event]) -> GameState:
-    """A tie: no-one, a revote, or a pick by chance."""
+    """A tie: no-one, a revote (free, or a runoff between the tied alone), or a pick by
+    chance. A runoff that ties again executes no-one."""
     names = tuple(state.names[t] for t in tied)
-    if policy is TiePolicy.NONE:
+    if policy is TiePolicy.NONE or (policy is TiePolicy.RUNOFF and state.vote_round):
         if kind == "attack":
             return flow_of(state).night_decided(state, NOBODY, events)
         events.append(NoExecution(state.day, "tie", names))
         return advance(state, events)
-    if policy is TiePolicy.REVOTE and state.vote_round == 0:
+    if policy in (TiePolicy.REVOTE, TiePolicy.RUNOFF) and state.vote_round == 0:
         audience = None if kind == "execute" else state.pack
         votes = state.votes
         if kind == "attack":  # only the wolves vote again; divine and guard stand
             votes = tuple(NOBODY if state.roles[i].pack else v for i, v in enumerate(votes))
         else:
             votes = (NOBODY,) * len(state.names)
-        events.append(Revote(state.day, kind, names, audience))
-        state = state._replace(vote_round=1, votes=votes)
+        runoff = policy is TiePolicy.RUNOFF
+        events.append(Revote(state.day, kind, names, audience, runoff=runoff))
+        state = state._replace(vote_round=1, votes=votes, runoff=tuple(tied) if runoff else ())
         events.append(PhaseStarted(state.day, state.phase.value, 1, state.living(), names,
                                    audience))
         return state

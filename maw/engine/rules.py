@@ -252,6 +252,9 @@ def _why_illegal(state: GameState, action: Action) -> str | None:
         if not state.alive[t]:
             return f"{target} is dead"
         return f"{target} is not a legal target"
+    if state.runoff and spec.ability is None and t not in state.runoff:
+        tied = ", ".join(state.names[x] for x in state.runoff)
+        return f"{target} is not in the runoff (between {tied})"
     if flow.choices_change and state.votes[s] == t:
         return f"{actor} already votes for {target}"
     return None
@@ -301,13 +304,15 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
     mine = state.votes[s]
     if phase is flow.vote_phase and state.ballot and s not in state.exposed:
         vote = SPEC_OF[Vote]
+        targets = _targets(state, s, vote)
+        if state.runoff:  # (tie=runoff: between the tied alone)
+            targets = [t for t in targets if t in state.runoff]
         if flow.choices_change:
-            acts.extend(offer(Vote, player, names[t]) for t in _targets(state, s, vote)
-                        if t != mine)
+            acts.extend(offer(Vote, player, names[t]) for t in targets if t != mine)
             if mine != NOBODY:
                 acts.append(Unvote(player))
         elif mine == NOBODY:
-            acts.extend(offer(Vote, player, names[t]) for t in _targets(state, s, vote))
+            acts.extend(offer(Vote, player, names[t]) for t in targets)
     elif phase is not flow.vote_phase and (flow.choices_change or mine == NOBODY):
         for ability in sorted(night_abilities(state, s)):
             kind = NIGHT_ACTIONS[ability]

@@ -38,6 +38,7 @@ class TiePolicy(str, Enum):
     NONE = "none"  # nobody is executed
     RANDOM = "random"  # a random one of the tied
     REVOTE = "revote"  # vote once more (votes cleared), then random among the tied
+    RUNOFF = "runoff"  # one more vote between the tied alone; still tied: nobody (day only)
 
 
 class TalkMode(str, Enum):
@@ -75,7 +76,8 @@ class Ruleset:
         min_players: fewest players a game may have.
         max_players: most players a game may have.
         first_day: number of the first day (AIWolf counts from 0).
-        tie: what a tied execution vote does.
+        tie: what a tied execution vote does (``runoff``: one more vote, between the
+            tied alone, and nobody is executed if it ties again; werewolf-12's default).
         attack_tie: what a tied attack vote does (AIWolf only; MAW needs unanimity).
         win: when the Werewolves win.
         self_vote: a player may vote to execute itself.
@@ -230,7 +232,7 @@ _MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals
 _W12_ROLES = {"A": _counts(ww=4, vil=4, seer=1, witch=1, hunter=1, guard=1),
               "B": _counts(ww=4, vil=4, seer=1, witch=1, hunter=1, idiot=1)}
 _W12 = Ruleset(name="werewolf-12", flow=Flow.WEREWOLF, roles=_W12_ROLES["A"], min_players=12,
-               max_players=12, first_day=0, tie=TiePolicy.NONE,
+               max_players=12, first_day=0, tie=TiePolicy.RUNOFF,
                attack_tie=TiePolicy.RANDOM, win=WinCondition.SIDE, self_knife=True,
                talks_per_day=3, whispers_per_day=None, day0_talk=False, role_set="A",
                guard_repeat=False, sheriff=True, self_explode=True, speaking_order=True)
@@ -316,6 +318,9 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
     aiwolf_only = [k for k in ("talk_mode", "base_length", "mention_length") if k in changes]
     if base.flow is not Flow.AIWOLF and aiwolf_only:
         raise ConfigError(f"{', '.join(aiwolf_only)} is an option of the aiwolf-* rulesets")
+    if changes.get("attack_tie") is TiePolicy.RUNOFF:
+        raise ConfigError("ruleset option attack_tie: runoff is for the day's vote (tie=runoff);"
+                          " a tied attack vote may be none, random or revote")
     if changes.get("base_length", 0) < 0 or changes.get("mention_length", 0) < 0:
         raise ConfigError("ruleset options base_length and mention_length: at least 0")
     if base.flow is not Flow.WEREWOLF and any(k in changes for k in _W12_ONLY):

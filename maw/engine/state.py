@@ -124,6 +124,8 @@ class GameState(NamedTuple):
     turn: int = 0  # whose turn it is in ``order``
     revealed: frozenset[int] = frozenset()  # roles everyone has seen: a spared Idiot, a
     # Hunter who shot, a werewolf who exploded
+    runoff: tuple[int, ...] = ()  # the tied, the only ones a runoff vote may name
+    # (tie=runoff), while it lasts
 
     @property
     def is_over(self) -> bool:

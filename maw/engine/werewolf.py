@@ -385,7 +385,7 @@ class WerewolfFlow(AiwolfFlow):
         n = len(state.names)
         state = state._replace(phase=phase, vote_round=0, votes=(NOBODY,) * n,
                                chosen=(None,) * n, spoken=(0,) * n, done=(False,) * n,
-                               ballot=True, turn=0)
+                               ballot=True, turn=0, runoff=())
         events.append(PhaseStarted(state.day, phase.value, 0, state.living(), (), audience))
         return state
 
