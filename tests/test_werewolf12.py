@@ -342,6 +342,11 @@ def test_the_guard_never_guards_the_same_player_two_nights_running():
     assert Guard("Lu", "Fay") in legal_actions(state, "Lu")
     assert Guard("Lu", "Lu") not in legal_actions(state, "Lu")
     assert Guard("Lu", "Lu") in legal_actions(game(guard_self_guard=True), "Lu")
+    # guard_repeat=on: the same player again
+    state, _ = night(game(guard_repeat=True), "Eve", guard="Ivy")
+    state, _ = go(state, EndPhase())
+    state, _ = execute(state, "Gus")
+    assert Guard("Lu", "Ivy") in legal_actions(state, "Lu")
 
 
 def test_the_werewolves_win_when_a_whole_side_is_dead():

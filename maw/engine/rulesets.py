@@ -109,7 +109,8 @@ class Ruleset:
             (never later).
         guard_self_guard: werewolf-12: the Guard may protect itself.
         same_guard_same_save_kills: werewolf-12: a victim both guarded and saved dies.
-        guard_repeat: a guard may protect the same player two nights running.
+        guard_repeat: a guard may protect the same player two nights running (werewolf-12:
+            off).
         self_knife: werewolf-12: the pack may kill one of its own (the attack counts).
         self_explode: werewolf-12: a werewolf may reveal itself by day and die, ending
             the day at once with no vote.
@@ -223,7 +224,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
     "same_guard_same_save_kills": bool, "self_knife": bool, "self_explode": bool,
     "sheriff": bool, "speaking_order": bool, "talk_mode": TalkMode, "base_length": int,
-    "mention_length": int,
+    "mention_length": int, "guard_repeat": bool,
 }
 _MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
