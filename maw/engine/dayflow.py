@@ -12,8 +12,9 @@ from typing import ClassVar
 
 from maw.engine.actions import Room
 from maw.engine.events import Event
-from maw.engine.rulesets import Flow
+from maw.engine.rulesets import Flow, Ruleset
 from maw.engine.state import GameState, Phase
+from maw.errors import ConfigError
 
 
 class DayFlow:
@@ -27,7 +28,20 @@ class DayFlow:
     choices_change: ClassVar[bool]  # a vote or a night choice may be changed or withdrawn
     over: ClassVar[bool]  # players say Over when they are done talking
     wolves_learn_executed: ClassVar[bool]  # the pack learns the roles of the executed
+    shots: ClassVar[bool] = False  # a role that ``shoots`` (the Hunter) gets its shot
     no_over: ClassVar[str] = "this game has no Over"
+
+    def rules_text(self, rules: Ruleset, players: int) -> str:
+        """This shape of day's rules in plain English, for a game of ``players`` under
+        ``rules`` (the prompts and the screen tell them: ``maw.engine.describe``). Every
+        flow writes its own; a flow that inherits another's is refused by
+        ``describe.rules_text``, which would tell the other game's rules.
+
+        Raises:
+            ConfigError: this flow has no rules text.
+        """
+        raise ConfigError(f"the day flow {type(self).__name__} has no rules text: define "
+                          f"{type(self).__name__}.rules_text")
 
     def room(self, phase: Phase) -> Room | None:
         return self.rooms.get(phase)

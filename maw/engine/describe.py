@@ -1,80 +1,129 @@
-"""The rules of a game in plain English, built from its :class:`Ruleset` (what the prompts
-and the screen tell players): written from the same data the engine applies, so the text
-cannot be wrong for any ruleset or option."""
+"""The rules of a game in plain English (what the prompts and the screen tell players).
+
+Each shape of day writes its own rules (:meth:`maw.engine.dayflow.DayFlow.rules_text`),
+from the same ruleset and options the engine applies; :func:`rules_text` asks the game's
+flow, and a flow with no text of its own is an error, never another game's rules. The
+pieces every text shares (the deal, the powers, ties, the win, the draw) are here.
+``tests/test_rules_claims.py`` checks every sentence against engine games.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from maw.engine.roles import role_named
-from maw.engine.rulesets import Flow, Ruleset, TiePolicy, VotesOpen, WinCondition
+from maw.engine.roles import Ability, Role, Team, role_named
+from maw.engine.rulesets import Ruleset, TiePolicy, WinCondition
+from maw.errors import ConfigError
 
 _TIE = {
-    TiePolicy.NONE: "nobody is executed",
-    TiePolicy.RANDOM: "one of the tied is executed at random",
-    TiePolicy.REVOTE: "everyone votes once more between the tied, then one of those still "
-                      "tied is picked at random",
-    TiePolicy.RUNOFF: "everyone votes once more, for one of the tied alone, and if they tie "
-                      "again nobody is executed",
+    ("execute", TiePolicy.NONE): "nobody is executed",
+    ("execute", TiePolicy.RANDOM): "one of the tied is executed at random",
+    ("execute", TiePolicy.REVOTE): "everyone votes once more, for any living player, and if "
+                                   "that vote ties too one of its tied is executed at random",
+    ("execute", TiePolicy.RUNOFF): "everyone votes once more, for one of the tied alone, and "
+                                   "if they tie again nobody is executed",
+    ("attack", TiePolicy.NONE): "nobody is attacked",
+    ("attack", TiePolicy.RANDOM): "one of the tied is attacked at random",
+    ("attack", TiePolicy.REVOTE): "the werewolves vote once more, and if that vote ties too "
+                                  "one of its tied is attacked at random",
 }
+
+
+def tie(kind: str, policy: TiePolicy) -> str:
+    """What a tie of the ``kind`` vote ("execute", "attack") does under ``policy``."""
+    return _TIE[kind, policy]
+
+
+def sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
+
+
 def _plural(role: str, k: int) -> str:
     if k == 1:
         return f"1 {role}"
     return f"{k} " + ("Werewolves" if role == "Werewolf" else f"{role}s")
 
 
-def rules_text(rules: Ruleset, players: int) -> str:
-    """The rules of ``rules`` for a game of ``players``, in a few sentences."""
+def dealt(rules: Ruleset, players: int) -> list[Role]:
+    """The roles of the deal, once each: the werewolves first, the villagers last."""
+    names = sorted({r.name for r in rules.roles_for(players)},
+                   key=lambda r: (r != "Werewolf", r == "Villager", r))
+    return [role_named(r) for r in names]
+
+
+def deal(rules: Ruleset, players: int) -> list[str]:
+    """Who is dealt what, and who knows whom."""
     roles = Counter(r.name for r in rules.roles_for(players))
-    order = sorted(roles, key=lambda r: (r != "Werewolf", r == "Villager", r))
-    lines = [f"{players} players: {', '.join(_plural(r, roles[r]) for r in order)}. "
-             "The werewolves know each other; nobody else knows anyone's role."]
-    powers = [role_named(r).power for r in order if role_named(r).power]
-    if powers:
-        text = "; ".join(powers)
-        lines.append(text[0].upper() + text[1:] + ".")
-    if rules.flow is Flow.MAW:
-        day = "Each day everyone talks in the Village."
-        if rules.votes_open is VotesOpen.TALK:
-            day += (" The votes open once every living player has spoken or passed (or "
-                    "when the talk's share of the day is over).")
-        lines.append(day + " Each living player has one public vote, which it may change "
-                     "or withdraw: as soon as a majority of the living vote for the same "
-                     "player, that player is executed. When the day's time runs out, the "
-                     "player with the most votes is executed (no votes: nobody); on a tie "
-                     f"{_TIE[rules.tie]}.")
-        if rules.whisper:
-            lines.append("By day a living player may also whisper a line to one other living "
-                         "player, which nobody else hears (at most 5 whispers a day).")
-        lines.append("The executed player's role is told only to the werewolves. At night "
-                     "the werewolves talk in the Hideout and each votes for a victim: the "
-                     "victim dies only if every living werewolf votes for the same player "
-                     "before the night ends.")
+    listed = ", ".join(_plural(r.name, roles[r.name]) for r in dealt(rules, players))
+    return [f"{players} players: {listed}.",
+            "The werewolves know each other; nobody else knows anyone's role."]
+
+
+def powers(rules: Ruleset, players: int) -> list[str]:
+    """The dealt roles' powers, as the roles state them (``Role.power``)."""
+    said = [r.power for r in dealt(rules, players) if r.power]
+    return [sentence("; ".join(said))] if said else []
+
+
+def guarding(rules: Ruleset, players: int) -> list[str]:
+    """Whom the dealt roles that guard (a Bodyguard) may protect, by the options."""
+    guards = [f"the {r.name}" for r in dealt(rules, players) if Ability.GUARD in r.abilities]
+    if not guards:
+        return []
+    who = _and(guards)
+    if rules.guard_self_guard:
+        rule = "may protect itself" + ("" if rules.guard_repeat else
+                                       ", but never the same player two nights running")
     else:
-        talk = "Each day everyone talks in the Village"
-        if rules.talks_per_day is not None:
-            talk += f" (at most {rules.talks_per_day} messages each)"
-        first = "" if rules.day0_talk else f" (not on day {rules.first_day})"
-        lines.append(f"{talk}{first}, saying Over when done; then each living player casts "
-                     "one secret vote and the most voted is executed (on a tie "
-                     f"{_TIE[rules.tie]}). Votes for oneself are "
-                     f"{'allowed' if rules.self_vote else 'not allowed'}.")
-        if rules.base_length:
-            mention = (f"; what follows your first mention of another player (@Name) may "
-                       f"have {rules.mention_length} more" if rules.mention_length else "")
-            lines.append(f"A message is cut after {rules.base_length} characters, spaces "
-                         f"not counted{mention}.")
-        attack_tie = _TIE[rules.attack_tie].replace("executed", "attacked")
-        lines.append("At night the werewolves whisper, then vote for a victim (on a tie "
-                     f"{attack_tie}); there is no attack on the first night. "
-                     "Nobody's role is revealed when they die.")
+        rule = "may not protect itself" if rules.guard_repeat else \
+            "may protect neither itself nor the same player two nights running"
+    return [sentence(f"{who} {rule}")]
+
+
+def win(rules: Ruleset, players: int) -> str:
+    village = "The village wins as soon as no werewolf lives; the werewolves win as soon as "
     if rules.win is WinCondition.PARITY:
-        lines.append("The village wins when no werewolf lives; the werewolves win as soon "
-                     "as the living werewolves are at least as many as the living humans.")
-    else:
-        lines.append("The village wins when no werewolf lives; the werewolves win when no "
-                     "villager lives.")
+        return village + "the living werewolves are at least as many as the living humans."
+    if rules.win is WinCondition.SIDE:
+        side = [r for r in dealt(rules, players) if r.team is Team.VILLAGE and not r.pack]
+        plain = _and([f"every {r.name}" for r in side if not r.power]) or "every Villager"
+        special = _and([f"the {r.name}" for r in side if r.power])
+        return village + (f"{plain} is dead, or {special} are all dead." if special else
+                          f"{plain} is dead, or no villager with a power lives (none is "
+                          "dealt here: at the first execution or dawn).")
+    return village + "nobody on the village's side lives."
+
+
+def _and(items: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}" \
+        if items else ""
+
+
+def draw(rules: Ruleset, players: int) -> list[str]:
+    """When a game nobody wins ends (none: no limit)."""
     limit = rules.max_days if rules.max_days is not None else 2 * players + 5
-    if limit:
-        lines.append(f"After {limit} days the game is a draw.")
-    return " ".join(lines)
+    if not limit:
+        return []
+    return [f"If no side has won by the dawn of day {rules.first_day + limit}, the game is "
+            "a draw."]
+
+
+def rules_text(rules: Ruleset, players: int) -> str:
+    """The rules of ``rules`` for a game of ``players``, as its day flow tells them.
+
+    Raises:
+        ConfigError: the ruleset's flow has no rules text of its own.
+    """
+    from maw.engine.dayflow import FLOWS
+
+    flow = FLOWS.get(rules.flow)
+    if flow is None:
+        raise ConfigError(f"ruleset {rules.name!r}: no day flow is registered for its flow "
+                          f"{rules.flow.value!r}, so its rules cannot be told")
+    cls = type(flow)
+    if "rules_text" not in vars(cls):
+        raise ConfigError(f"ruleset {rules.name!r}: its day flow {cls.__name__} writes no "
+                          f"rules text of its own ({cls.__name__}.rules_text), and another "
+                          "game's rules would be wrong for it")
+    return flow.rules_text(rules, players)

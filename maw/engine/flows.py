@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from maw.engine import describe as d
 from maw.engine import resolution as r
 from maw.engine.actions import Room, night_spec
 from maw.engine.dayflow import DayFlow, register_flow
 from maw.engine.events import Event, RoleRevealed
-from maw.engine.rulesets import Flow, VotesOpen
+from maw.engine.rulesets import Flow, Ruleset, VotesOpen
 from maw.engine.state import GameState, Phase
 
 NOBODY = r.NOBODY
@@ -50,6 +51,36 @@ class MawFlow(CoreFlow):
     over = False
     wolves_learn_executed = True
     no_over = "MAW has no Over: a player who has nothing to say just listens"
+
+    def rules_text(self, rules: Ruleset, players: int) -> str:
+        """The design document's game (§1.2), as its options make it."""
+        out = [*d.deal(rules, players), *d.powers(rules, players), *d.guarding(rules, players),
+               "The game starts with day 1, and each day is followed by a night.",
+               "Each day everyone talks in the Village."]
+        if rules.votes_open is VotesOpen.TALK:
+            out.append("The votes open once every living player has spoken or passed (or "
+                       "when the talk's share of the day is over).")
+        itself = "it may vote for itself" if rules.self_vote else \
+            "a vote for oneself is not allowed"
+        out += [f"Each living player has one public vote, which it may change or withdraw; "
+                f"{itself}.",
+                "As soon as a majority of the living vote for the same player, that player is "
+                "executed.",
+                "When the day's time runs out, the player with the most votes is executed (no "
+                f"votes: nobody); on a tie {d.tie('execute', rules.tie)}."]
+        if rules.whisper:
+            out.append("By day a living player may also whisper a line to one other living "
+                       "player, which nobody else hears (at most 5 whispers a day).")
+        victim = "a werewolf too" if rules.attack_wolves else "never a werewolf"
+        guarded = ", and is not protected" if d.guarding(rules, players) else ""
+        out += ["The executed player's role is told to the werewolves alone; nobody else "
+                "learns the role of anyone who dies.",
+                "Each night, the first one included, the werewolves talk in the Hideout and "
+                f"each votes for a victim ({victim}), and may change that vote: the victim "
+                "dies only if every living werewolf votes for the same player before the "
+                f"night ends{guarded}.",
+                d.win(rules, players), *d.draw(rules, players)]
+        return " ".join(out)
 
     def public_votes(self, phase: Phase) -> bool:
         return phase is Phase.DAY
@@ -129,6 +160,47 @@ class AiwolfFlow(CoreFlow):
     choices_change = False
     over = True
     wolves_learn_executed = False
+
+    def rules_text(self, rules: Ruleset, players: int) -> str:
+        """The AIWolf contest's game, in the variant and options of ``rules``."""
+        out = [*d.deal(rules, players), *d.powers(rules, players), *d.guarding(rules, players)]
+        if rules.day0_talk:
+            out.append("The game starts with day 0, which has talk but no vote; then come "
+                       "its night and the days and nights in turn.")
+        else:
+            out.append("The game starts with night 0 (day 0 has neither talk nor vote); then "
+                       "come the days and nights in turn.")
+        limit = (f" (at most {rules.talks_per_day} messages each)"
+                 if rules.talks_per_day is not None else "")
+        itself = "allowed" if rules.self_vote else "not allowed"
+        out += [f"Each day everyone talks in the Village{limit}, saying Over when done; then "
+                "each living player casts one secret vote, and the votes are shown to all.",
+                "The player with the most votes is executed (no votes: nobody; on a tie "
+                f"{d.tie('execute', rules.tie)}).",
+                f"Votes for oneself are {itself}."]
+        if rules.base_length:
+            mention = (f"; what follows your first mention of another player (@Name) may "
+                       f"have {rules.mention_length} more" if rules.mention_length else "")
+            out.append(f"A message is cut after {rules.base_length} characters, spaces not "
+                       f"counted{mention}.")
+        whispers = (f" (at most {rules.whispers_per_day} messages each)"
+                    if rules.whispers_per_day is not None else "")
+        wolf = ("a vote for a werewolf is not counted" if rules.attack_wolves
+                else "never a werewolf")
+        out.append(f"Each night the werewolves first whisper in the Hideout{whispers}, while "
+                   f"two or more of them live, then each votes for a victim ({wolf}), and the "
+                   "player with the most votes is attacked (on a tie "
+                   f"{d.tie('attack', rules.attack_tie)}).")
+        guards = d.guarding(rules, players)
+        out.append("The attacked player dies unless guarded." if guards else
+                   "The attacked player dies.")
+        never = sorted({a for role in rules.roles_for(players) for a in role.abilities
+                        if not night_spec(a).night.first_night})  # type: ignore[union-attr]
+        if never:
+            out.append(f"There is no {' and no '.join(never)} on the first night.")
+        out += ["Nobody's role is revealed when they die.", d.win(rules, players),
+                *d.draw(rules, players)]
+        return " ".join(out)
 
     def usable_tonight(self, state: GameState, abilities: frozenset[str]
                        ) -> frozenset[str]:

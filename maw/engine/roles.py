@@ -102,11 +102,11 @@ SEER = Role("Seer", Team.VILLAGE, Species.HUMAN, frozenset({Ability.DIVINE}), co
             power="each night the Seer learns whether one player is a werewolf or human",
             reports="divine", valued=True)
 MEDIUM = Role("Medium", Team.VILLAGE, Species.HUMAN, medium=True, code="med",
-              power="the Medium learns whether the player executed the day before was a "
+              power="the Medium learns whether each player executed while it lives was a "
                     "werewolf", reports="medium", valued=True)
 BODYGUARD = Role("Bodyguard", Team.VILLAGE, Species.HUMAN, frozenset({Ability.GUARD}),
-                 code="bg", power="each night the Bodyguard protects one other player "
-                                  "from the attack", valued=True)
+                 code="bg", power="each night the Bodyguard protects one player from the "
+                                  "attack", valued=True)
 POSSESSED = Role("Possessed", Team.WEREWOLVES, Species.HUMAN, code="pos",
                  power="the Possessed is a human on the werewolves' side, unknown to them",
                  fakes="Seer")
@@ -120,8 +120,8 @@ HUNTER = Role("Hunter", Team.VILLAGE, Species.HUMAN, code="hunter", shoots=True,
               power="the Hunter, when it dies (unless poisoned), shoots one living player",
               valued=True)
 GUARD = Role("Guard", Team.VILLAGE, Species.HUMAN, frozenset({Ability.GUARD}), code="guard",
-             power="each night the Guard protects one player from the attack, never the "
-                   "same player two nights running", valued=True)
+             power="each night the Guard protects one player from the attack",
+             valued=True)
 IDIOT = Role("Idiot", Team.VILLAGE, Species.HUMAN, code="idiot", survives_execution=True,
              power="the Village Idiot survives its first execution, revealed, and may no "
                    "longer vote")

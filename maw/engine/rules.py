@@ -38,6 +38,7 @@ from maw.engine.actions import (
     Unvote,
     Vote,
     Whisper,
+    night_spec,
 )
 from maw.engine.dayflow import FLOWS, flow_of
 from maw.engine.events import (
@@ -97,6 +98,7 @@ def new_game(rules: Ruleset, names: Iterable[str], rng: random.Random,
         dupes = sorted({n for n in names if names.count(n) > 1})
         raise ConfigError(f"player names must be unique; repeated: {', '.join(dupes)}")
     deck = list(rules.roles_for(len(names)))
+    _playable(rules, deck)
     if roles is None:
         rng.shuffle(deck)
     else:
@@ -119,6 +121,21 @@ def new_game(rules: Ruleset, names: Iterable[str], rng: random.Random,
     )
     events: list[Event] = []
     return enter(state, rules.first_day, Phase.DAY, events)
+
+
+def _playable(rules: Ruleset, deck: list[Role]) -> None:
+    """Refuse a deal with a role whose power the ruleset's day never offers (a Witch
+    dealt in ``maw``, whose potions need werewolf-12's night step): it would be a
+    Villager told it had a power."""
+    flow = FLOWS[rules.flow]
+    phases = {p.value for pair in flow.next_phase.items() for p in pair}
+    for role in {r.name: r for r in deck}.values():
+        never = [a for a in sorted(role.abilities) if not night_spec(a).phases & phases]
+        if role.shoots and not flow.shots:
+            never.append("shot")
+        if never:
+            raise ConfigError(f"ruleset {rules.name!r} cannot deal the {role.name}: no step of "
+                              f"its day offers its {' or '.join(never)}")
 
 
 def opening_events(state: GameState) -> tuple[Event, ...]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from maw.engine import resolution as r
+from maw.engine import werewolf_text
 from maw.engine.actions import (
     Action,
     Badge,
@@ -50,7 +51,7 @@ from maw.engine.events import (
     VoteCast,
 )
 from maw.engine.flows import AiwolfFlow
-from maw.engine.rulesets import Flow
+from maw.engine.rulesets import Flow, Ruleset
 from maw.engine.state import Death, GameState, Phase, Result
 
 NOBODY = r.NOBODY
@@ -74,6 +75,11 @@ class WerewolfFlow(AiwolfFlow):
                               Phase.LAST_WORDS: Room.VILLAGE, Phase.CAMPAIGN: Room.VILLAGE})
 
     steps = STEPS
+    shots = True
+
+    def rules_text(self, rules: Ruleset, players: int) -> str:
+        """werewolf-12's rules, told from its options (``maw.engine.werewolf_text``)."""
+        return werewolf_text.rules_text(rules, players)
 
     def owns(self, state: GameState, action: object) -> bool:
         return state.phase in STEPS or isinstance(action, OWN)
