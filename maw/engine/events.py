@@ -103,13 +103,15 @@ class VoteCast:
 
 @dataclass(frozen=True, slots=True)
 class VotesRevealed:
-    """The votes of a finished vote, in seat order, as (voter, target) pairs."""
+    """The votes of a finished vote, in seat order, as (voter, target) pairs; ``sheriff``
+    names the voter whose vote counts 1.5 (werewolf-12's sheriff; "" for none)."""
 
     day: int
     kind: str
     vote_round: int
     votes: tuple[tuple[str, str], ...]
     audience: frozenset[str] | None = None
+    sheriff: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -236,7 +236,9 @@ def reveal_votes(state: GameState, kind: str) -> VotesRevealed:
     pairs = tuple((names[i], names[t]) for i, t in enumerate(state.votes)
                   if t != NOBODY and alive[i] and (kind == "execute" or roles[i].pack))
     audience = None if kind == "execute" else state.pack
-    return VotesRevealed(state.day, kind, state.vote_round, pairs, audience)
+    h = state.sheriff  # (whose vote counts 1.5: the tally says so)
+    sheriff = names[h] if kind == "execute" and h != NOBODY and alive[h] else ""
+    return VotesRevealed(state.day, kind, state.vote_round, pairs, audience, sheriff)
 
 
 def log_votes(state: GameState, kind: str) -> GameState:
