@@ -23,6 +23,10 @@ CASES = [
     (h.ResultHeard(day=1, status="murdered", target="Eve"), "[GM] Eve was found murdered."),
     (h.ResultHeard(day=1, status="revote", tied=["Bob", "Cid"]),
      "[GM] Tie between Bob and Cid: vote again."),
+    (h.ResultHeard(day=1, status="revote", tied=["Bob", "Cid"], reason="runoff"),
+     "[GM] Tie between Bob and Cid: vote again, between them alone."),
+    (h.PhaseBegan(day=2, phase="order"),
+     "[GM] Day 2: the sheriff chooses which neighbour speaks first (/first NAME)."),
     (h.ResultHeard(day=1, status="no_execution", reason="tie", tied=["Bob", "Cid", "Dee"]),
      "[GM] Nobody was executed: a tie between Bob, Cid and Dee."),
     (h.ResultHeard(day=1, status="no_execution", reason="no votes"),
@@ -85,3 +89,72 @@ def test_every_kind_of_record_is_rendered():
     assert m.Reveal(day=1, kind="sniff", target="Bob", value="wet").kind == "sniff"
     with pytest.raises(TypeError, match="not a heard record"):
         render.heard("Bob: hi")
+
+
+# the host's transcript (maw game, maw replay): werewolf-12's day as sentences
+LINES = [
+    ("VotesRevealed", {"day": 3, "kind": "execute", "vote_round": 0, "sheriff": "Jon",
+                       "votes": [["Eve", "Jon"], ["Fay", "Eve"], ["Jon", "Eve"], ["Kim", "Eve"],
+                                 ["Lou", "Jon"], ["Max", "Jon"]]},
+     "   Day 3, the votes (the sheriff Jon's counts 1.5): Eve 3.5 (Fay, Jon, Kim); Jon 3 "
+     "(Eve, Lou, Max)"),
+    ("VotesRevealed", {"day": 3, "kind": "execute", "vote_round": 1, "sheriff": "Jon",
+                       "votes": [["Eve", "Jon"], ["Fay", "Eve"]]},
+     "   Day 3, the votes (revote): Eve 1 (Fay); Jon 1 (Eve)"),  # (the sheriff did not vote)
+    ("Spared", {"day": 3, "player": "Eve", "role": "Idiot", "votes": 3.5},
+     "** Eve is voted out (3.5 votes) but lives: an Idiot, who votes no more"),
+    ("Executed", {"day": 3, "player": "Ivy", "votes": 8.5}, "** Ivy is executed (8.5 votes)"),
+    ("Executed", {"day": 3, "player": "Ivy", "votes": 1}, "** Ivy is executed (1 vote)"),
+    ("VoteCast", {"day": 1, "kind": "sheriff", "voter": "Ann", "target": "Kim",
+                  "audience": ["Ann"]}, "   Ann votes for Kim as sheriff (to Ann)"),
+    ("SheriffElected", {"day": 1, "sheriff": "Fay", "votes": [["Bob", "Fay"], ["Cid", "Lou"],
+                                                              ["Gus", "Fay"], ["Hal", "Eve"]]},
+     "** Fay is elected sheriff with 2 votes (Bob, Gus); Eve 1 (Hal), Lou 1 (Cid)"),
+    ("SheriffElected", {"day": 1, "sheriff": "Fay", "votes": []},
+     "** Fay is elected sheriff unopposed"),
+    ("SheriffElected", {"day": 1, "sheriff": "", "votes": [["Bob", "Fay"], ["Cid", "Lou"]]},
+     "** No sheriff is elected: a tie between Fay and Lou (Fay 1 (Bob), Lou 1 (Cid))"),
+    ("SheriffElected", {"day": 1, "sheriff": "", "votes": []},
+     "** No sheriff is elected: nobody stood, or everyone did"),
+    ("PhaseStarted", {"day": 1, "phase": "order", "vote_round": 0, "living": ["Ann", "Bob"]},
+     "-- Day 1: the sheriff chooses which neighbour speaks first. Alive: Ann, Bob"),
+    ("PhaseStarted", {"day": 1, "phase": "last_words", "vote_round": 0, "living": ["Ann"]},
+     "-- Day 1: the dead say their last words. Alive: Ann"),
+    ("PhaseStarted", {"day": 0, "phase": "witch", "vote_round": 0, "living": ["Ann"],
+                      "audience": ["Kim"]}, "-- Night 0: the Witch's turn (to Kim). Alive: Ann"),
+    ("PhaseStarted", {"day": 2, "phase": "vote", "vote_round": 1, "living": ["Ann"],
+                      "candidates": ["Eve", "Jon"]},
+     "-- Day 2, vote, once more (the tied: Eve and Jon). Alive: Ann"),
+    ("PhaseStarted", {"day": 1, "phase": "day", "vote_round": 0, "living": ["Ann", "Bob"]},
+     "-- Day 1, day. Alive: Ann, Bob"),
+    ("Revote", {"day": 2, "kind": "execute", "tied": ["Eve", "Jon"], "runoff": True},
+     "** Tie between Eve and Jon: vote again, between them alone"),
+    ("Revote", {"day": 2, "kind": "execute", "tied": ["Eve", "Jon"]},
+     "** Tie between Eve and Jon: vote again"),
+    ("SpeakingOrder", {"day": 1, "order": ["Gus", "Hal", "Fay"]},
+     "   Today's speeches, one each, in turn: Gus, Hal, Fay"),
+    ("BadgePassed", {"day": 2, "sheriff": "Fay", "target": ""},
+     "** Fay tears the sheriff's badge: no sheriff from now on"),
+    ("BadgePassed", {"day": 2, "sheriff": "Fay", "target": "Bob"},
+     "** Fay passes the sheriff's badge to Bob"),
+    ("Exploded", {"day": 2, "player": "Bob"},
+     "** Bob explodes, a werewolf revealed: the day ends with no vote"),
+    ("Acted", {"day": 0, "actor": "Kim", "action": "save", "target": "Kim", "audience": ["Kim"]},
+     "   Kim saves Kim with the potion of life (to Kim)"),
+    ("Acted", {"day": 1, "actor": "Kim", "action": "poison", "target": "Ann",
+               "audience": ["Kim"]}, "   Kim poisons Ann (to Kim)"),
+    ("RoleAssigned", {"player": "Ann", "role": "Werewolf", "pack": ["Ann", "Dee"]},
+     "   Ann is a Werewolf (the pack: Ann, Dee)"),
+]
+
+
+@pytest.mark.parametrize("event,data,line", LINES, ids=[e for e, _d, _l in LINES])
+def test_the_transcript_says_werewolf12_s_day_in_sentences(event, data, line):
+    assert render.event_line(event, data) == line
+
+
+def test_a_log_from_before_the_sheriff_s_weight_was_told_still_reads():
+    """(a VotesRevealed logged before it named the sheriff: counted one each)"""
+    line = render.event_line("VotesRevealed", {"day": 1, "kind": "execute", "vote_round": 0,
+                                               "votes": [["Eve", "Jon"]]})
+    assert line == "   Day 1, the votes: Jon 1 (Eve)"

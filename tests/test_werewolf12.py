@@ -562,6 +562,13 @@ def test_the_sheriffs_vote_counts_one_and_a_half():
         events += ev
     executed = [e for e in events if isinstance(e, Executed)]
     assert [(e.player, e.votes) for e in executed] == [("Ann", 5.5)]
+    # the transcript counts as the rules do: the tally says 5.5, as the execution does
+    from maw.protocol.render import event_text
+
+    lines = [line for e in events if (line := event_text(e))]
+    assert "   Day 1, the votes (the sheriff Ivy's counts 1.5): Ann 5.5 (Fay, Gus, Hal, Ivy, " \
+           "Jo); Bob 5 (Ann, Cid, Dan, Kim, Lu); Cid 1 (Bob)" in lines, lines
+    assert "** Ann is executed (5.5 votes)" in lines
 
 
 @pytest.mark.parametrize("choice", ["pass", "tear", "timer"])

@@ -124,7 +124,8 @@ def event_messages(event: engine.Event, day: int, round_: int,
         case ev.Revote():
             votes = carry.get("votes", []) if event.kind == "execute" else []
             return [(None, m.VoteResult(day=event.day, target=None, status="revote",
-                                        tied=list(event.tied), votes=votes))]
+                                        tied=list(event.tied), votes=votes,
+                                        reason="runoff" if event.runoff else ""))]
         case ev.RoleRevealed():
             return [(None, m.Reveal(day=day, kind="role", target=event.player,
                                     value=event.role))]

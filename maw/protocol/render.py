@@ -44,7 +44,7 @@ def heard(record: Any) -> str:
             if record.phase == "hunt":
                 return "[GM] You are dead, Hunter: /shoot NAME takes one player with you."
             if record.phase in STEP_WORDS:
-                return f"[GM] Day {record.day}, {STEP_WORDS[record.phase]}"
+                return f"[GM] Day {record.day}: {STEP_WORDS[record.phase]}"
             return f"[GM] Day {record.day}, {record.phase}{revote}."
         case h.RoundBegan():
             return (f"[GM] Round {record.round} of {record.rounds} starts with "
@@ -73,12 +73,22 @@ def _ended(record: h.GameEnded) -> str:
 
 
 STEP_WORDS = {  # werewolf-12's public steps, as a person reads them
-    "candidacy": "the sheriff's election: /run to stand (1.5 votes, speaks last).",
+    "candidacy": "the sheriff's election: /run to stand (the sheriff's vote counts 1.5, and "
+                 "the sheriff speaks last).",
     "campaign": "the candidates speak, once each (/withdraw to stand down).",
-    "election": "vote for a sheriff with /vote NAME (candidates do not vote).",
+    "election": "those who did not stand vote for a sheriff (/vote NAME).",
     "last_words": "last words: the dead speak once.",
-    "badge": "the sheriff is dead: /badge NAME passes the badge, /tear tears it.",
-    "order": "the sheriff says who speaks first: /first NAME (a neighbour).",
+    "badge": "the sheriff is dead and passes the badge (/badge NAME) or tears it (/tear).",
+    "order": "the sheriff chooses which neighbour speaks first (/first NAME).",
+}
+# ... and as the host's transcript says them
+STEP_LINES = {
+    "candidacy": "the sheriff's election, for whoever stands",
+    "campaign": "the candidates speak, once each",
+    "election": "those who did not stand vote for a sheriff",
+    "last_words": "the dead say their last words",
+    "badge": "the dead sheriff passes the badge or tears it",
+    "order": "the sheriff chooses which neighbour speaks first",
 }
 
 REVEALED = {  # a private result, by its kind
@@ -113,7 +123,8 @@ def _result(r: h.ResultHeard) -> str:
     if r.status == "murdered":
         return f"[GM] {r.target} was found murdered."
     if r.status == "revote":
-        return f"[GM] Tie between {_and(r.tied)}: vote again."
+        between = ", between them alone" if r.reason == "runoff" else ""
+        return f"[GM] Tie between {_and(r.tied)}: vote again{between}."
     if r.status == "spared":
         return f"[GM] {r.target} was voted out but lives: {_a(r.reason)}, who votes no more."
     if r.status == "shot":
@@ -158,12 +169,10 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "GameStarted":
             return f"== A game of {d['ruleset']} with {', '.join(d['players'])}"
         case "RoleAssigned":
-            pack = f", pack {', '.join(d['pack'])}" if d.get("pack") else ""
+            pack = f" (the pack: {', '.join(d['pack'])})" if d.get("pack") else ""
             return f"   {d['player']} is {_a(d['role'])}{pack}"
         case "PhaseStarted":
-            extra = f" (revote: {', '.join(d['candidates'])})" if d.get("candidates") else ""
-            return (f"-- Day {d['day']}, {d['phase']}{extra}{tag}. "
-                    f"Alive: {', '.join(d['living'])}")
+            return _phase(d, tag)
         case "Chatted":
             room = d["room"] if isinstance(d["room"], str) else d["room"].value
             return f"   [{room}] {d['speaker']}: {d['text']}"
@@ -177,48 +186,47 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
             why = "everyone has spoken or passed" if d["by"] == "talk" else "the talk's time is up"
             return f"-- The votes are open ({why})"
         case "VoteCast":
-            verb = {"execute": "votes for", "attack": "wants to attack",
-                    "divine": "divines"}.get(d["kind"], d["kind"])
             if d["target"] is None:
                 return f"   {d['voter']} withdraws the vote"
-            return f"   {d['voter']} {verb} {d['target']}{tag}"
+            verb = {"execute": "votes for {t}", "attack": "wants to attack {t}",
+                    "divine": "divines {t}", "sheriff": "votes for {t} as sheriff"}.get(
+                d["kind"], d["kind"] + " {t}")
+            return f"   {d['voter']} {verb.format(t=d['target'])}{tag}"
         case "Executed":
-            votes = d["votes"]
-            votes = int(votes) if float(votes).is_integer() else votes
-            return f"** {d['player']} is executed ({votes} vote{'' if votes == 1 else 's'})"
+            return f"** {d['player']} is executed ({_votes(d['votes'])})"
         case "NoExecution":
             if d.get("tied"):
                 return f"** Nobody is executed: a tie between {_and(d['tied'])}"
             return f"** Nobody is executed ({d['reason']})"
         case "Revote":
-            return f"** Tie between {_and(d['tied'])}: vote again{tag}"
+            between = ", between them alone" if d.get("runoff") else ""
+            return f"** Tie between {_and(d['tied'])}: vote again{between}{tag}"
         case "RoleRevealed":
             return f"   {d['player']} was {_a(d['role'])}{tag}"
         case "Murdered":
             return f"** {d['player']} is found murdered"
         case "Spared":
-            return (f"** {d['player']} is voted out but lives: {_a(d['role'])}, who votes no "
-                    "more")
+            return (f"** {d['player']} is voted out ({_votes(d['votes'])}) but lives: "
+                    f"{_a(d['role'])}, who votes no more")
         case "Shot":
             return f"** {d['hunter']}, a Hunter, shoots {d['target']}"
         case "Ran":
             return f"   {d['player']} {'stands down' if d['withdrawn'] else 'stands for sheriff'}"
         case "SheriffElected":
-            votes = _tally({"votes": d["votes"], "kind": "sheriff", "day": d["day"]})
-            return (f"** {d['sheriff']} is elected sheriff" if d["sheriff"]
-                    else "** No sheriff is elected") + (
-                f" ({votes.split(': ', 1)[1]})" if votes else "")
+            return _elected(d)
         case "BadgePassed":
-            return (f"** {d['sheriff']} passes the badge to {d['target']}" if d["target"]
-                    else f"** {d['sheriff']} tears the badge")
+            return (f"** {d['sheriff']} passes the sheriff's badge to {d['target']}"
+                    if d["target"] else
+                    f"** {d['sheriff']} tears the sheriff's badge: no sheriff from now on")
         case "SpeakingOrder":
-            return f"   speaking order: {', '.join(d['order'])}"
+            return f"   Today's speeches, one each, in turn: {', '.join(d['order'])}"
         case "Exploded":
-            return f"** {d['player']} reveals itself as a werewolf and explodes: the day ends"
+            return (f"** {d['player']} explodes, a werewolf revealed: the day ends with no "
+                    "vote")
         case "NoMurder":
             return "** Nobody was murdered"
         case "AttackBlocked":
-            return f"   the attack on {d['target']} was blocked{tag}"
+            return f"   The attack on {d['target']} was blocked{tag}"
         case "Divined":
             return f"   {d['seer']} divines {d['target']}: {d['species']}{tag}"
         case "Guarded":
@@ -226,7 +234,9 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "Whispered":
             return f"   [whisper] {d['speaker']} to {d['target']}: {d['text']}"
         case "Acted":
-            return f"   {d['actor']}: {d['action']} {d['target']}{tag}"
+            verb = {"save": "saves {t} with the potion of life",
+                    "poison": "poisons {t}"}.get(d["action"], "uses " + d["action"] + " on {t}")
+            return f"   {d['actor']} {verb.format(t=d['target'])}{tag}"
         case "NightResult" if d["value"] == "attacked":  # the Witch's step
             return f"   {d['actor']} is told the pack attacks {d['target']}{tag}"
         case "NightResult":
@@ -240,17 +250,71 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
     return f"   {event} {d}"
 
 
-def _tally(d: dict[str, Any]) -> str | None:
-    """A finished vote in one line: each target, its count and its voters, most first."""
+def _votes(n: float) -> str:
+    """"1 vote", "3 votes", "3.5 votes"."""
+    n = int(n) if float(n).is_integer() else n
+    return f"{n} vote{'' if n == 1 else 's'}"
+
+
+def _phase(d: dict[str, Any], tag: str) -> str:
+    """A phase's start: the day and what happens in it (a werewolf-12 step in words)."""
+    alive = f"Alive: {', '.join(d['living'])}"
+    phase = d["phase"]
+    if phase in STEP_LINES:
+        return f"-- Day {d['day']}: {STEP_LINES[phase]}{tag}. {alive}"
+    if phase == "witch":
+        return f"-- Night {d['day']}: the Witch's turn{tag}. {alive}"
+    if phase == "hunt":
+        return f"-- Day {d['day']}: the dead Hunter's shot{tag}. {alive}"
+    again = f", once more (the tied: {_and(d['candidates'])})" if d.get("candidates") else ""
+    return f"-- Day {d['day']}, {phase}{again}{tag}. {alive}"
+
+
+def _counted(votes: list, sheriff: str = "") -> list[tuple[str, float, list[str]]]:
+    """Each target's count (the sheriff's vote 1.5) and voters, the most voted first."""
     by: dict[str, list[str]] = {}
-    for voter, target in d["votes"]:
+    for voter, target in votes:
         by.setdefault(target, []).append(voter)
-    if not by:
+    counts = [(t, sum(1.5 if v == sheriff else 1 for v in vs), vs) for t, vs in by.items()]
+    return sorted(counts, key=lambda c: (-c[1], c[0]))
+
+
+def _n(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+def _elected(d: dict[str, Any]) -> str:
+    """The sheriff's election in a sentence: who, by how many, against whom."""
+    counts = _counted(d["votes"])
+    if not d["sheriff"]:
+        if not counts:
+            return "** No sheriff is elected: nobody stood, or everyone did"
+        top = [t for t, n, _v in counts if n == counts[0][1]]
+        return f"** No sheriff is elected: a tie between {_and(top)} ({_each(counts)})"
+    if not counts:
+        return f"** {d['sheriff']} is elected sheriff unopposed"
+    (_t, n, voters), rest = counts[0], counts[1:]
+    against = f"; {_each(rest)}" if rest else ""
+    return (f"** {d['sheriff']} is elected sheriff with {_votes(n)} ({', '.join(voters)})"
+            f"{against}")
+
+
+def _each(counts: list[tuple[str, float, list[str]]]) -> str:
+    return ", ".join(f"{t} {_n(n)} ({', '.join(vs)})" for t, n, vs in counts)
+
+
+def _tally(d: dict[str, Any]) -> str | None:
+    """A finished vote in one line: each target, its count and its voters, most first (a
+    sheriff's vote counts 1.5, and the line says so)."""
+    sheriff = d.get("sheriff") or ""
+    counts = _counted(d["votes"], sheriff)
+    if not counts:
         return None
-    parts = [f"{target} {len(voters)} ({', '.join(voters)})"
-             for target, voters in sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+    parts = "; ".join(f"{t} {_n(n)} ({', '.join(vs)})" for t, n, vs in counts)
     what = {"execute": "the votes", "sheriff": "the sheriff votes"}.get(d["kind"],
                                                                        "the attack votes")
     again = " (revote)" if d.get("vote_round") else ""
+    weight = (f" (the sheriff {sheriff}'s counts 1.5)"
+              if any(v == sheriff for v, _t in d["votes"]) else "")
     tag = f" (to {', '.join(sorted(d['audience']))})" if d.get("audience") else ""
-    return f"   Day {d['day']}, {what}{again}: {'; '.join(parts)}{tag}"
+    return f"   Day {d['day']}, {what}{again}{weight}: {parts}{tag}"
