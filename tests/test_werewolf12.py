@@ -300,6 +300,23 @@ def test_a_runoff_that_decides_executes_and_the_sheriff_weighs_in_it():
     assert executed == [("Ann", 5.5)]
 
 
+def test_a_rule_player_whose_suspect_is_not_in_the_runoff_votes_between_the_tied():
+    """It stood by the vote it had announced, which the runoff's ballot leaves out: it
+    listened, and a runoff of 12 players was decided by 5 (a werewolf-12 game over XMPP)."""
+    state, _ = night(game(), "Eve", guard="Fay")
+    state, _ = go(state, EndPhase())
+    state = to_vote(state)
+    first = {"Bob": "Cid", **dict.fromkeys(["Cid", "Dan", "Fay", "Gus", "Hal"], "Ann"),
+             **dict.fromkeys(["Ann", "Ivy", "Jo", "Kim", "Lu"], "Bob")}
+    state, _ = vote_all(state, first.get)
+    assert state.runoff
+    d = rule_learns(state, "Gus")
+    d.wolf.add("Cid")  # its prime suspect, for whom it had said it votes: not in the runoff
+    d.said = (state.day, "Cid")
+    action = d.decide(view(state, "Gus"), legal_actions(state, "Gus"))
+    assert isinstance(action, Vote) and action.target in ("Ann", "Bob")
+
+
 def test_without_the_runoff_a_tie_executes_nobody_at_once():
     state, _ = night(game(tie="none"), "Eve", guard="Fay")
     state, _ = go(state, EndPhase())

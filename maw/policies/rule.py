@@ -359,6 +359,8 @@ class RuleDecider(Decider):
             # the options leave its target out)
             anchor = said if said in view.living else (
                 current if current in view.living else None)
+            if anchor is not None and anchor not in options and anchor != current:
+                anchor = None  # (a runoff between others: its word no longer binds)
             best = self._prime(view, options + ([anchor] if anchor else []))
             choice = anchor
             moved = self.moves[1] if self.moves[0] == view.day else 0
