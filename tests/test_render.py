@@ -112,8 +112,11 @@ LINES = [
      "** Fay is elected sheriff with 2 votes (Bob, Gus); Eve 1 (Hal), Lou 1 (Cid)"),
     ("SheriffElected", {"day": 1, "sheriff": "Fay", "votes": []},
      "** Fay is elected sheriff unopposed"),
-    ("SheriffElected", {"day": 1, "sheriff": "", "votes": [["Bob", "Fay"], ["Cid", "Lou"]]},
-     "** No sheriff is elected: a tie between Fay and Lou (Fay 1 (Bob), Lou 1 (Cid))"),
+    ("SheriffElected", {"day": 1, "sheriff": "", "votes": [["Bob", "Fay"], ["Cid", "Lou"],
+                                                          ["Dee", "Fay"], ["Eve", "Lou"],
+                                                          ["Gus", "Ivy"]]},
+     "** No sheriff is elected: a tie of 2 votes between Fay (Bob, Dee) and Lou (Cid, Eve); "
+     "Ivy 1 (Gus)"),
     ("SheriffElected", {"day": 1, "sheriff": "", "votes": []},
      "** No sheriff is elected: nobody stood, or everyone did"),
     ("PhaseStarted", {"day": 1, "phase": "order", "vote_round": 0, "living": ["Ann", "Bob"]},

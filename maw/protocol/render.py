@@ -289,8 +289,11 @@ def _elected(d: dict[str, Any]) -> str:
     if not d["sheriff"]:
         if not counts:
             return "** No sheriff is elected: nobody stood, or everyone did"
-        top = [t for t, n, _v in counts if n == counts[0][1]]
-        return f"** No sheriff is elected: a tie between {_and(top)} ({_each(counts)})"
+        n = counts[0][1]
+        top = [f"{t} ({', '.join(vs)})" for t, c, vs in counts if c == n]
+        rest = [c for c in counts if c[1] != n]
+        return (f"** No sheriff is elected: a tie of {_votes(n)} between {_and(top)}"
+                + (f"; {_each(rest)}" if rest else ""))
     if not counts:
         return f"** {d['sheriff']} is elected sheriff unopposed"
     (_t, n, voters), rest = counts[0], counts[1:]
