@@ -106,3 +106,19 @@ async def test_at_night_the_hybrid_makes_its_choice_before_it_talks():
     backend.queue(json.dumps({"text": f"Let us take {action.target} tonight, quietly."}))
     said = await d.adecide(view(s, "B"), engine.legal_actions(s, "B"), [])
     assert type(said) is engine.Chat and backend.calls
+
+
+def test_a_werewolf12_players_prompt_tells_the_werewolf12_rules():
+    from maw.llm import LLM
+    from maw.llm.backends import ScriptedBackend
+    from maw.llm.prompts import Prompts, pin_game
+
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim",
+             "Lou"]
+    s = engine.new_game(engine.ruleset("werewolf-12"), names, random.Random(1))
+    llm = LLM(ScriptedBackend(), window=4096)
+    pin_game(llm, Prompts(), view(s, "Ann"))
+    rules = llm.context[0]["content"]  # (the first pinned message: the game's rules)
+    assert "sheriff" in rules and "1.5" in rules and "night 0" in rules
+    assert "no attack on the first night" not in rules
+    assert "Witch" in rules and "last words" in rules

@@ -39,7 +39,7 @@ function draw() {
   const upto = view.live ? view.records.length : view.upto;
   const s = fold(upto);
   view.state = s;
-  $("phase").textContent = s.winner ? "the end" : s.day ? phaseName(s.phase, s.day) + (s.voteRound ? " · revote" : "")
+  $("phase").textContent = s.winner ? "the end" : s.day ? phaseName(s.phase, s.day) + (s.voteRound ? (s.runoff ? " · runoff" : " · revote") : "")
                                    + (s.round > 1 ? ` (round ${s.round})` : "")
                                  : (s.order.length ? "the lobby" : (view.over ? "" : "waiting for the game"));
   $("status").textContent = view.live ? (view.over ? "game over" : "live") : (view.records.length ? "replay" : "");
@@ -188,14 +188,16 @@ function drawTalk(s) {
 function drawVotes(s) {
   const tally = {};
   for (const [voter, target] of Object.entries(s.votes)) if (target) (tally[target] ||= []).push(voter);
-  const rows = Object.entries(tally).sort((a, b) => b[1].length - a[1].length);
-  const most = rows.length ? rows[0][1].length : 1;
+  // (the day's vote: a sheriff's counts 1.5; the attack's, every wolf's 1)
+  const sheriff = s.votesKind === "attack" ? null : s.sheriff;
+  const rows = Object.entries(tally).sort((a, b) => count(b[1], sheriff) - count(a[1], sheriff));
+  const most = rows.length ? count(rows[0][1], sheriff) : 1;
   $("votes-kind").textContent = s.votesKind === "attack" ? "the wolves' attack" : (rows.length ? `day ${s.day}` : "");
   $("no-votes").hidden = rows.length > 0;
   $("no-votes").textContent = s.day && !s.votesOpen ? "The votes open after the talk." : "No votes yet.";
   $("tally").tBodies[0].replaceChildren(...rows.map(([target, voters]) => el("tr", {},
-    el("td", {}, target), el("td", {class: "bar"}, el("span", {style: `width:${(100 * voters.length / most).toFixed(0)}%`})),
-    el("td", {class: "num"}, voters.length), el("td", {class: "voters"}, voters.join(", ")))));
+    el("td", {}, target), el("td", {class: "bar"}, el("span", {style: `width:${(100 * count(voters, sheriff) / most).toFixed(0)}%`})),
+    el("td", {class: "num"}, count(voters, sheriff)), el("td", {class: "voters"}, voters.join(", ")))));
 }
 
 function promptText(messages) {

@@ -37,11 +37,18 @@ function phaseName(phase, day) {
           over: "The end"}[phase] || `Day ${day}, ${phase}`;
 }
 
-function tallyText(pairs) {
+// a voter's weight: werewolf-12's sheriff counts 1.5 in the day's vote, anyone else 1
+function weight(voter, sheriff) { return voter === sheriff ? 1.5 : 1; }
+
+function count(voters, sheriff) { return voters.reduce((n, v) => n + weight(v, sheriff), 0); }
+
+function tallyText(pairs, sheriff) {
   const by = {};
   for (const [voter, target] of pairs) (by[target] ||= []).push(voter);
-  return Object.entries(by).sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]))
-    .map(([t, vs]) => `${t} ${vs.length} (${vs.join(", ")})`).join(" · ");
+  return Object.entries(by)
+    .sort((a, b) => count(b[1], sheriff) - count(a[1], sheriff) || a[0].localeCompare(b[0]))
+    .map(([t, vs]) => `${t} ${count(vs, sheriff)} (${vs.map((v) => v === sheriff ? v + ", the sheriff: 1.5" : v).join(", ")})`)
+    .join(" · ");
 }
 
 const EVENTS = {
@@ -53,9 +60,11 @@ const EVENTS = {
   RoleAssigned(s, d) { seat(s, d.player).role = d.role; },
   PhaseStarted(s, d) {
     s.phase = d.phase; s.day = d.day; s.voteRound = d.vote_round; s.votes = {}; s.votesKind = "";
+    if (!d.vote_round) s.runoff = false;
     s.candidates = d.candidates || []; s.votesOpen = true;
     for (const n of s.order) { s.players[n].vote = null; s.players[n].alive = d.living.includes(n); }
-    const name = phaseName(d.phase, d.day) + (d.vote_round ? ` · revote between ${and(d.candidates)}` : "");
+    const again = s.runoff ? "runoff" : "revote";
+    const name = phaseName(d.phase, d.day) + (d.vote_round ? ` · ${again} between ${and(d.candidates)}` : "");
     note(s, name, "phase", d.audience ? "hideout" : "village");
     if (!d.audience && (d.phase === "night" || d.phase === "whisper")) note(s, name, "phase", "hideout");
   },
@@ -74,7 +83,7 @@ const EVENTS = {
   },
   VotesRevealed(s, d) {
     if (!d.votes.length) return;
-    note(s, `${d.kind === "attack" ? "The attack votes" : "The votes"}: ${tallyText(d.votes)}`, "votes",
+    note(s, `${d.kind === "attack" ? "The attack votes" : "The votes"}: ${tallyText(d.votes, d.sheriff)}`, "votes",
          d.kind === "attack" ? "hideout" : "village");
   },
   Executed(s, d) {
@@ -84,7 +93,11 @@ const EVENTS = {
   NoExecution(s, d) {
     note(s, d.tied && d.tied.length ? `Nobody is executed: a tie between ${and(d.tied)}` : `Nobody is executed (${d.reason})`);
   },
-  Revote(s, d) { note(s, `A tie between ${and(d.tied)}: vote again`, "system", d.audience ? "hideout" : "village"); },
+  Revote(s, d) {
+    s.runoff = !!d.runoff;
+    note(s, d.runoff ? `A tie between ${and(d.tied)}: a runoff, a vote between them alone; a second tie executes nobody`
+                     : `A tie between ${and(d.tied)}: vote again`, "system", d.audience ? "hideout" : "village");
+  },
   Murdered(s, d) {
     const p = seat(s, d.player); p.alive = false; p.death = {day: d.day, cause: "murdered"};
     note(s, `${d.player} was murdered in the night`, "death");
