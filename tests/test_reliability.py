@@ -297,3 +297,37 @@ def restart_mid_game(server, tmp_path: Path) -> None:
     from maw.records.audit import audit_records
 
     assert audit_records(records).ok
+
+
+async def test_a_login_that_stalls_leaves_no_waiter_of_its_attempts_behind(monkeypatch):
+    """A server that accepts the connection and never answers: each attempt times out,
+    and SPADE's waiters of each (connected, disconnected, failed_auth), which it leaves
+    pending when cancelled, end with it (a process printed "Task was destroyed but it is
+    pending!" for each at its exit)."""
+    import asyncio
+
+    from maw.agents.base import MawAgent
+    from maw.errors import MawError
+    from maw.hosting import connect
+
+    async def silent(reader, writer):  # accepts, reads, never says a word
+        with contextlib.suppress(Exception):
+            while await reader.read(1024):
+                pass
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    monkeypatch.setattr(connect, "CONNECT_TRIES", (0.5, 0.5))
+    agent = MawAgent("stalled@localhost", "pw", port=port)
+    agent.server_host = "127.0.0.1"
+    try:
+        with pytest.raises(MawError, match="could not connect in 2 attempts"):
+            await connect.connect_agent(agent)
+        await asyncio.sleep(0.1)
+        left = [t.get_name() for t in asyncio.all_tasks()
+                if t.get_name() in ("connected", "disconnected", "failed_auth") and not t.done()]
+        assert left == []
+    finally:
+        server.close()
+        with contextlib.suppress(Exception):
+            agent.client.abort()

@@ -78,18 +78,35 @@ def play_with_the_assassin(folder: str) -> dict:
             died = next((e for e in events if type(e) is Murdered and e.day == p.day and
                          e.player == p.target), None)
             out["stabbed_died"] += died is not None
+    # the game over XMPP: its timing is not seeded, and a day-1 execution can take the
+    # Assassin before any night; then the next seed plays (at most five games), on the
+    # same embedded server and event loop (pyjabber binds itself to the first loop of a
+    # process: a second server in a new loop failed with "bound to a different event loop")
+    asyncio.run(_xmpp_games(rules, folder, out))
+    return out
+
+
+async def _xmpp_games(rules, folder: str, out: dict) -> None:
     from maw.agents.gamemaster import GameConfig
     from maw.hosting.game import default_seats, run_game
-    from maw.hosting.xmpp import free_port, parse_address
+    from maw.hosting.xmpp import Address, EmbeddedServer, free_port
     from maw.records.audit import audit_log
 
-    # the game over XMPP: its timing is not seeded, and a day-1 execution can take the
-    # Assassin before any night; then the next seed plays (at most five games)
+    server = EmbeddedServer(free_port())
+    await server.start()
+    try:
+        await _until_a_night(rules, folder, out, Address("localhost", server.port, False),
+                             GameConfig, default_seats, run_game, audit_log)
+    finally:
+        await server.stop()
+
+
+async def _until_a_night(rules, folder, out, address, GameConfig, default_seats, run_game,
+                         audit_log) -> None:
     for seed in range(3, 8):
         config = GameConfig(players=7, rules=rules, seed=seed, day_seconds=5,
                             night_seconds=3, early_end=True, log_dir=Path(folder) / str(seed))
-        result = asyncio.run(run_game(config, default_seats(7),
-                                      parse_address(f"embedded:{free_port()}"), timeout=120))
+        result = await run_game(config, default_seats(7), address, timeout=120)
         records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
         roles = next(r for r in records if r["kind"] == "round")["roles"]
         assassin = next((n for n, r in roles.items() if r == "Assassin"), None)
@@ -114,7 +131,6 @@ def play_with_the_assassin(folder: str) -> dict:
         out["audit"] = [str(v) for v in audit.violations[:3]]
         if nights or not out["audit_ok"]:
             break
-    return out
 
 
 @pytest.mark.xmpp

@@ -62,6 +62,13 @@ async def connect_agent(agent: MawAgent) -> None:
             silence(stalled)
             with contextlib.suppress(Exception):
                 stalled.abort()
+            # SPADE's attempt, cancelled, left its three waiters pending (connected,
+            # disconnected, failed_auth): they end now, or the process's exit says "Task
+            # was destroyed but it is pending!" for each (a loaded machine's flood test)
+            for name in ("connected_event", "disconnected_event", "failed_auth_event"):
+                event = getattr(stalled, name, None)
+                if isinstance(event, asyncio.Event):
+                    event.set()
             # SPADE's handlers look up agent.client when they fire: let the stalled
             # client's "disconnected" fire now, not during the next attempt; and do not
             # come back in step with the others that stalled

@@ -36,22 +36,19 @@ from maw.policies.base import (
     ModelSeat,
     make_decider,
     register_decider,
-    rules_of,
 )
 
 
 def must_vote(view: engine.PlayerView, legal: tuple[engine.Action, ...],
               had_turn: bool = True) -> bool:
     """Its turn is a vote (a player that listens or talks instead leaves the day to its
-    timer): the day's votes are open, this player may vote and has not, and either they
-    opened after the talk (``votes_open=talk``), or it may not talk now (an AIWolf vote),
-    or it has had its turn this phase (``had_turn``; with the votes open from the start,
-    the design document's day, it may speak first)."""
+    timer): the day's votes are open, this player may vote and has not, and it has had
+    its turn this phase (``had_turn``: it may speak first, the talk before the vote) or
+    may not talk now (an AIWolf vote)."""
     if not (view.votes_open and view.votes.get(view.player) is None and
             any(type(a) is engine.Vote for a in legal)):
         return False
-    return had_turn or rules_of(view).votes_open is engine.VotesOpen.TALK or \
-        not any(type(a) is engine.Chat for a in legal)
+    return had_turn or not any(type(a) is engine.Chat for a in legal)
 
 
 def pack_pick(player: str, view: engine.PlayerView) -> str | None:

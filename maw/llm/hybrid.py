@@ -217,11 +217,10 @@ class HybridDecider(AsyncDecider):
 
     def urgent(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
         """Its choice comes first, by rule, without a model's reading of the talk: the
-        day's votes are open and it has not voted, and either they opened after the talk
-        (``votes_open=talk``: the day is half over, or everyone has spoken) or it has had
-        its say today; or a night's choice (an attack, a divination, a guard...) it has
-        not made yet this phase. (A pack that talked before it attacked, each line a
-        model's reading and a model's voice in turn, let a night end with no victim.)"""
+        day's votes are open, it has not voted and it has had its say today; or a
+        night's choice (an attack, a divination, a guard...) it has not made yet this
+        phase. (A pack that talked before it attacked, each line a model's reading and a
+        model's voice in turn, let a night end with no victim.)"""
         if must_vote(view, legal, self.strategy.spoke_in == (view.day, view.phase)):
             return True
         return self.chosen != (view.day, view.phase) and any(
