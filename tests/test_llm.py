@@ -806,9 +806,11 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
 
     # no roster and no Ollama server: `maw game` chooses the embedded model itself
     env = dict(os.environ, OLLAMA_HOST=f"http://127.0.0.1:{free_port()}")
+    # (the host fits the days to the model's measured calls: on a loaded machine a 20 s
+    # day once opened its votes at its half before anyone had spoken)
     proc = subprocess.run(
         [sys.executable, "-m", "maw", "game", "--players", "6",
-         "--seed", "1", "--early-end", "--day-seconds", "20", "--night-seconds", "10", "--rule",
+         "--seed", "1", "--early-end", "--rule",
          "max_days=2", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -823,6 +825,7 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     assert first_vote is not None, proc.stdout[-3000:]
     assert any("[Village]" in x for x in lines[:first_vote])
     assert "the embedded model is installed" in proc.stdout
+    assert re.search(r"took [\d.]+ s for a typical call, 1 at a time, for 6 player", proc.stdout)
     assert "LLM: " in proc.stdout and "Game over" in proc.stdout
     assert "LLM calls" in proc.stdout and "MAW overhead" in proc.stdout
     records = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]

@@ -328,8 +328,7 @@ def test_a_game_survives_its_model_crashing_and_being_killed(tmp_path, model_pat
     later = [r for r in records if r["kind"] == "llm" and r["t"] > last_crash
              and r["outcome"] not in ("cancelled", "unfinished")]
     assert not any("ModelCrashed" in r.get("exception", "") for r in later), later
-    answered = [r for r in later if r["calls"] > 0]
-    assert not answered or any(r["outcome"] in ("legal", "repaired") for r in answered), later
+    assert not later or any(r["calls"] > 0 for r in later), later  # (an answer: it is back)
 
 
 def free_port() -> int:
