@@ -129,7 +129,8 @@ def main() -> None:
         gated: Counter = Counter()
         for r in log:
             if r["kind"] == "llm" and r.get("gated"):
-                gated.update(dict.fromkeys(gate.fault_kind(f) for f in r["gated"]))
+                for kind in dict.fromkeys(gate.fault_kind(f) for f in r["gated"]):
+                    gated[kind] += 1
         faults, examples = said_faults(log)
         row = {"seed": seed, "wall_seconds": round(wall, 1),
                "game_seconds": round(time_split(log)["game"], 1), "days": over["day"],
