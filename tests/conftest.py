@@ -26,6 +26,19 @@ LETTERS = {"W": WEREWOLF, "V": VILLAGER, "S": SEER, "M": MEDIUM, "B": BODYGUARD,
 NAMES = [chr(ord("A") + i) for i in range(26)]
 
 
+MODEL_FIXTURES = {"llama_server", "embedded", "model_path"}
+
+
+def pytest_itemcollected(item):
+    """Tests that run the embedded model share one worker (scripts/test.sh runs pytest
+    with ``--dist loadgroup``): two models at once on two cores made each call several
+    times slower, and a game whose days are fitted to its model's measured calls then
+    outlasted its test's timeout (a CI run: over 600 s for a game of 100 s alone).
+    (Marked as each test is collected: xdist reads the groups when collection ends.)"""
+    if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())):
+        item.add_marker(pytest.mark.xdist_group("model"))
+
+
 def start(name: str, deal: str, seed: int = 0, **options) -> GameState:
     """A game of ruleset ``name`` with roles dealt in seat order: player A gets deal[0]..."""
     roles = [LETTERS[c] for c in deal]
