@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 FAST=(tests/test_engine_maw.py tests/test_engine_aiwolf.py tests/test_engine_properties.py
       tests/test_werewolf12.py tests/test_werewolf12_day.py tests/test_describe.py
-      tests/test_rules_claims.py tests/test_roles.py tests/test_golden_replay.py
+      tests/test_rules_claims.py tests/test_roles.py tests/test_game_shape.py
+      tests/test_golden_replay.py
       tests/test_protocol.py tests/test_render.py tests/test_policies.py
       tests/test_beliefs.py tests/test_gate.py tests/test_hybrid.py tests/test_deciders.py
       tests/test_llm_turns.py tests/test_records.py tests/test_accounting.py

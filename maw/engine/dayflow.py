@@ -21,7 +21,7 @@ class DayFlow:
     """What a shape of day decides. Subclasses set the class attributes and may override
     the methods; the defaults are the rules every shipped flow shares."""
 
-    flow: ClassVar[Flow]
+    flow: ClassVar[Flow | str]  # the name a ruleset gives its flow
     next_phase: ClassVar[Mapping[Phase, Phase]]
     rooms: ClassVar[Mapping[Phase, Room]]  # the room each phase opens
     vote_phase: ClassVar[Phase]  # the phase in which the execution vote is cast
@@ -124,7 +124,8 @@ def register_flow(cls: type[DayFlow]) -> type[DayFlow]:
     return cls
 
 
-FLOWS: dict[Flow, DayFlow] = {}  # the ruleset's flow -> its DayFlow (maw.engine.flows fills it)
+# the ruleset's flow -> its DayFlow (the modules of the game shapes fill it)
+FLOWS: dict[Flow | str, DayFlow] = {}
 
 
 def flow_of(state: GameState) -> DayFlow:

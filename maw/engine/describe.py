@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from maw.engine.dayflow import FLOWS
 from maw.engine.roles import Ability, Role, Team, role_named
 from maw.engine.rulesets import Ruleset, TiePolicy, WinCondition
 from maw.errors import ConfigError
@@ -115,12 +116,11 @@ def rules_text(rules: Ruleset, players: int) -> str:
     Raises:
         ConfigError: the ruleset's flow has no rules text of its own.
     """
-    from maw.engine.dayflow import FLOWS
-
     flow = FLOWS.get(rules.flow)
     if flow is None:
+        name = str(getattr(rules.flow, "value", rules.flow))
         raise ConfigError(f"ruleset {rules.name!r}: no day flow is registered for its flow "
-                          f"{rules.flow.value!r}, so its rules cannot be told")
+                          f"{name!r}, so its rules cannot be told")
     cls = type(flow)
     if "rules_text" not in vars(cls):
         raise ConfigError(f"ruleset {rules.name!r}: its day flow {cls.__name__} writes no "

@@ -24,7 +24,15 @@ from maw.engine import resolution as r
 from maw.engine.actions import Room, night_spec
 from maw.engine.dayflow import DayFlow, register_flow
 from maw.engine.events import Event, RoleRevealed
-from maw.engine.rulesets import Flow, Ruleset, VotesOpen
+from maw.engine.rulesets import (
+    Flow,
+    Ruleset,
+    TiePolicy,
+    VotesOpen,
+    WinCondition,
+    register_ruleset,
+    role_counts,
+)
 from maw.engine.state import GameState, Phase
 
 NOBODY = r.NOBODY
@@ -150,6 +158,12 @@ class MawFlow(CoreFlow):
         return state
 
 
+# design document §1.2: any size from 3, a third of the table werewolves (options deal
+# Seers and other roles from the villagers)
+register_ruleset(Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3,
+                         max_players=200), own=("seer", "roles", "whisper"))
+
+
 @register_flow
 class AiwolfFlow(CoreFlow):
     flow = Flow.AIWOLF
@@ -267,3 +281,42 @@ class AiwolfFlow(CoreFlow):
         if not any(r.night_abilities(state, i) for i in range(len(state.names))):
             return r.resolve_night(state, events)
         return state
+
+
+# AIWolf's tables: its roles at each size, and the rules of its two variants
+AIWOLF_ROLES = {
+    5: role_counts(ww=1, pos=1, seer=1, vil=2),
+    9: role_counts(ww=2, pos=1, seer=1, med=1, bg=1, vil=3),
+    13: role_counts(ww=3, pos=1, seer=1, med=1, bg=1, vil=6),
+    15: role_counts(ww=3, pos=1, seer=1, med=1, bg=1, vil=8),
+}
+AIWOLF_VARIANTS: dict[str, dict] = {
+    # the aiwolf-nlp-server configs that wrote the contest logs: talk on day 0, the vote
+    # after the talk, no revote (random among the tied), self-votes allowed, attack votes
+    # on wolves discarded, 4 talks per agent per day
+    "nlp": dict(
+        tie=TiePolicy.RANDOM, attack_tie=TiePolicy.RANDOM, self_vote=True,
+        attack_wolves=True, talks_per_day=4, whispers_per_day=4, day0_talk=True,
+    ),
+    # the 3rd AIWolf competition's regulation: no talk on day 0, one revote on a tie of
+    # either vote then random, 10 talks per agent per day
+    "2021": dict(
+        tie=TiePolicy.REVOTE, attack_tie=TiePolicy.REVOTE, self_vote=False,
+        attack_wolves=False, guard_dead=True, talks_per_day=10, whispers_per_day=10,
+        day0_talk=False,
+    ),
+}
+
+
+def _aiwolf(n: int):
+    def make(variant: str) -> Ruleset:
+        return Ruleset(name=f"aiwolf-{n}", flow=Flow.AIWOLF, roles=AIWOLF_ROLES[n],
+                       min_players=n, max_players=n, first_day=0, win=WinCondition.PARITY,
+                       variant=variant, **AIWOLF_VARIANTS[variant])
+    return make
+
+
+for _n in AIWOLF_ROLES:
+    register_ruleset(_aiwolf(_n), f"aiwolf-{_n}", variants=tuple(AIWOLF_VARIANTS),
+                     own=("talk_mode", "base_length", "mention_length"),
+                     family="the aiwolf-* rulesets")

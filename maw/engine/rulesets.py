@@ -1,21 +1,19 @@
-"""Rulesets: the MAW rules of the design document and the two AIWolf variants.
+"""Rulesets: what a game's rules are (:class:`Ruleset`, plain data) and the registry of
+the named ones (:func:`register_ruleset`, :func:`ruleset`).
 
-A :class:`Ruleset` is plain data. The engine reads it; nothing else encodes a rule.
+The engine reads a ruleset; nothing else encodes a rule. Each shape of game registers
+its rulesets beside its day flow, OpenSpiel-style:
 
-* ``maw`` — design document §1.2: Werewolves and Villagers, Day first, live public
-  votes with an early majority, unanimous night murder, elimination win.
-* ``aiwolf-5|9|13|15`` — AIWolf roles (Seer, Medium, Bodyguard, Possessed) in two
-  variants, chosen with the ``variant`` option:
-
-  - ``nlp`` (default): the aiwolf-nlp-server configs that wrote the contest logs —
-    talk on day 0, execution vote after the talk, no revote (random among the tied),
-    self-vote allowed, attack votes on wolves discarded, 4 talks per agent per day.
-  - ``2021``: the 3rd AIWolf competition regulation — no talk on day 0, one revote on a
-    tie of the vote or of the attack vote then random, 10 talks per agent per day.
+* ``maw`` (``maw.engine.flows``) — design document §1.2: Werewolves and Villagers, Day
+  first, live public votes with an early majority, unanimous night murder.
+* ``aiwolf-5|9|13|15`` (``maw.engine.flows``) — AIWolf's roles and contest rules, in the
+  variants ``nlp`` (aiwolf-nlp-server's, the default) and ``2021``.
+* ``werewolf-12`` (``maw.engine.werewolf``) — AutoWerewolf's twelve-player game.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
@@ -25,7 +23,8 @@ from maw.errors import ConfigError
 
 
 class Flow(str, Enum):
-    """The shape of a game day."""
+    """The shapes of a game day MAW ships (a game shape of its own names its flow with any
+    string: :func:`maw.engine.dayflow.register_flow`)."""
 
     MAW = "maw"  # Day (chat + live votes) then Night (Hideout chat + attack votes)
     AIWOLF = "aiwolf"  # Talk, Vote, Whisper, Night (divine, guard, attack)
@@ -127,7 +126,7 @@ class Ruleset:
     """
 
     name: str
-    flow: Flow
+    flow: Flow | str
     roles: tuple[Role, ...] | None
     min_players: int
     max_players: int
@@ -189,32 +188,12 @@ class Ruleset:
         return (WEREWOLF,) * wolves + tuple(others) + (VILLAGER,) * (n - wolves - len(others))
 
 
-def _counts(**counts: int) -> tuple[Role, ...]:
-    """A deal by role codes: ``_counts(ww=2, seer=1, vil=3)``."""
+def role_counts(**counts: int) -> tuple[Role, ...]:
+    """A deal by role codes: ``role_counts(ww=2, seer=1, vil=3)``."""
     return tuple(role for code, k in counts.items() for role in (role_coded(code),) * k)
 
 
 AUTO = (("auto", 0),)  # roles=auto: a balanced deal (maw.engine.compose)
-_MAW = Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3, max_players=200)
-
-_AIWOLF_ROLES = {
-    5: _counts(ww=1, pos=1, seer=1, vil=2),
-    9: _counts(ww=2, pos=1, seer=1, med=1, bg=1, vil=3),
-    13: _counts(ww=3, pos=1, seer=1, med=1, bg=1, vil=6),
-    15: _counts(ww=3, pos=1, seer=1, med=1, bg=1, vil=8),
-}
-
-_AIWOLF_VARIANTS: dict[str, dict[str, Any]] = {
-    "nlp": dict(
-        tie=TiePolicy.RANDOM, attack_tie=TiePolicy.RANDOM, self_vote=True,
-        attack_wolves=True, talks_per_day=4, whispers_per_day=4, day0_talk=True,
-    ),
-    "2021": dict(
-        tie=TiePolicy.REVOTE, attack_tie=TiePolicy.REVOTE, self_vote=False,
-        attack_wolves=False, guard_dead=True, talks_per_day=10, whispers_per_day=10,
-        day0_talk=False,
-    ),
-}
 
 _OPTION_TYPES: dict[str, Any] = {
     "tie": TiePolicy, "attack_tie": TiePolicy, "win": WinCondition, "self_vote": bool,
@@ -226,22 +205,92 @@ _OPTION_TYPES: dict[str, Any] = {
     "sheriff": bool, "speaking_order": bool, "talk_mode": TalkMode, "base_length": int,
     "mention_length": int, "guard_repeat": bool,
 }
-_MAW_ONLY = ("seer", "deal", "whisper")  # the maw ruleset's alone (AIWolf deals fixed roles)
 
-# werewolf-12 (AutoWerewolf's game): 4 Werewolves, 4 Villagers, a Seer, a Witch, a Hunter,
-# and a Guard (role set A) or a Village Idiot (B)
-_W12_ROLES = {"A": _counts(ww=4, vil=4, seer=1, witch=1, hunter=1, guard=1),
-              "B": _counts(ww=4, vil=4, seer=1, witch=1, hunter=1, idiot=1)}
-_W12 = Ruleset(name="werewolf-12", flow=Flow.WEREWOLF, roles=_W12_ROLES["A"], min_players=12,
-               max_players=12, first_day=0, tie=TiePolicy.RUNOFF,
-               attack_tie=TiePolicy.RANDOM, win=WinCondition.SIDE, self_knife=True,
-               talks_per_day=3, whispers_per_day=None, day0_talk=False, role_set="A",
-               guard_repeat=False, sheriff=True, self_explode=True, speaking_order=True)
-_W12_ONLY = ("role_set", "witch_self_heal_n1", "guard_self_guard",
-             "same_guard_same_save_kills", "self_knife", "self_explode", "sheriff",
-             "speaking_order")
 
-RULESET_NAMES = ("maw",) + tuple(f"aiwolf-{n}" for n in _AIWOLF_ROLES) + ("werewolf-12",)
+@dataclass(frozen=True, slots=True)
+class RulesetKind:
+    """A ruleset as :func:`register_ruleset` made it known.
+
+    Attributes:
+        name: what ``ruleset(name)`` and ``--ruleset`` call it.
+        base: its defaults, given its variant ("" where it has none).
+        variants: its variants, the default first (none: it takes no ``variant``).
+        own: options that only this ruleset (or its family) takes; another ruleset given
+            one is refused, naming ``family``.
+        family: what a refusal of ``own`` calls it ("the aiwolf-* rulesets").
+        adjust: its own checks of the changed options (raise ``ConfigError``), which may
+            add changes (werewolf-12's ``role_set`` deals its roles).
+    """
+
+    name: str
+    base: Callable[[str], Ruleset]
+    variants: tuple[str, ...] = ()
+    own: tuple[str, ...] = ()
+    family: str = ""
+    adjust: Callable[[dict[str, Any]], None] | None = None
+
+
+RULESETS: dict[str, RulesetKind] = {}  # name -> kind, in the order they registered
+
+
+def register_ruleset(base: Ruleset | Callable[[str], Ruleset], name: str = "", *,
+                     variants: tuple[str, ...] = (), own: tuple[str, ...] = (),
+                     family: str = "", adjust: Callable[[dict[str, Any]], None] | None = None
+                     ) -> RulesetKind:
+    """Make a ruleset available by name (``ruleset(name)``, ``--ruleset``, a roster, the
+    web replay), the way OpenSpiel registers a game: a module that defines a game shape
+    registers its rulesets beside its :class:`~maw.engine.dayflow.DayFlow`. ``base`` is
+    the ruleset itself, or (with ``variants``) a function of the variant that builds it.
+    Code outside MAW may add its own, or through the entry-point group ``maw.rulesets``
+    (a module that registers its rulesets when it is loaded).
+
+    Raises:
+        ConfigError: an option in ``own`` that no ruleset has.
+    """
+    make: Callable[[str], Ruleset]
+    if isinstance(base, Ruleset):
+        fixed = base
+        name = name or fixed.name
+        make = lambda variant: fixed  # noqa: E731
+    else:
+        make = base
+    unknown = [k for k in own if k not in _OPTION_TYPES]
+    if not name or unknown:
+        raise ConfigError(f"register_ruleset: {'no name' if not name else 'unknown options'}"
+                          f"{' ' + ', '.join(unknown) if unknown else ''}")
+    kind = RulesetKind(name, make, tuple(variants), tuple(own), family or f"the {name} ruleset",
+                       adjust)
+    RULESETS[name] = kind
+    return kind
+
+
+class _Names(Sequence[str]):
+    """The registered rulesets' names, as they are now (a plugin may add one later)."""
+
+    def __getitem__(self, i):
+        return tuple(RULESETS)[i]
+
+    def __len__(self) -> int:
+        return len(RULESETS)
+
+    def __repr__(self) -> str:
+        return repr(tuple(RULESETS))
+
+
+RULESET_NAMES: Sequence[str] = _Names()
+
+
+def ruleset_kind(name: str) -> RulesetKind:
+    """The registry's entry for ``name``; ``ConfigError`` if none."""
+    if name not in RULESETS:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group="maw.rulesets"):
+            ep.load()  # (a plugin registers its rulesets as it is loaded)
+    kind = RULESETS.get(name)
+    if kind is None:
+        raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESETS)}")
+    return kind
 
 
 def _coerce(key: str, value: Any) -> Any:
@@ -292,54 +341,33 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
         ConfigError: unknown name, option or value.
     """
     variant = options.pop("variant", None)
-    if name == "maw":
-        if variant:
-            raise ConfigError("ruleset 'maw' has no variants")
-        base = _MAW
-    elif name.startswith("aiwolf-") and name[7:].isdigit() and int(name[7:]) in _AIWOLF_ROLES:
-        n = int(name[7:])
-        variant = str(variant or "nlp")
-        if variant not in _AIWOLF_VARIANTS:
-            raise ConfigError(
-                f"unknown AIWolf variant {variant!r}; known: {', '.join(_AIWOLF_VARIANTS)}")
-        base = Ruleset(
-            name=name, flow=Flow.AIWOLF, roles=_AIWOLF_ROLES[n], min_players=n, max_players=n,
-            first_day=0, win=WinCondition.PARITY, variant=variant,
-            **_AIWOLF_VARIANTS[variant],
-        )
-    elif name == "werewolf-12":
-        if variant:
-            raise ConfigError("ruleset 'werewolf-12' has no variants: its options are "
-                              + ", ".join(_W12_ONLY) + ", win")
-        base = _W12
-    else:
-        raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESET_NAMES)}")
+    kind = ruleset_kind(name)
+    if kind.variants:
+        variant = str(variant or kind.variants[0])
+        if variant not in kind.variants:
+            raise ConfigError(f"unknown variant {variant!r} of ruleset {name!r}; known: "
+                              f"{', '.join(kind.variants)}")
+    elif variant:
+        raise ConfigError(f"ruleset {name!r} has no variants"
+                          + (f": its options are {', '.join(kind.own)}" if kind.own else ""))
+    base = kind.base(str(variant or ""))
     changes = {("deal" if key == "roles" else key): _coerce(key, value)
                for key, value in options.items()}
-    aiwolf_only = [k for k in ("talk_mode", "base_length", "mention_length") if k in changes]
-    if base.flow is not Flow.AIWOLF and aiwolf_only:
-        raise ConfigError(f"{', '.join(aiwolf_only)} is an option of the aiwolf-* rulesets")
+    for other in RULESETS.values():
+        theirs = [k for k in options if k in other.own and k not in kind.own]
+        if theirs:
+            raise ConfigError(f"ruleset {name!r} takes no {', '.join(theirs)}: "
+                              f"{'it is an option' if len(theirs) == 1 else 'options'} of "
+                              f"{other.family}")
     if changes.get("attack_tie") is TiePolicy.RUNOFF:
         raise ConfigError("ruleset option attack_tie: runoff is for the day's vote (tie=runoff);"
                           " a tied attack vote may be none, random or revote")
     if changes.get("base_length", 0) < 0 or changes.get("mention_length", 0) < 0:
         raise ConfigError("ruleset options base_length and mention_length: at least 0")
-    if base.flow is not Flow.WEREWOLF and any(k in changes for k in _W12_ONLY):
-        raise ConfigError(f"{', '.join(k for k in changes if k in _W12_ONLY)} is an option "
-                          "of the werewolf-12 ruleset")
-    if "role_set" in changes:
-        role_set = str(changes["role_set"]).upper()
-        if role_set not in _W12_ROLES:
-            raise ConfigError(f"bad value {changes['role_set']!r} for ruleset option "
-                              "'role_set' (A: a Guard, B: a Village Idiot)")
-        changes.update(role_set=role_set, roles=_W12_ROLES[role_set])
-    if base.flow is not Flow.MAW and any(k in changes for k in _MAW_ONLY):
-        raise ConfigError(f"ruleset {name!r} deals fixed roles: "
-                          f"{', '.join(k for k in options if k in ('seer', 'roles', 'whisper'))}"
-                          " is an "
-                          "option of the maw ruleset")
     if changes.get("seer", 0) < 0:
         raise ConfigError("ruleset option seer: at least 0")
+    if kind.adjust is not None:
+        kind.adjust(changes)
     return replace(base, **changes) if changes else base
 
 

@@ -51,8 +51,17 @@ from maw.engine.events import (
     VoteCast,
 )
 from maw.engine.flows import AiwolfFlow
-from maw.engine.rulesets import Flow, Ruleset
+from maw.engine.rulesets import (
+    Flow,
+    Ruleset,
+    TiePolicy,
+    WinCondition,
+    register_ruleset,
+    role_counts,
+)
 from maw.engine.state import Death, GameState, Phase, Result
+from maw.engine.table import clockwise, neighbours, round_from
+from maw.errors import ConfigError
 
 NOBODY = r.NOBODY
 # the steps this flow runs itself: their actions are its own
@@ -148,7 +157,7 @@ class WerewolfFlow(AiwolfFlow):
             talk = (Chat(me, Room.VILLAGE), Over(me, Room.VILLAGE)) if mine else ()
             return (*talk, *self.extra(state, s))
         if phase is Phase.ORDER:
-            return tuple(First(me, names[t]) for t in self.neighbours(state, s)) \
+            return tuple(First(me, names[t]) for t in neighbours(state, s)) \
                 if s == state.sheriff else ()
         if phase is Phase.CANDIDACY:
             return () if s in state.ran else (Run(me),)
@@ -253,20 +262,6 @@ class WerewolfFlow(AiwolfFlow):
 
     # ------------------------------------------------------------ the day's talk
 
-    def neighbours(self, state: GameState, s: int) -> list[int]:
-        """The living players to the left (next in seat order) and right of seat ``s``."""
-        n, alive = len(state.names), state.alive
-        left = next((t for k in range(1, n) if alive[t := (s + k) % n]), s)
-        right = next((t for k in range(1, n) if alive[t := (s - k) % n]), s)
-        return sorted({left, right} - {s})
-
-    def round_from(self, state: GameState, first: int, step: int, last: int) -> tuple[int, ...]:
-        """The living, round the table from ``first`` by ``step``, ``last`` at the end."""
-        n = len(state.names)
-        seats = [(first + step * k) % n for k in range(n)]
-        order = [t for t in seats if state.alive[t] and t != last]
-        return (*order, last) if last != NOBODY and state.alive[last] else tuple(order)
-
     def day_in_turns(self, state: GameState, sheriff: int, first: int,
                      events: list[Event]) -> GameState:
         """The day opens with its speaking order: from ``first`` round the table (away
@@ -274,20 +269,14 @@ class WerewolfFlow(AiwolfFlow):
         last death."""
         n = len(state.names)
         if sheriff != NOBODY:
-            step = 1 if self._clockwise(state, sheriff, first) else -1
-            order = self.round_from(state, first, step, sheriff)
+            step = 1 if clockwise(state, sheriff, first) else -1
+            order = round_from(state, first, step, sheriff)
         else:
             after = state.deaths[-1].seat + 1 if state.deaths else 0
-            order = self.round_from(state, after % n, 1, NOBODY)
+            order = round_from(state, after % n, 1, NOBODY)
         state = r.enter(state, state.day, Phase.DAY, events)
         events.append(SpeakingOrder(state.day, tuple(state.names[i] for i in order)))
         return state._replace(order=order, turn=0)
-
-    @staticmethod
-    def _clockwise(state: GameState, s: int, t: int) -> bool:
-        """Is ``t`` the first living seat after ``s`` in seat order?"""
-        n = len(state.names)
-        return next(x for k in range(1, n) if state.alive[x := (s + k) % n]) == t
 
     def talked(self, state: GameState, s: int, events: list[Event]) -> GameState:
         """A speech of the day (or an Over): the next speaker's turn, or, everyone done,
@@ -311,7 +300,7 @@ class WerewolfFlow(AiwolfFlow):
             return r.enter(state, day, Phase.DAY, events)
         state = state._replace(day=day, order=(), turn=0)
         if state.sheriff != NOBODY and state.alive[state.sheriff] and \
-                self.neighbours(state, state.sheriff):
+                neighbours(state, state.sheriff):
             return self.open(state, Phase.ORDER, events)
         return self.day_in_turns(state, NOBODY, NOBODY, events)
 
@@ -356,7 +345,7 @@ class WerewolfFlow(AiwolfFlow):
             return self.next_step(state._replace(speakers=()), events)
         if phase is Phase.ORDER:  # the timer: from the sheriff's left (the next seat)
             h = state.sheriff
-            left = next(t for t in self.neighbours(state, h) if self._clockwise(state, h, t))
+            left = next(t for t in neighbours(state, h) if clockwise(state, h, t))
             return self.day_in_turns(state, h, left, events)
         if phase is Phase.CANDIDACY:
             if not state.running or not self.electors(state):
@@ -476,3 +465,28 @@ def _may_act(state: GameState, s: int) -> bool:
         if any(ok(state, s, t) for t in range(len(state.names))):
             return True
     return False
+
+
+
+# AutoWerewolf's table: 4 Werewolves, 4 Villagers, a Seer, a Witch, a Hunter, and a Guard
+# (role set A) or a Village Idiot (B); ``role_set`` deals its roles
+ROLE_SETS = {"A": role_counts(ww=4, vil=4, seer=1, witch=1, hunter=1, guard=1),
+             "B": role_counts(ww=4, vil=4, seer=1, witch=1, hunter=1, idiot=1)}
+
+
+def _role_set(changes: dict) -> None:
+    if (role_set := str(changes.get("role_set", "A")).upper()) not in ROLE_SETS:
+        raise ConfigError(f"bad value {changes['role_set']!r} for ruleset option "
+                          "'role_set' (A: a Guard, B: a Village Idiot)")
+    if "role_set" in changes:
+        changes.update(role_set=role_set, roles=ROLE_SETS[role_set])
+
+
+register_ruleset(
+    Ruleset(name="werewolf-12", flow=Flow.WEREWOLF, roles=ROLE_SETS["A"], min_players=12,
+            max_players=12, first_day=0, tie=TiePolicy.RUNOFF, attack_tie=TiePolicy.RANDOM,
+            win=WinCondition.SIDE, self_knife=True, talks_per_day=3, whispers_per_day=None,
+            day0_talk=False, role_set="A", guard_repeat=False, sheriff=True,
+            self_explode=True, speaking_order=True),
+    own=("role_set", "witch_self_heal_n1", "guard_self_guard", "same_guard_same_save_kills",
+         "self_knife", "self_explode", "sheriff", "speaking_order"), adjust=_role_set)

@@ -34,7 +34,7 @@ def check(rules: Ruleset, players: int, aiwolf: int, rounds: int) -> None:
         raise MawError(f"--aiwolf must be between 0 and --players ({players})")
     if rounds != 1:
         raise MawError("AIWolf agents play one game a connection: --aiwolf with --rounds 1")
-    if rules.flow is not Flow.AIWOLF:
+    if rules.flow != Flow.AIWOLF:
         raise MawError(f"AIWolf agents play AIWolf's game: --ruleset aiwolf-5, aiwolf-9, "
                        f"aiwolf-13 or aiwolf-15, not {rules.name}")
     for role in rules.roles_for(players):

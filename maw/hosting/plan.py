@@ -167,7 +167,7 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             f"and nights of {night:.0f} s (a phase in which everyone is done ends then)")
     rules = r.rules
     talkers = any(talks(s) for s in seats)
-    if (talkers or r.humans) and rules.flow is Flow.MAW and \
+    if (talkers or r.humans) and rules.flow == Flow.MAW and \
             rules.votes_open is VotesOpen.START and "votes_open" not in parse_options(
                 r.rule_options):
         rules = replace(rules, votes_open=VotesOpen.TALK)
