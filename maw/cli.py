@@ -443,6 +443,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from maw.tournament.charts import plot
+    from maw.tournament.page import write_html
     from maw.tournament.report import Report
 
     report = Report(Path(args.db))
@@ -451,10 +453,10 @@ def cmd_report(args: argparse.Namespace) -> int:
         for path in report.write_csv(Path(args.csv)):
             print(f"wrote {path}")
     if args.plots:
-        for path in report.plot(Path(args.plots)):
+        for path in plot(report, Path(args.plots)):
             print(f"wrote {path}")
     if args.html:
-        print(f"wrote {report.html(Path(args.html))}")
+        print(f"wrote {write_html(report, Path(args.html))}")
     return 0
 
 

@@ -104,10 +104,12 @@ def test_the_html_report_holds_every_table_and_lays_out_in_a_browser(tmp_path, b
 
     from test_web import LAYOUT, at_size
 
+    from maw.tournament.page import write_html
+
     games = [("village" if i % 3 else "werewolves",
               {"Ann": "village", "Bob": "village", "Cid": "werewolves"}) for i in range(9)]
     report = tournament(tmp_path / "h.db", games)
-    page = report.html(tmp_path / "report.html")
+    page = write_html(report, tmp_path / "report.html")
     text = page.read_text()
     for sec in report.sections():
         assert f"<h2>{html_lib.escape(sec.title)}</h2>" in text

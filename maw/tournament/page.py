@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from maw.errors import MawError
+from maw.tournament.charts import plot
 
 if TYPE_CHECKING:
     from maw.tournament.report import Report
@@ -59,7 +60,7 @@ def write_html(report: Report, path: Path) -> Path:
     charts = []
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            for png in report.plot(Path(tmp)):
+            for png in plot(report, Path(tmp)):
                 charts.append((png.stem.replace("_", " "),
                                base64.b64encode(png.read_bytes()).decode()))
     except MawError:  # no matplotlib: the page has the tables only, and says so

@@ -390,12 +390,6 @@ class Report:
         for line in self.notes():
             console.print(line)
 
-    def html(self, path: Path) -> Path:
-        """One HTML page: the tables, the notes and the charts (``maw.tournament.page``)."""
-        from maw.tournament.page import write_html
-
-        return write_html(self, path)
-
     def write_csv(self, folder: Path) -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
         written = []
@@ -442,9 +436,3 @@ class Report:
             w.writerows(cur)
         written.append(path)
         return written
-
-    def plot(self, folder: Path) -> list[Path]:
-        """The charts as PNG files in ``folder`` (``maw.tournament.charts``)."""
-        from maw.tournament.charts import plot
-
-        return plot(self, folder)
