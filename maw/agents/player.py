@@ -18,19 +18,17 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from typing import Any
 
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, OneShotBehaviour, State
 from spade.message import Message
 
 from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types, receive
-from maw.agents.toolkit import Awaiting, Changes, Deadline
+from maw.agents.knowledge import Knowledge
+from maw.agents.toolkit import Awaiting
 from maw.errors import LobbyError
 from maw.protocol import heard as h
 from maw.protocol import messages as m
-from maw.protocol import render
 from maw.protocol.convert import compact_options
-from maw.protocol.heard import Heard, View
 
 
 def fsm_types() -> tuple[str, ...]:
@@ -48,7 +46,7 @@ NEWS_TYPES = ("assign_role", "kill", "phase_change", "end_game", "scores", *OBSE
 GM_GRACE = 30.0  # seconds a GameMaster that bounces may take to come back (reconnecting)
 
 
-class PlayerAgent(MawAgent):
+class PlayerAgent(MawAgent, Knowledge):
     def __init__(self, jid: str, password: str, player_interface: str, gamemaster: str,
                  rooms: dict[str, str], game_log: GameLog, port: int = 5222,
                  reply_seconds: float = 30.0, join_seconds: float = 60.0,
@@ -60,70 +58,16 @@ class PlayerAgent(MawAgent):
         self.game_log = game_log
         self.reply_seconds = reply_seconds
         self.join_seconds = join_seconds  # how long to keep knocking at a lobby not up yet
-        self.push_news = push_news  # send each line to the interface at once (a person)
         # a taken name: ask the interface for another (a person), or give up (an AI
         # player's interface would give the same name again, forever)
         self.rename = rename
-        self.news: list[Heard] = []
+        Knowledge.__init__(self, push_news)
         self.stash: list = []  # FSM messages an earlier state received for a later one
-        self.news_ready = asyncio.Event()
-        self.seat_name: str | None = None
         self.token: str | None = None
-        self.role: str | None = None
-        self.pack: list[str] = []
-        self.status = "alive"
-        self.round = 0
-        self.view: View | None = None
-        self.options: list[m.Option] = []
         self.logged_options: dict[str, list[str]] | None = None  # (in its last input record)
-        self.deadline = Deadline()  # the current phase's end
-        self.unread: list[Heard] = []
-        self.seen: dict[str, int] = {}  # room -> next chat index
-        self.changes = Changes()  # grows whenever something new arrives
         self.questions: Awaiting[str] = Awaiting()  # asked, not yet answered
-        self.round_over = False
-        self.final = False
-        self.results: list[m.EndGame] = []
-        self.last_note: Heard | None = None
-        self.stamp = ""
-        self.roles: list[str] = []  # the role of each round
-        self.announced = 0  # the last round whose start the player noted
         self.gm_gone = False
         self.welcomed = 0.0  # when the GameMaster last said "joined" (time.monotonic())
-        self.on_line: Callable[[str], None] | None = None
-
-    @property
-    def version(self) -> int:
-        return self.changes.version
-
-    def poke(self) -> None:
-        self.changes.poke()
-
-    def begin_round(self, number: int) -> bool:
-        """Start round ``number`` if it is new. The start of a round reaches the player by
-        several behaviours (start_game, assign_role, phase_change), in any order: whichever
-        comes first starts it, and nothing of the last round survives."""
-        if number <= self.round:
-            return False
-        self.round, self.round_over, self.status = number, False, "alive"
-        self.options, self.seen, self.view, self.last_note = [], {}, None, None
-        self.stamp = ""
-        self.role, self.pack = None, []
-        return True
-
-    def note(self, record: Heard) -> None:
-        """Something the player learnt: for its interface's next get_input, and for
-        ``on_line`` (a terminal, a test) at once, in words."""
-        self.unread.append(record)
-        if self.on_line is not None:
-            self.on_line(render.heard(record))
-        if self.push_news:
-            self.news.append(record)
-            self.news_ready.set()
-
-    def hear(self, record: Heard) -> None:
-        self.note(record)
-        self.poke()
 
     async def rejoin(self, within: float) -> bool:
         """After a reconnection: knock at the GameMaster again with the same name (it
@@ -198,18 +142,6 @@ class PlayerAgent(MawAgent):
             self.add_behaviour(Relay())
         self.add_catch_all(taken + NEWS_TYPES)
 
-    def seconds_left(self) -> float:
-        return self.deadline.left()
-
-    def next_state(self) -> str:
-        if self.round_over:
-            return "Lobby"
-        if self.status == "dead" and not self.options:  # (a Hunter who died may shoot)
-            return "Dead"
-        # options without a view: the round has begun, its first phase is yet to come
-        return "Awake" if self.options and self.view else "Asleep"
-
-
 # ---------------------------------------------------------------- what the player hears
 
 
@@ -225,116 +157,8 @@ class News(Guarded):
         # joined, only with their proof: they are its authorities)
         if bare(msg.sender) not in (agent.gamemaster, *agent.rooms.values()):
             return
-        take = TAKE.get(type(body))
-        if take is not None:
-            take(agent, body)
+        if agent.take(body):
             agent.poke()
-
-
-def _start(agent: PlayerAgent, body: m.StartGame) -> None:
-    """A round starts (the FSM's Lobby state waits for it too)."""
-    agent.begin_round(body.round)
-    if body.round == agent.round and agent.announced < body.round:
-        agent.announced = body.round
-        agent.note(h.RoundBegan(round=body.round, rounds=body.rounds,
-                                players=list(body.players)))
-
-
-def _role(agent: PlayerAgent, body: m.AssignRole) -> None:
-    """The role for this round; the player is alive again."""
-    agent.begin_round(body.round)
-    if body.round != agent.round:
-        return  # a late message of an earlier round
-    agent.role, agent.pack, agent.status = body.role, list(body.pack), "alive"
-    agent.roles.append(body.role)
-    agent.note(h.RoleDealt(role=body.role, pack=list(body.pack)))
-
-
-def _kill(agent: PlayerAgent, body: m.Kill) -> None:
-    agent.status = "dead"
-    agent.options = []
-    agent.note(h.Died(day=body.day, cause=body.cause))
-
-
-def _phase(agent: PlayerAgent, body: m.PhaseChange) -> None:
-    agent.begin_round(body.round)
-    if body.round != agent.round:
-        return  # a late message of an earlier round
-    agent.view, agent.options, agent.stamp = body.view, list(body.options), body.stamp
-    agent.deadline.set(body.seconds)
-    votes = "" if body.view.votes_open else "closed"
-    last = agent.last_note
-    if votes == "" and isinstance(last, h.PhaseBegan) and last.votes == "closed" and \
-            (last.day, last.phase, last.vote_round) == (body.day, body.new_phase,
-                                                        body.vote_round):
-        votes = "opened"
-    note = h.PhaseBegan(day=body.day, phase=body.new_phase, vote_round=body.vote_round,
-                        votes=votes)
-    if note != agent.last_note:
-        agent.last_note = note
-        agent.note(note)
-
-
-def _end(agent: PlayerAgent, body: m.EndGame) -> None:
-    agent.results.append(body)
-    agent.note(h.GameEnded(winner=body.winning_team, reason=body.reason,
-                           roles=dict(body.roles), points=dict(body.points)))
-
-
-def _scores(agent: PlayerAgent, body: m.Scores) -> None:
-    if body.round < agent.round:
-        return  # the next round has already begun
-    agent.round_over = True
-    agent.final = body.final
-    agent.options = []
-
-
-def _said(agent: PlayerAgent, body: m.NewMessages) -> None:
-    seen = agent.seen.get(body.room_name, 0)
-    for line in body.messages:
-        if line.announcement is not None:  # (the GameMaster told it already)
-            seen = max(seen, line.index + 1)
-            continue
-        if line.index >= seen:
-            agent.note(h.Said(room=body.room_name, speaker=line.speaker, text=line.text,
-                              day=line.day))
-            seen = line.index + 1
-    agent.seen[body.room_name] = seen
-
-
-def _opened(agent: PlayerAgent, body: m.AnnounceOpen) -> None:
-    agent.note(h.RoomOpened(room=body.room_name, players=list(body.players)))
-
-
-def _vote(agent: PlayerAgent, body: m.VoteCast) -> None:
-    # keep the view's current votes fresh: a decider that does not see its own vote
-    # keeps switching between its two best choices
-    if agent.view is not None and agent.view.day == body.day:
-        agent.view = agent.view.with_vote(body.voter, body.target)
-    agent.note(h.VoteHeard(day=body.day, vote=body.kind, voter=body.voter,
-                           target=body.target))
-
-
-def _result(agent: PlayerAgent, body: m.VoteResult) -> None:
-    agent.note(h.ResultHeard(day=body.day, status=body.status, target=body.target,
-                             tied=list(body.tied), reason=body.reason, by=body.by,
-                             order=list(body.order)))
-
-
-def _whispered(agent: PlayerAgent, body: m.PrivateLine) -> None:
-    agent.note(h.WhisperHeard(speaker=body.speaker, to=agent.seat_name or "you",
-                              text=body.text, day=body.day))
-
-
-def _reveal(agent: PlayerAgent, body: m.Reveal) -> None:
-    agent.note(h.Revealed(day=body.day, what=body.kind, target=body.target, value=body.value))
-
-
-TAKE: dict[type, Callable[[PlayerAgent, Any], None]] = {
-    m.StartGame: _start, m.AssignRole: _role, m.Kill: _kill, m.PhaseChange: _phase,
-    m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
-    m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal, m.PrivateLine: _whispered,
-}
 
 
 class Relay(CyclicBehaviour):

@@ -1,0 +1,72 @@
+"""A player's knowledge of its game (``maw.agents.knowledge``), fed the GameMaster's and the
+rooms' messages themselves, with no XMPP server: rounds start on whichever message comes
+first and keep nothing of the last, late messages of an old round change nothing, chat
+lines are noted once each, and a vote heard keeps the view's tally fresh."""
+
+from __future__ import annotations
+
+import random
+
+from maw import engine
+from maw.agents.knowledge import Knowledge
+from maw.protocol import convert
+from maw.protocol import heard as h
+from maw.protocol import messages as m
+
+NAMES = list("ABCDEF")
+
+
+def phase(k: int = 1, *, day: int = 1, seat: str = "A", seed: int = 1) -> m.PhaseChange:
+    state = engine.new_game(engine.ruleset("maw"), NAMES, random.Random(seed))
+    legal = engine.legal_actions(state, seat)
+    return m.PhaseChange(round=k, day=day, new_phase="day", seconds=30,
+                         view=convert.view_dict(engine.view(state, seat)),
+                         options=convert.options(legal), stamp=f"r{k}d{day}")
+
+
+def test_a_round_starts_on_its_first_message_and_keeps_nothing_of_the_last():
+    k = Knowledge()
+    # round 1: the phase comes before the role (either order reaches a player)
+    k.take(phase(1))
+    k.take(m.AssignRole(round=1, role="Werewolf", pack=["A", "B"]))
+    assert (k.round, k.role, k.pack, k.status) == (1, "Werewolf", ["A", "B"], "alive")
+    assert k.next_state() == "Awake" and k.stamp == "r1d1"
+    k.take(m.Kill(day=1, cause="executed"))
+    assert k.status == "dead" and k.options == [] and k.next_state() == "Dead"
+    k.take(m.Scores(round=1, rounds=2, leaderboard=[("A", 1)]))
+    assert k.round_over and k.next_state() == "Lobby"
+    # round 2 starts on its role: alive again, no role or view of round 1 left
+    k.take(m.AssignRole(round=2, role="Villager"))
+    assert (k.round, k.role, k.pack, k.status, k.view) == (2, "Villager", [], "alive", None)
+    assert not k.round_over and k.next_state() == "Asleep"
+    # a late phase of round 1 changes nothing
+    k.take(phase(1, day=3))
+    assert k.view is None and k.stamp == ""
+    assert k.roles == ["Werewolf", "Villager"]
+    kinds = [type(x).__name__ for x in k.unread]
+    assert kinds == ["PhaseBegan", "RoleDealt", "Died", "RoleDealt"], kinds
+
+
+def test_each_chat_line_is_noted_once_and_a_vote_heard_updates_the_view():
+    k = Knowledge()
+    k.take(phase(1))
+    lines = [m.ChatLine(index=i, speaker="B", text=f"line {i}", day=1) for i in range(3)]
+    k.take(m.NewMessages(room_name="Village", messages=lines[:2], next=2))
+    k.take(m.NewMessages(room_name="Village", messages=lines, next=3))  # (again, and one more)
+    said = [x.text for x in k.unread if isinstance(x, h.Said)]
+    assert said == ["line 0", "line 1", "line 2"]
+    assert k.view is not None and not k.view.votes.get("C")
+    k.take(m.VoteCast(day=1, voter="C", target="D", kind="execute"))
+    assert k.view.votes.get("C") == "D"
+    assert isinstance(k.unread[-1], h.VoteHeard)
+
+
+def test_a_person_s_terminal_hears_each_line_at_once_in_words():
+    printed: list[str] = []
+    k = Knowledge(push_news=True)
+    k.on_line = printed.append
+    k.take(m.StartGame(total_players=6, players=NAMES, round=1))
+    k.take(m.StartGame(total_players=6, players=NAMES, round=1))  # (noted once)
+    assert len(printed) == 1 and "A" in printed[0]
+    assert k.news == k.unread and k.news_ready.is_set()
+    assert k.take(m.JoinLobby(player_name="A")) is False  # (not news: nothing learnt)
