@@ -41,13 +41,14 @@ def add_tournament(sub) -> None:
                 "tournament (default: a fresh random seed, printed; --resume takes the "
                 "database's)")
     p.add_argument("--parallel", type=int, default=1, metavar="K",
-                   help="games at a time on this machine (0 with --remote: none)")
-    p.add_argument("--remote", default=None, metavar="NAME",
+                   help="games at a time on this machine (0 with --tournament: none)")
+    # (not --remote, which is maw game's number of seats for players who join)
+    p.add_argument("--tournament", default=None, metavar="NAME",
                    help="also hand games to the maw worker processes that join the "
                         "tournament NAME through the --xmpp server (on other machines: "
                         "one they reach, such as ejabberd)")
     p.add_argument("--token", default=None,
-                   help="the secret --remote workers join with (default: "
+                   help="the secret --tournament workers join with (default: "
                         "$MAW_TOURNAMENT_TOKEN, else a fresh one, printed)")
     p.add_argument("--resume", action="store_true",
                    help="go on with the games --out does not hold yet")
@@ -79,13 +80,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         from maw.web.server import parse_address
 
         parse_address(args.web)  # a bad address fails before any game
-    if args.games < 1 or args.parallel < (0 if args.remote else 1):
-        raise MawError("--games must be at least 1, and --parallel too (0 with --remote: "
-                       "only joining workers play)")
-    if args.remote:
+    if args.games < 1 or args.parallel < (0 if args.tournament else 1):
+        raise MawError("--games must be at least 1, and --parallel too (0 with "
+                       "--tournament: only joining workers play)")
+    if args.tournament:
         from maw.tournament.remote import desk_jid
 
-        desk_jid(args.remote, "localhost")  # a bad name fails before any game
+        desk_jid(args.tournament, "localhost")  # a bad name fails before any game
     from maw.policies import stand_ins
 
     if args.substitute not in (None, *stand_ins()):
@@ -113,7 +114,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         todo = plan.games - len(done)
         print(f"maw tournament: {plan.games} games of {plan.players} players "
               f"({len(done)} already in {out}, {todo} to play), {args.parallel} at a time"
-              + (" here, and on the workers that join" if args.remote else "") + ", "
+              + (" here, and on the workers that join" if args.tournament else "") + ", "
               f"ruleset {plan.ruleset}, seed {plan.seed}"
               + (f", models: {', '.join(models)}" if models else ""), flush=True)
         failed = asyncio.run(_tournament(plan, roster_path, results, args, todo))
@@ -155,7 +156,7 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
             print(f"[{count}/{todo}] {line}", flush=True)
 
     desk = None
-    if args.remote:
+    if args.tournament:
         import secrets
 
         from maw.hosting.xmpp import parse_address
@@ -163,11 +164,11 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
 
         address = parse_address(args.xmpp)
         token = args.token or os.environ.get("MAW_TOURNAMENT_TOKEN") or secrets.token_hex(8)
-        desk = Desk(args.remote, address.domain, token, address.port)
+        desk = Desk(args.tournament, address.domain, token, address.port)
         where = "HOST:PORT" if address.embedded else f"{address.host}:{address.port}"
         say = progress.console.print if progress else print
         say(f"maw tournament: workers join with: maw worker --xmpp {where} "
-            f"--tournament {args.remote}"
+            f"--tournament {args.tournament}"
             + ("" if args.token or os.environ.get("MAW_TOURNAMENT_TOKEN") else
                f" --token {token}"))
 
@@ -199,11 +200,11 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
 
 def add_worker(sub) -> None:
     p = command(sub, "worker", "play a tournament's games on this machine "
-                               "(maw tournament --remote NAME hands them out)")
+                               "(maw tournament --tournament NAME hands them out)")
     add_xmpp(p, "the XMPP server the tournament plays on (ejabberd)", default=None,
              required=True, metavar="HOST:PORT")
     p.add_argument("--tournament", required=True, metavar="NAME",
-                   help="the NAME of maw tournament --remote NAME")
+                   help="the NAME of maw tournament --tournament NAME")
     p.add_argument("--token", default=None,
                    help="the tournament's secret (default: $MAW_TOURNAMENT_TOKEN)")
     add_log_dir(p, "logs/worker", "where this machine keeps the logs of the games it plays")
@@ -221,8 +222,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
     desk_jid(args.tournament, "localhost")  # a bad name fails before connecting
     token = args.token or os.environ.get("MAW_TOURNAMENT_TOKEN")
     if not token:
-        raise MawError("maw worker needs the tournament's --token (maw tournament --remote "
-                       "prints it), or $MAW_TOURNAMENT_TOKEN")
+        raise MawError("maw worker needs the tournament's --token (maw tournament "
+                       "--tournament prints it), or $MAW_TOURNAMENT_TOKEN")
     played = asyncio.run(work(args.xmpp, args.tournament, token, Path(args.log_dir),
                               args.wait))
     print(f"maw worker: the tournament is over; {played} game(s) played here")
