@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from maw.cli.options import add_games, add_seed, command, roster_seat
+from maw.cli.options import add_games, add_seed, check_decider, command, roster_seat
 from maw.errors import MawError
 
 
@@ -53,12 +53,7 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
         asyncio.run(check_backends([seat]))
     else:
         policy = args.policy or "rule"
-        if policy not in ("rule", "random") and not policy.startswith("learned:"):
-            raise MawError(f"unknown --policy {policy!r}: rule, random or learned:FILE (an "
-                           "LLM or hybrid player comes from a --roster with --seat)")
-        from maw.policies import check_decider
-
-        check_decider(policy, "--policy")
+        check_decider(policy, "--policy", talks=False)
         seat = Seat(args.name, policy)
 
     def new_decider(game: int, me: str):

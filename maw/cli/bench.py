@@ -11,6 +11,7 @@ from maw.cli.options import (
     add_players,
     add_ruleset,
     add_seed,
+    check_decider,
     command,
     progress_bar,
     roster_seat,
@@ -43,7 +44,6 @@ def add_bench(sub) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from maw.policies import check_decider
     from maw.tournament.bench import bench, seat_policy, thinks
 
     rules = rules_of(args)

@@ -10,6 +10,7 @@ command (its default, its help).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from maw.errors import MawError
@@ -158,3 +159,38 @@ def roster_seat(args: argparse.Namespace, who: str):
         raise MawError(f"--roster needs --seat NAME: {who}")
     path = roster_path(args.roster)
     return seats_from_roster(pick_seats(load_roster(path), args.seat, path), 1)[0]
+
+
+def check_decider(name: str, flag: str, *, model: bool = False, stand_in: bool = False,
+                  talks: bool = True) -> None:
+    """The one check of a decider named on the command line (``flag``), against the
+    registry (``maw.policies.base``): MAW must know ``name`` and make it without a model,
+    its file read if it takes one (``model``: or seat it with the default model, if it
+    needs one). ``stand_in``: it must take over a gone player's seat (``--substitute``);
+    ``talks=False``: it must not speak in words (a player who does comes from a roster)."""
+    from maw.errors import ConfigError
+    from maw.policies import DECIDERS, decider_kind, stand_ins
+    from maw.policies import check_decider as plays_without_model
+
+    try:
+        kind = decider_kind(name)  # (a plugin's deciders are loaded for a name not known)
+    except ConfigError:
+        kind = None
+    if stand_in:
+        if kind is None or not kind.stand_in or kind.name != name:
+            raise MawError(f"unknown {flag} {name!r}: {either(stand_ins())}")
+        return
+    if not talks and (kind is None or kind.talks):
+        quiet = [f"{k.name}:{k.argument}" if k.argument else k.name
+                 for k in sorted(DECIDERS.values(), key=lambda k: k.name)
+                 if not k.talks and (k.make is not None or k.with_argument is not None)]
+        raise MawError(f"unknown {flag} {name!r}: {either(quiet)} (an LLM or hybrid player "
+                       "comes from a --roster with --seat)")
+    if model and kind is not None and kind.needs_model:
+        return  # (seated with the default model, as a roster's seat without [llm] is)
+    plays_without_model(name, flag)
+
+
+def either(names: Sequence[str]) -> str:
+    """"a, b or c"."""
+    return " or ".join(filter(None, (", ".join(names[:-1]), *names[-1:])))

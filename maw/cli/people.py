@@ -15,6 +15,7 @@ from maw.cli.options import (
     add_seed,
     add_timeout,
     add_xmpp,
+    check_decider,
     command,
 )
 from maw.errors import MawError
@@ -55,11 +56,10 @@ def cmd_player(args: argparse.Namespace) -> int:
     from maw.hosting.players import run_player
     from maw.hosting.seats import Seat
     from maw.hosting.xmpp import lobby_jid, parse_address
-    from maw.policies import decider_kind
 
     address = parse_address(args.xmpp)
     lobby_jid(args.lobby)
-    decider_kind(args.decider)  # (an unknown one: a ConfigError naming those known)
+    check_decider(args.decider, "--decider", model=True)
     seats = [Seat(name, args.decider) for name in names]
     if args.roster:  # the seat of that name in a roster: its decider, model and persona
         from maw.hosting.game import check_backends, seats_from_roster

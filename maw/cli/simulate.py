@@ -11,6 +11,7 @@ from maw.cli.options import (
     add_players,
     add_ruleset,
     add_seed,
+    check_decider,
     command,
     fresh_seed,
     rules_of,
@@ -50,8 +51,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         def progress(done: int) -> None:
             if done % step == 0 or done == args.games:
                 print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
-
-    from maw.policies import check_decider
 
     for flag in ("policy", "village", "werewolves"):
         name = getattr(args, flag)

@@ -19,6 +19,7 @@ from maw.cli.options import (
     add_web,
     add_web_spectator,
     add_xmpp,
+    check_decider,
     command,
     fresh_seed,
     progress_bar,
@@ -87,11 +88,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         from maw.tournament.remote import desk_jid
 
         desk_jid(args.tournament, "localhost")  # a bad name fails before any game
-    from maw.policies import stand_ins
-
-    if args.substitute not in (None, *stand_ins()):
-        raise MawError(f"unknown --substitute {args.substitute!r}: "
-                       f"{' or '.join(stand_ins())}")
+    if args.substitute is not None:
+        check_decider(args.substitute, "--substitute", stand_in=True)
     from maw.hosting.roster import roster_path as find_roster
 
     roster_path = find_roster(args.roster).resolve()

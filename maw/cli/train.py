@@ -10,6 +10,7 @@ from maw.cli.options import (
     add_players,
     add_ruleset,
     add_seed,
+    check_decider,
     command,
     progress_bar,
     rules_of,
@@ -42,7 +43,6 @@ def cmd_train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from maw.env.train import train
-    from maw.policies import check_decider
 
     if args.games < 1:
         raise MawError("--games must be at least 1")
