@@ -14,8 +14,8 @@
     └── LobbyError                a player that cannot join or stay in a game (refused,
                                   no lobby, no name)
 
-Only ``maw.cli`` turns these into exit codes and sentences for a person; an error from
-elsewhere is translated ``from`` its cause where it crosses into MAW.
+Only the ``maw`` command (``maw.cli.main``) turns these into exit codes and sentences for a
+person; an error from elsewhere is translated ``from`` its cause where it crosses into MAW.
 """
 
 from __future__ import annotations

@@ -247,7 +247,7 @@ def test_concurrent_games_on_one_server_never_cross_talk(tmp_path):
 
 def test_workers_on_other_machines_join_through_ejabberd_and_a_dead_ones_game_is_rerun(
         tmp_path, ejabberd):
-    """`maw tournament --remote NAME` hands its games to the `maw worker` processes that
+    """`maw tournament --tournament NAME` hands its games to the `maw worker` processes that
     join through ejabberd (none of its own here): a worker SIGKILLed mid-game has that
     game played by another, every game is in the database once, and a worker without the
     tournament's token is never taken."""
@@ -262,7 +262,7 @@ def test_workers_on_other_machines_join_through_ejabberd_and_a_dead_ones_game_is
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=env)
 
-    runner = subprocess.Popen(tournament(db, logs, 5, "--xmpp", xmpp, "--remote", name,
+    runner = subprocess.Popen(tournament(db, logs, 5, "--xmpp", xmpp, "--tournament", name,
                                          "--parallel", "0"),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env)

@@ -1,5 +1,5 @@
 """Tournament workers on other machines: ``maw worker --xmpp HOST:PORT --tournament NAME``
-joins the tournament ``maw tournament --remote NAME`` runs, through the XMPP server its
+joins the tournament ``maw tournament --tournament NAME`` runs, through the XMPP server its
 games are played on (ejabberd is the deployment).
 
 The coordinator (``maw tournament``) logs in as the tournament's desk,
@@ -211,7 +211,7 @@ async def work(xmpp: str, name: str, token: str, log_dir: Path, wait: float = 60
         while not station.welcomed.is_set():
             if time.monotonic() > end:
                 raise MawError(f"no tournament {name!r} took this worker at {xmpp} in "
-                               f"{wait:.0f} s (is maw tournament --remote {name} running, "
+                               f"{wait:.0f} s (is maw tournament --tournament {name} running, "
                                "with this token?)")
             await station.tell(desk, {"type": "ready", "host": socket.gethostname(),
                                       "pid": os.getpid()})

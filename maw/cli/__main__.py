@@ -1,0 +1,7 @@
+"""``python -m maw.cli``, as ``maw``."""
+
+import sys
+
+from maw.cli import main
+
+sys.exit(main())

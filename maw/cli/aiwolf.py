@@ -1,0 +1,69 @@
+"""``maw aiwolf-client``: one of MAW's players in AIWolf games (an aiwolf-nlp-server's, or
+``maw game --aiwolf``'s)."""
+
+from __future__ import annotations
+
+import argparse
+
+from maw.cli.options import add_games, add_seed, check_decider, command, roster_seat
+from maw.errors import MawError
+
+
+def add_aiwolf_client(sub) -> None:
+    p = command(sub, "aiwolf-client", "one of MAW's players in AIWolf games (an aiwolf-nlp-"
+                "server, or maw game --aiwolf)")
+    p.add_argument("--url", required=True, metavar="URL",
+                   help="the server's WebSocket, e.g. ws://127.0.0.1:8080/ws")
+    p.add_argument("--name", required=True,
+                   help="the agent's name (its team: the name without trailing digits)")
+    p.add_argument("--policy", default=None,
+                   help="rule or random (default: rule)")
+    p.add_argument("--roster", default=None, metavar="TOML",
+                   help="play a roster's seat (an LLM or hybrid player): give --seat")
+    p.add_argument("--seat", default=None, metavar="NAME",
+                   help="with --roster: the roster player who plays")
+    add_games(p, 1, "games to play, connecting again after each")
+    add_seed(p, "seeds the player's own choices", default=0)
+    p.add_argument("--token", default=None,
+                   help="a server's access token (sent as Authorization: Bearer)")
+    p.add_argument("--connect-seconds", type=float, default=60.0, metavar="SECONDS",
+                   help="keep trying this long to reach a server that is not up yet")
+    p.set_defaults(func=cmd_aiwolf_client)
+
+
+def cmd_aiwolf_client(args: argparse.Namespace) -> int:
+    import asyncio
+    import dataclasses
+
+    from maw.aiwolf.client import Player, check_url, play
+    from maw.hosting.seats import Seat, deciders
+
+    check_url(args.url)
+    if not args.name.strip():
+        raise MawError("--name: give the agent's name (its team is the name without "
+                       "trailing digits)")
+    if args.games < 1:
+        raise MawError("--games must be at least 1")
+    if args.roster and args.policy:
+        raise MawError("give --policy or --roster (with --seat), not both")
+    if args.roster:
+        from maw.hosting.game import check_backends
+
+        seat = roster_seat(args, "the roster player who plays")
+        asyncio.run(check_backends([seat]))
+    else:
+        policy = args.policy or "rule"
+        check_decider(policy, "--policy", talks=False)
+        seat = Seat(args.name, policy)
+
+    def new_decider(game: int, me: str):
+        # (its in-game name is the server's: a profile name, not the agent's own)
+        return deciders(dataclasses.replace(seat, name=me), args.seed)(game)
+
+    def say(line: str) -> None:
+        print(f"{args.name} | {line}", flush=True)
+
+    played = play(args.url, Player(args.name, new_decider, say), args.games, args.token,
+                  args.connect_seconds)
+    print(f"maw aiwolf-client: {played} game(s) played", flush=True)
+    return 0

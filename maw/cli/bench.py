@@ -1,0 +1,97 @@
+"""``maw bench``: rate one seat against MAW's frozen pool of reference agents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from maw.cli.options import (
+    add_games,
+    add_players,
+    add_ruleset,
+    add_seed,
+    check_decider,
+    command,
+    progress_bar,
+    roster_seat,
+    rules_of,
+)
+from maw.errors import MawError
+
+
+def add_bench(sub) -> None:
+    p = command(sub, "bench", "rate one seat against MAW's frozen pool of reference agents")
+    p.add_argument("--roster", default=None, metavar="TOML",
+                   help="the roster the candidate comes from: give --seat")
+    p.add_argument("--seat", default=None, metavar="NAME",
+                   help="the roster player to rate")
+    p.add_argument("--policy", default=None,
+                   help="rate a decider instead of a roster seat: rule, random, hybrid "
+                        "or learned:FILE")
+    add_players(p, "players in each game (default: the ruleset's fewest)", default=None)
+    add_games(p, 200, "games the candidate plays, half on each side")
+    add_seed(p, "the schedule's first seed (the same seed, the same figures)", default=1)
+    p.add_argument("--pool", default="random,rule,hybrid,learned",  # (bench.POOL)
+                   help="the reference agents, comma-separated (default: %(default)s; "
+                        "add llm for the LLM player on the embedded model, whose games "
+                        "take the model's time)")
+    p.add_argument("--calibration", type=int, default=1000, metavar="N",
+                   help="pool-only games that fix the pool's ratings")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_ruleset(p)
+    p.set_defaults(func=cmd_bench)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from maw.tournament.bench import bench, seat_policy, thinks
+
+    rules = rules_of(args)
+    players = args.players or rules.min_players
+    rules.roles_for(players)
+    if bool(args.roster) == bool(args.policy):
+        raise MawError("give --roster with --seat (a roster's player), or --policy DECIDER")
+    if args.roster:
+        seat = roster_seat(args, "the roster player to rate")
+        candidate, label = seat_policy(seat), f"{seat.name} ({seat.decider})"
+        if thinks(candidate):
+            import asyncio
+
+            from maw.hosting.seats import check_backends
+
+            asyncio.run(check_backends([seat]))  # (a model that cannot answer fails now)
+        else:
+            check_decider(seat.decider, "--seat")
+    else:
+        candidate = label = args.policy
+        check_decider(args.policy, "--policy")
+    pool = tuple(a.strip() for a in args.pool.split(",") if a.strip())
+    if args.json or not sys.stderr.isatty():
+        result = bench(rules, players, candidate, args.games, args.seed, pool,
+                       args.calibration, label=label)
+    else:
+        bar = progress_bar()
+        task = bar.add_task("bench", total=args.games)
+        with bar:
+            result = bench(rules, players, candidate, args.games, args.seed, pool,
+                           args.calibration, label=label,
+                           progress=lambda done: bar.update(task, completed=done))
+    if args.json:
+        print(json.dumps({**result.as_dict(), "label": label}))
+        return 0
+    print(f"maw bench: {label} on {rules.name}, {players} players: {args.games} games from "
+          f"seed {args.seed}, against {', '.join(pool)} ({args.calibration} pool games fix "
+          "the pool's ratings)")
+    print(f"{'side':<11} {'games':>5} {'wins':>5} {'win rate (95%)':>21} "
+          f"{'rating':>14} {'ordinal':>8}")
+    for name, side in result.sides.items():
+        d = side.as_dict()
+        low, high = d["interval"]
+        rate = f"{100 * d['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"
+        print(f"{name:<11} {side.games:>5} {side.wins:>5} {rate:>21} "
+              f"{side.mu:>7.2f} ± {2 * side.sigma:4.2f} {d['ordinal']:>8.2f}")
+    for name, rated in result.frozen.items():
+        pool_line = ", ".join(f"{a} {mu:.2f}" for a, (mu, _) in
+                              sorted(rated.items(), key=lambda kv: -kv[1][0]))
+        print(f"pool as {name}: {pool_line}")
+    return 0

@@ -1,0 +1,259 @@
+"""``maw game``: host a game over XMPP and watch it; what it prints once it is over."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from maw.cli.options import (
+    GAME_EARLY_END,
+    add_lobby,
+    add_log_dir,
+    add_players,
+    add_ruleset,
+    add_seed,
+    add_substitute,
+    add_timeout,
+    add_web,
+    add_web_spectator,
+    add_xmpp,
+    command,
+    fresh_seed,
+    rules_of,
+)
+from maw.errors import MawError
+
+
+def add_game(sub) -> None:
+    from maw.hosting.defaults import (
+        HUMAN_DAY,
+        HUMAN_NIGHT,
+        LLM_DAY,
+        LLM_NIGHT,
+        RULE_DAY,
+        RULE_NIGHT,
+    )
+
+    p = command(sub, "game", "host a game over XMPP with AI players (and people) and watch it")
+    add_players(p, "players at the table")
+    add_seed(p)
+    p.add_argument("--rounds", type=int, default=1,
+                   help="games played in a row by the same players (roles dealt anew)")
+    p.add_argument("--day-seconds", type=float, default=None, metavar="SECONDS",
+                   help=f"length of a day (default: {RULE_DAY:.0f}; {LLM_DAY:.0f} when an "
+                        f"LLM plays; {HUMAN_DAY:.0f} when a person does)")
+    p.add_argument("--night-seconds", type=float, default=None, metavar="SECONDS",
+                   help=f"length of a night (default: {RULE_NIGHT:.0f}; {LLM_NIGHT:.0f} "
+                        f"when an LLM plays; {HUMAN_NIGHT:.0f} when a person does)")
+    add_xmpp(p, "embedded (SPADE's server in this process; embedded:PORT for another port "
+                "than 5222) or HOST:PORT of a running server", default="embedded")
+    add_log_dir(p, "logs", "where the JSONL game log goes")
+    p.add_argument("--policy", default=None,
+                   help="every AI player is rule or random (instead of a roster)")
+    p.add_argument("--roster", default=None, metavar="TOML",
+                   help="who plays: agents/*.toml, or local, ollama, hybrid, rule (LLM, "
+                        "hybrid, rule and random seats) (default: with no --policy either, "
+                        "Ollama if it answers, else the embedded model if installed, else "
+                        "rule players)")
+    add_timeout(p)
+    p.add_argument("--quiet", action="store_true", help="print only the summary")
+    p.add_argument("--show-roles", action="store_true",
+                   help="print the secret events too (roles, the wolves' Hideout, attacks, "
+                        "divinations); without it the transcript shows what every player "
+                        "sees, so a person at the table may watch it")
+    p.add_argument("--remote", type=int, default=0, metavar="N",
+                   help="seats left for AI players joining from other processes (maw player)")
+    p.add_argument("--seats", default=None, metavar="A,B,...",
+                   help="the roster players who play, in this order (default: the first "
+                        "--players of the roster)")
+    p.add_argument("--humans", type=int, default=0, metavar="H",
+                   help="seats for people, who join from a terminal (maw play) or the "
+                        "browser (with --web)")
+    add_lobby(p, "the lobby's name, which those who join give")
+    p.add_argument("--lobby-seconds", type=float, default=300.0, metavar="SECONDS",
+                   help="how long the lobby waits for the players who join")
+    p.add_argument("--early-end", action=argparse.BooleanOptionalAction, default=None,
+                   help=GAME_EARLY_END)
+    add_web(p, "serve a web page of the game, live, then to replay, until Ctrl-C (on "
+               "127.0.0.1 unless HOST)")
+    add_web_spectator(p)
+    add_substitute(p)
+    p.add_argument("--replay-llm", default=None, metavar="LOG",
+                   help="play LOG's game again, its seed, rules, timers and seats from the "
+                        "log, every model answered from the log (no model runs)")
+    p.add_argument("--replay-unpaced", action="store_true",
+                   help="with --replay-llm: answer at once, not when the recorded model did")
+    p.add_argument("--aiwolf", type=int, default=0, metavar="K",
+                   help="seats for AIWolf contest agents (aiwolf-* rulesets), who join "
+                        "over aiwolf-nlp-server's WebSocket protocol at "
+                        "ws://HOST:PORT/ws; the first K to connect play")
+    p.add_argument("--aiwolf-port", default="8080", metavar="[HOST:]PORT",
+                   help="where AIWolf agents connect (127.0.0.1 unless HOST)")
+    p.add_argument("--aiwolf-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="how long an AIWolf agent may take to answer a request (the "
+                        "server's timeout.action; 5 s more are accepted, then its NAME is "
+                        "asked for, as aiwolf-nlp-server does)")
+    p.add_argument("--aiwolf-errors", choices=("abort", "play-on"), default="abort",
+                   help="abort: end the game, nobody winning, once as many AIWolf agents are "
+                        "in error as end an aiwolf-nlp-server game (1 of 5 or 9, 2 of 13, "
+                        "3 of 15); play-on: their seats do nothing and the game goes on")
+    add_ruleset(p)
+    p.set_defaults(func=cmd_game)
+
+
+def cmd_game(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.hosting.game import run_game
+    from maw.hosting.plan import GameRequest, plan_game
+    from maw.records.transcript import record_line
+
+    rules = rules_of(args)
+    if args.web:
+        from maw.web.server import parse_address
+
+        parse_address(args.web)  # a bad address fails before the game is set up
+    if args.replay_llm:
+        if args.seed is not None:
+            raise MawError("--replay-llm plays the logged game's own seed: no --seed")
+        from maw.hosting.plan import replay_plan
+
+        if args.roster or args.policy or args.humans or args.remote:
+            raise MawError("--replay-llm plays the logged game's own seats: no --roster, "
+                           "--policy, --humans or --remote")
+        plan = replay_plan(Path(args.replay_llm), args.xmpp, Path(args.log_dir),
+                           pace=not args.replay_unpaced)
+    else:
+        request = GameRequest(
+            players=args.players, rules=rules, seed=fresh_seed(args.seed), rounds=args.rounds,
+            day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
+            remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
+            seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
+            log_dir=Path(args.log_dir), rule_options=tuple(args.rule),
+            early_end=args.early_end, substitute=args.substitute, aiwolf=args.aiwolf)
+        plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
+    config, seats, address, joining, lobby = (plan.config, plan.seats, plan.address,
+                                              plan.joining, plan.lobby)
+    rules = config.rules
+    if args.aiwolf:
+        from maw.hosting.aiwolf import check
+        from maw.web.server import parse_address as parse_web
+
+        if args.replay_llm:
+            raise MawError("--replay-llm plays the logged game's own seats: no --aiwolf")
+        check(rules, config.players, args.aiwolf, config.rounds)
+        aiwolf_at = parse_web(args.aiwolf_port, "--aiwolf-port")
+        if args.aiwolf_timeout <= 0:
+            raise MawError("--aiwolf-timeout must be positive")
+
+    def show(record: dict) -> None:
+        text = record_line(record, args.show_roles)
+        if text and not args.quiet:
+            print(text, flush=True)
+
+    kinds = ", ".join(f"{sum(s.decider == k for s in seats)} {k}"
+                      for k in dict.fromkeys(s.decider for s in seats))
+    print(f"maw game: {config.players} players ({kinds or 'no AI'}, {joining} joining), "
+          f"ruleset {rules.name}, seed {config.seed}, XMPP {address}"
+          + (f", models answered from {args.replay_llm}" if args.replay_llm else ""),
+          flush=True)
+    if lobby:
+        where = f"{address.host}:{address.port}"
+        how = f"--xmpp {where}" + (f" --lobby {lobby}" if lobby != "main" else "")
+        print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {joining} player(s)",
+              flush=True)
+        from maw.hosting.invoked import maw_command  # (as the user must type it)
+        if args.humans:
+            print(f"  a person joins, in another terminal, with:  {maw_command()} play "
+                  f"--name NAME {how}" + ("  (or opens a seat link below)" if args.web else ""),
+                  flush=True)
+        if args.remote:
+            print(f"  an AI player joins with:  {maw_command()} player --name NAME {how}",
+                  flush=True)
+
+    def game(watch=None):
+        def both(record: dict) -> None:
+            show(record)
+            if watch is not None:
+                watch(record)
+
+        # (--quiet with no page: nothing reads the records as they come)
+        watching = both if watch is not None or not args.quiet else None
+
+        def run(seated, on_gm=None):
+            return run_game(config, seated, address, timeout=args.timeout,
+                            remote=joining, lobby=lobby, watch=watching,
+                            say=lambda line: print(f"maw game: {line}", file=sys.stderr,
+                                                   flush=True), on_gm=on_gm)
+        if not args.aiwolf:
+            return run(seats)
+        from maw.aiwolf.link import Limits
+        from maw.hosting.aiwolf import with_aiwolf
+
+        return with_aiwolf(run, seats, args.aiwolf, *aiwolf_at,
+                           Limits(action=args.aiwolf_timeout), args.lobby_seconds,
+                           say=lambda line: print(line, flush=True),
+                           day_seconds=config.day_seconds, seed=config.seed,
+                           players=config.players, abort=args.aiwolf_errors == "abort")
+
+    if args.web:
+        from maw.web.host import watched
+
+        try:
+            asyncio.run(watched(game, args.web, args.web_spectator,
+                                title=f"{rules.name}, {config.players} players, seed "
+                                      f"{config.seed}", archive=Path(args.log_dir),
+                                say=lambda line: print(line, flush=True),
+                                seats=args.humans, address=address, lobby=lobby,
+                                after=lambda result: summary(args, result)))
+        except KeyboardInterrupt:  # (the page stays up after the game until Ctrl-C)
+            print("maw game: the web page is closed", flush=True)
+        return 0
+    summary(args, asyncio.run(game()))
+    return 0
+
+
+def summary(args: argparse.Namespace, result) -> None:
+    """What ``maw game`` prints once the game is over."""
+    from pathlib import Path
+
+    print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
+          f"(agents started in {result.startup_seconds:.2f} s)")
+    for i, out in enumerate(result.outcomes, 1):
+        winner = out.winner.value if out.winner else "nobody (draw)"
+        print(f"  round {i}: {winner} won on day {out.day} ({out.termination.value})")
+    print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
+    if result.absent:
+        print(f"  absent (never acted, or left): {', '.join(result.absent)}")
+    if result.multicasts:
+        print(f"  messages: {result.messages} to their recipients, of which "
+              f"{result.multicasts} stanzas the server fanned out (XEP-0033)")
+    if result.llm:
+        print(f"  LLM: {sum(u['calls'] for u in result.llm.values())} calls, "
+              f"{sum(u['tokens'] for u in result.llm.values())} tokens")
+        for name, u in result.llm.items():
+            why = ", ".join(f"{k} {n}" for k, n in sorted(u.get("why", {}).items()))
+            gated = (f"; {u['gated']} line(s) the gate refused ({why}), said by rule"
+                     if u.get("gated") else "")
+            print(f"    {name}: {u['calls']} calls, {u['tokens']} tokens, {u['seconds']} s; "
+                  f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback"
+                  f"{gated}")
+    for a in result.aiwolf:
+        lat = (f"median {a['median'] * 1000:.0f} ms, p95 {a['p95'] * 1000:.0f} ms"
+               if a["median"] is not None else "no answer")
+        print(f"  AIWolf {a['seat']} ({a['name']}, team {a['team']}): {a['requests']} "
+              f"requests, {a['failed']} failed, {lat}"
+              + (f"; in error: {a['error']}" if a["error"] else ""))
+    if result.time_split:
+        from maw.records.accounting import describe
+
+        print(f"  time: {describe(result.time_split)}")
+    if args.replay_llm:
+        from maw.llm.recorded import recording
+
+        r = recording(Path(args.replay_llm))
+        print(f"  replay: {r.answered} of the {r.total} recorded answers given; "
+              f"{r.missed} request(s) not in the recording (cancelled in the recorded "
+              "game too, or where the replay strayed)")
+    print(f"  log: {result.log_path}", flush=True)

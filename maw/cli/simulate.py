@@ -1,0 +1,79 @@
+"""``maw simulate``: many games on the rules engine alone (no XMPP)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from maw.cli.options import (
+    add_games,
+    add_players,
+    add_ruleset,
+    add_seed,
+    check_decider,
+    command,
+    fresh_seed,
+    rules_of,
+)
+from maw.errors import MawError
+
+
+def add_simulate(sub) -> None:
+    p = command(sub, "simulate", "play many games on the rules engine alone (no XMPP)")
+    add_games(p, 1000, "how many games")
+    add_players(p)
+    p.add_argument("--policy", default="random",
+                   help="every player's decider: random, rule or hybrid (its strategy, "
+                        "template talk)")
+    p.add_argument("--village", default=None, metavar="POLICY",
+                   help="the village side's decider (default: --policy)")
+    p.add_argument("--werewolves", default=None, metavar="POLICY",
+                   help="the werewolf side's decider, the Possessed too (default: --policy)")
+    add_seed(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_ruleset(p)
+    p.set_defaults(func=cmd_simulate)
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from maw.simulate import simulate
+
+    rules = rules_of(args)
+    args.seed = fresh_seed(args.seed)
+    rules.roles_for(args.players)  # a wrong size fails before any work
+    if args.games < 1:
+        raise MawError("--games must be at least 1")
+    progress = None
+    if not args.json and sys.stderr.isatty():
+        step = max(1, args.games // 100)
+
+        def progress(done: int) -> None:
+            if done % step == 0 or done == args.games:
+                print(f"\r{done}/{args.games} games", end="", file=sys.stderr, flush=True)
+
+    for flag in ("policy", "village", "werewolves"):
+        name = getattr(args, flag)
+        if name is not None:
+            check_decider(name, f"--{flag}")
+    summary = simulate(rules, args.players, args.policy, args.games, args.seed, progress,
+                       village=args.village, werewolves=args.werewolves)
+    if progress is not None:
+        print(file=sys.stderr)
+    result = {**summary.as_dict(), "seed": args.seed}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    g = summary.games
+    print(f"ruleset {rules.name}{'/' + rules.variant if rules.variant else ''}, "
+          f"{args.players} players, village {args.village or args.policy}, werewolves "
+          f"{args.werewolves or args.policy}, seed {args.seed}")
+    print(f"games            {g}")
+    print(f"village wins     {summary.village_wins} ({100 * summary.village_wins / g:.1f}%)")
+    print(f"werewolf wins    {summary.werewolf_wins} ({100 * summary.werewolf_wins / g:.1f}%)")
+    if summary.draws:
+        print(f"draws            {summary.draws}")
+    print(f"mean days        {result['mean_days']}")
+    print(f"ms per game      {result['ms_per_game']}")
+    print(f"invalid actions  {summary.invalid_actions}")
+    return 0

@@ -1,0 +1,255 @@
+"""Many games unattended: ``maw tournament`` (here, and on the ``maw worker`` processes
+that join it) and ``maw report`` (its leaderboard and statistics)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from maw.cli.options import (
+    EARLY_END,
+    add_games,
+    add_log_dir,
+    add_players,
+    add_ruleset,
+    add_seed,
+    add_substitute,
+    add_timeout,
+    add_web,
+    add_web_spectator,
+    add_xmpp,
+    check_decider,
+    command,
+    fresh_seed,
+    progress_bar,
+    rules_of,
+)
+from maw.errors import MawError
+
+
+def add_tournament(sub) -> None:
+    from maw.hosting.defaults import RULE_DAY, RULE_NIGHT
+
+    p = command(sub, "tournament", "play many games unattended; results to SQLite")
+    p.add_argument("--roster", required=True, metavar="TOML",
+                   help="who may play: agents/*.toml, or local, ollama, hybrid, rule")
+    add_games(p, 20, "how many games to play")
+    add_players(p)
+    p.add_argument("--out", default="results.db", metavar="DB",
+                   help="the SQLite results database")
+    add_seed(p, "decides the seats, the roles and every game; the same seed plays the same "
+                "tournament (default: a fresh random seed, printed; --resume takes the "
+                "database's)")
+    p.add_argument("--parallel", type=int, default=1, metavar="K",
+                   help="games at a time on this machine (0 with --tournament: none)")
+    # (not --remote, which is maw game's number of seats for players who join)
+    p.add_argument("--tournament", default=None, metavar="NAME",
+                   help="also hand games to the maw worker processes that join the "
+                        "tournament NAME through the --xmpp server (on other machines: "
+                        "one they reach, such as ejabberd)")
+    p.add_argument("--token", default=None,
+                   help="the secret --tournament workers join with (default: "
+                        "$MAW_TOURNAMENT_TOKEN, else a fresh one, printed)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the games --out does not hold yet")
+    add_xmpp(p, "embedded (one server in this process) or HOST:PORT", default="embedded")
+    p.add_argument("--day-seconds", type=float, default=RULE_DAY, metavar="SECONDS",
+                   help="length of a day")
+    p.add_argument("--night-seconds", type=float, default=RULE_NIGHT, metavar="SECONDS",
+                   help="length of a night")
+    add_log_dir(p, "logs/tournament", "where each game's JSONL log goes")
+    add_timeout(p)
+    p.add_argument("--early-end", action="store_true", help=EARLY_END)
+    add_substitute(p)
+    add_web(p, "serve a web page: the game started last, live, and the standings")
+    add_web_spectator(p)
+    add_ruleset(p)
+    p.set_defaults(func=cmd_tournament)
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.hosting.roster import load_roster
+    from maw.tournament.runner import Plan, Results, resume_plan, roster_sha, schedule
+
+    rules = rules_of(args)
+    rules.roles_for(args.players)
+    if args.web:
+        from maw.web.server import parse_address
+
+        parse_address(args.web)  # a bad address fails before any game
+    if args.games < 1 or args.parallel < (0 if args.tournament else 1):
+        raise MawError("--games must be at least 1, and --parallel too (0 with "
+                       "--tournament: only joining workers play)")
+    if args.tournament:
+        from maw.tournament.remote import desk_jid
+
+        desk_jid(args.tournament, "localhost")  # a bad name fails before any game
+    if args.substitute is not None:
+        check_decider(args.substitute, "--substitute", stand_in=True)
+    from maw.hosting.roster import roster_path as find_roster
+
+    roster_path = find_roster(args.roster).resolve()
+    roster = load_roster(roster_path)
+    out = Path(args.out)
+    results = Results(out)
+    try:
+        seed = args.seed
+        if seed is None:  # --resume goes on with the database's seed
+            stored = results.plan() if args.resume else None
+            seed = stored.seed if stored is not None else fresh_seed(None)
+        plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
+                    args.ruleset, tuple(args.rule), seed, args.day_seconds,
+                    args.night_seconds, args.early_end, args.substitute)
+        schedule(roster, plan)  # too few players in the roster fails now
+        plan, done = resume_plan(results, plan, args.resume)
+        from maw.hosting.game import check_backends, seats_from_roster
+
+        models = asyncio.run(check_backends(seats_from_roster(roster, len(roster.player))))
+        todo = plan.games - len(done)
+        print(f"maw tournament: {plan.games} games of {plan.players} players "
+              f"({len(done)} already in {out}, {todo} to play), {args.parallel} at a time"
+              + (" here, and on the workers that join" if args.tournament else "") + ", "
+              f"ruleset {plan.ruleset}, seed {plan.seed}"
+              + (f", models: {', '.join(models)}" if models else ""), flush=True)
+        failed = asyncio.run(_tournament(plan, roster_path, results, args, todo))
+    finally:
+        results.close()
+    print(f"maw tournament: results in {out}; see them with: maw report {out}")
+    if failed:
+        raise MawError(f"{failed} game(s) failed (see above); --resume plays them again")
+    return 0
+
+
+async def _tournament(plan, roster_path, results, args, todo: int) -> int:
+    from pathlib import Path
+
+    from maw.tournament.runner import run_tournament
+
+    failed = 0
+    if sys.stderr.isatty():
+        progress = progress_bar()
+    else:
+        progress = None
+    task = progress.add_task("games", total=todo) if progress else None
+    count = 0
+
+    def on_done(f) -> None:
+        nonlocal failed, count
+        count += 1
+        leader = results.leader()
+        lead = f"leader {leader[0]} ({leader[1]} points)" if leader else ""
+        if not f.ok:
+            failed += 1
+        line = (f"game {f.spec.index}: " + ("done" if f.ok else f"FAILED: {f.error}")
+                + f" in {f.wall:.1f} s; {lead}")
+        if progress is not None and task is not None:
+            progress.update(task, advance=1, description=f"games, {lead}")
+            if not f.ok:
+                progress.console.print(line)
+        else:
+            print(f"[{count}/{todo}] {line}", flush=True)
+
+    desk = None
+    if args.tournament:
+        import secrets
+
+        from maw.hosting.xmpp import parse_address
+        from maw.tournament.remote import Desk
+
+        address = parse_address(args.xmpp)
+        token = args.token or os.environ.get("MAW_TOURNAMENT_TOKEN") or secrets.token_hex(8)
+        desk = Desk(args.tournament, address.domain, token, address.port)
+        where = "HOST:PORT" if address.embedded else f"{address.host}:{address.port}"
+        say = progress.console.print if progress else print
+        say(f"maw tournament: workers join with: maw worker --xmpp {where} "
+            f"--tournament {args.tournament}"
+            + ("" if args.token or os.environ.get("MAW_TOURNAMENT_TOKEN") else
+               f" --token {token}"))
+
+    def joined(worker) -> None:
+        line = f"maw tournament: worker {worker} joined"
+        (progress.console.print if progress else print)(line)
+
+    def run(watch=None):
+        return run_tournament(plan, roster_path, results, xmpp=args.xmpp,
+                              parallel=args.parallel, log_dir=Path(args.log_dir),
+                              timeout=args.timeout, on_done=on_done, watch=watch,
+                              desk=desk, on_join=joined)
+
+    if progress is not None:
+        progress.start()
+    try:
+        if args.web:
+            from maw.web.host import watched_tournament
+
+            await watched_tournament(run, args.web, plan.games, results, Path(args.log_dir),
+                                     args.web_spectator,
+                                     say=progress.console.print if progress else print)
+        else:
+            await run()
+    finally:
+        if progress is not None:
+            progress.stop()
+    return failed
+
+def add_worker(sub) -> None:
+    p = command(sub, "worker", "play a tournament's games on this machine "
+                               "(maw tournament --tournament NAME hands them out)")
+    add_xmpp(p, "the XMPP server the tournament plays on (ejabberd)", default=None,
+             required=True, metavar="HOST:PORT")
+    p.add_argument("--tournament", required=True, metavar="NAME",
+                   help="the NAME of maw tournament --tournament NAME")
+    p.add_argument("--token", default=None,
+                   help="the tournament's secret (default: $MAW_TOURNAMENT_TOKEN)")
+    add_log_dir(p, "logs/worker", "where this machine keeps the logs of the games it plays")
+    p.add_argument("--wait", type=float, default=60.0, metavar="SECONDS",
+                   help="give up if the tournament has not taken this worker by then")
+    p.set_defaults(func=cmd_worker)
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import asyncio
+    from pathlib import Path
+
+    from maw.tournament.remote import desk_jid, work
+
+    desk_jid(args.tournament, "localhost")  # a bad name fails before connecting
+    token = args.token or os.environ.get("MAW_TOURNAMENT_TOKEN")
+    if not token:
+        raise MawError("maw worker needs the tournament's --token (maw tournament "
+                       "--tournament prints it), or $MAW_TOURNAMENT_TOKEN")
+    played = asyncio.run(work(args.xmpp, args.tournament, token, Path(args.log_dir),
+                              args.wait))
+    print(f"maw worker: the tournament is over; {played} game(s) played here")
+    return 0
+
+def add_report(sub) -> None:
+    p = command(sub, "report", "leaderboard and statistics of a tournament")
+    p.add_argument("db", metavar="DB", help="the results database of maw tournament (--out)")
+    p.add_argument("--csv", default=None, metavar="DIR", help="write the tables as CSV files")
+    p.add_argument("--plots", default=None, metavar="DIR", help="write PNG charts")
+    p.add_argument("--html", default=None, metavar="FILE",
+                   help="write one HTML page with the tables and the charts")
+    p.set_defaults(func=cmd_report)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from maw.tournament.report import Report
+
+    report = Report(Path(args.db))
+    report.print()
+    if args.csv:
+        for path in report.write_csv(Path(args.csv)):
+            print(f"wrote {path}")
+    if args.plots:
+        for path in report.plot(Path(args.plots)):
+            print(f"wrote {path}")
+    if args.html:
+        print(f"wrote {report.html(Path(args.html))}")
+    return 0
