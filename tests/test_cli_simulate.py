@@ -70,3 +70,14 @@ def test_a_policy_per_team_and_a_clear_error_for_an_unknown_one():
     code, out, err = run_cli("simulate", "--games", "3", "--werewolves", "clever")
     assert code != 0 and "unknown decider 'clever' for --werewolves" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name,size", [("aiwolf-5", 5), ("werewolf-12", 12), ("maw", 6)])
+def test_a_fixed_size_ruleset_plays_its_own_size_without_players(name, size, capsys):
+    """(``--ruleset aiwolf-5`` alone said "needs 5 players, got 6")"""
+    assert main(["simulate", "--ruleset", name, "--games", "3", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["games"] == 3 and out["invalid_actions"] == 0
+    again = main(["simulate", "--ruleset", name, "--players", str(size), "--games", "3",
+                  "--seed", "1", "--json"])
+    assert again == 0 and json.loads(capsys.readouterr().out)["digest"] == out["digest"]

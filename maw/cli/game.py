@@ -7,6 +7,7 @@ import sys
 
 from maw.cli.options import (
     GAME_EARLY_END,
+    SIZE,
     add_lobby,
     add_log_dir,
     add_players,
@@ -19,6 +20,7 @@ from maw.cli.options import (
     add_xmpp,
     command,
     fresh_seed,
+    players_for,
     rules_of,
 )
 from maw.errors import MawError
@@ -35,7 +37,7 @@ def add_game(sub) -> None:
     )
 
     p = command(sub, "game", "host a game over XMPP with AI players (and people) and watch it")
-    add_players(p, "players at the table")
+    add_players(p, SIZE, default=None)
     add_seed(p)
     p.add_argument("--rounds", type=int, default=1,
                    help="games played in a row by the same players (roles dealt anew)")
@@ -126,7 +128,8 @@ def cmd_game(args: argparse.Namespace) -> int:
                            pace=not args.replay_unpaced)
     else:
         request = GameRequest(
-            players=args.players, rules=rules, seed=fresh_seed(args.seed), rounds=args.rounds,
+            players=players_for(args, rules), rules=rules, seed=fresh_seed(args.seed),
+            rounds=args.rounds,
             day_seconds=args.day_seconds, night_seconds=args.night_seconds, xmpp=args.xmpp,
             remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
             seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,

@@ -64,6 +64,16 @@ def add_players(p: argparse.ArgumentParser, help: str = "players in each game",
     p.add_argument("--players", type=int, default=default, help=help)
 
 
+SIZE = "players at the table (default: 6, or the size of a fixed-size ruleset)"
+
+
+def players_for(args: argparse.Namespace, rules) -> int:
+    """``--players``, or the ruleset's own size (aiwolf-5 plays 5), or 6."""
+    if args.players is None:
+        args.players = rules.min_players if rules.min_players == rules.max_players else 6
+    return args.players
+
+
 def add_games(p: argparse.ArgumentParser, default: int, help: str) -> None:
     p.add_argument("--games", type=int, default=default, help=help)
 

@@ -7,6 +7,7 @@ import json
 import sys
 
 from maw.cli.options import (
+    SIZE,
     add_games,
     add_players,
     add_ruleset,
@@ -14,6 +15,7 @@ from maw.cli.options import (
     check_decider,
     command,
     fresh_seed,
+    players_for,
     rules_of,
 )
 from maw.errors import MawError
@@ -22,7 +24,7 @@ from maw.errors import MawError
 def add_simulate(sub) -> None:
     p = command(sub, "simulate", "play many games on the rules engine alone (no XMPP)")
     add_games(p, 1000, "how many games")
-    add_players(p)
+    add_players(p, SIZE, default=None)
     p.add_argument("--policy", default="random",
                    help="every player's decider: random, rule or hybrid (its strategy, "
                         "template talk)")
@@ -41,7 +43,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     rules = rules_of(args)
     args.seed = fresh_seed(args.seed)
-    rules.roles_for(args.players)  # a wrong size fails before any work
+    rules.roles_for(players_for(args, rules))  # a wrong size fails before any work
     if args.games < 1:
         raise MawError("--games must be at least 1")
     progress = None

@@ -9,6 +9,7 @@ import sys
 
 from maw.cli.options import (
     EARLY_END,
+    SIZE,
     add_games,
     add_log_dir,
     add_players,
@@ -22,6 +23,7 @@ from maw.cli.options import (
     check_decider,
     command,
     fresh_seed,
+    players_for,
     progress_bar,
     rules_of,
 )
@@ -35,7 +37,7 @@ def add_tournament(sub) -> None:
     p.add_argument("--roster", required=True, metavar="TOML",
                    help="who may play: agents/*.toml, or local, ollama, hybrid, rule")
     add_games(p, 20, "how many games to play")
-    add_players(p)
+    add_players(p, SIZE, default=None)
     p.add_argument("--out", default="results.db", metavar="DB",
                    help="the SQLite results database")
     add_seed(p, "decides the seats, the roles and every game; the same seed plays the same "
@@ -76,7 +78,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from maw.tournament.runner import Plan, Results, resume_plan, roster_sha, schedule
 
     rules = rules_of(args)
-    rules.roles_for(args.players)
+    rules.roles_for(players_for(args, rules))
     if args.web:
         from maw.web.server import parse_address
 
@@ -240,6 +242,8 @@ def add_report(sub) -> None:
 def cmd_report(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from maw.tournament.charts import plot
+    from maw.tournament.page import write_html
     from maw.tournament.report import Report
 
     report = Report(Path(args.db))
@@ -248,8 +252,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         for path in report.write_csv(Path(args.csv)):
             print(f"wrote {path}")
     if args.plots:
-        for path in report.plot(Path(args.plots)):
+        for path in plot(report, Path(args.plots)):
             print(f"wrote {path}")
     if args.html:
-        print(f"wrote {report.html(Path(args.html))}")
+        print(f"wrote {write_html(report, Path(args.html))}")
     return 0
