@@ -303,7 +303,7 @@ def test_export_refuses_what_is_not_an_aiwolf_game(tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     log = next(tmp_path.glob("game-*.jsonl"))
     for target, message in ((log, "a game of maw: an AIWolf log holds a game of an aiwolf-*"),
-                            (tmp_path / "none.jsonl", "cannot read")):
+                            (tmp_path / "none.jsonl", "no log at")):
         bad = subprocess.run(maw("export", "--aiwolf", str(target)), capture_output=True,
                              text=True, timeout=60)
         assert bad.returncode != 0 and message in bad.stderr and "Traceback" not in bad.stderr

@@ -289,7 +289,8 @@ STOPPING = """
 import asyncio, sys
 sys.path.insert(0, sys.argv[1])
 from hostile import RawClient
-from maw.hosting.xmpp import _LOST_PRESENCES, Address, EmbeddedServer, free_port
+from maw.hosting.pyjabber_fixes import LOST_PRESENCES
+from maw.hosting.xmpp import Address, EmbeddedServer, free_port
 
 async def main():
     server = EmbeddedServer(free_port())
@@ -303,8 +304,8 @@ async def main():
         await server.stop()
     mine = asyncio.current_task()
     left = [t for t in asyncio.all_tasks() if t is not mine and not t.done() and (
-        t in _LOST_PRESENCES or "pyjabber" in t.get_coro().cr_code.co_filename)]
-    print(len(clients), len(left), len(_LOST_PRESENCES))
+        t in LOST_PRESENCES or "pyjabber" in t.get_coro().cr_code.co_filename)]
+    print(len(clients), len(left), len(LOST_PRESENCES))
 
 asyncio.run(main())
 """

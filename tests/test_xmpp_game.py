@@ -552,7 +552,7 @@ async def test_the_embedded_server_hashes_passwords_with_rfc_7677s_least_rounds(
     from pyjabber.db.model import Model
     from sqlalchemy import select
 
-    from maw.hosting.xmpp import EMBEDDED_HASH_ITERATIONS
+    from maw.hosting.pyjabber_fixes import EMBEDDED_HASH_ITERATIONS
 
     config = GameConfig(early_end=True, players=5, rules=ruleset("maw", max_days=1), seed=4,
                         day_seconds=3, night_seconds=2, log_dir=tmp_path)

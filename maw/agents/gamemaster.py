@@ -27,13 +27,11 @@ from maw.agents.gamemaster_fsm import (
 from maw.agents.moderator import (  # noqa: F401 - the GameMaster's names, where they were
     ROOM_REPLIES,
     UNKNOWN,
-    GameConfig,
     Moderator,
-    Seat,
-    StandIn,
     share_host_key,
 )
 from maw.agents.referee import Referee, RoomReplies
+from maw.agents.seats import GameConfig, Seat, StandIn  # noqa: F401 - (as above)
 from maw.protocol import messages as m
 
 

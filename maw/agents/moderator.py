@@ -13,19 +13,17 @@ import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 
 from spade.behaviour import CyclicBehaviour
 
 from maw import engine
 from maw.agents.base import GameLog, MawAgent, bare
+from maw.agents.seats import STAND_IN_ACTIONS, GameConfig, Seat, StandIn
 from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.engine import events as ev
 from maw.engine.dayflow import flow_of
 from maw.engine.resolution import NOBODY
 from maw.errors import MawError
-from maw.policies.base import Decider
 from maw.protocol import convert
 from maw.protocol import messages as m
 from maw.protocol.heard import View
@@ -33,65 +31,6 @@ from maw.protocol.proof import new_key
 
 UNKNOWN = "unknown player or wrong token"
 ROOM_REPLIES = ("agree", "refuse")
-
-
-@dataclass
-class GameConfig:
-    """What a game is: size, rules, seed, rounds, timers, where logs go."""
-
-    players: int = 6
-    rules: engine.Ruleset = field(default_factory=lambda: engine.ruleset("maw"))
-    seed: int = 1
-    rounds: int = 1
-    day_seconds: float = 30.0
-    night_seconds: float = 15.0
-    lobby_seconds: float = 120.0
-    early_end: bool = False  # also end a phase once everyone who may act said "listen"
-    # a game with people: a day whose votes are open also ends once every living player
-    # has voted and each is done (idle since its news, or a person's /ready)
-    ready_end: bool = False
-    # a decider ("rule", "random") that takes over the seat of a player whose client is
-    # gone, from the next phase on (None: the seat stays empty, and is not waited for)
-    substitute: str | None = None
-    talk_share: float = 0.5  # votes_open=talk: the share of a day after which they open
-    log_dir: Path | None = None
-    # (low, high) seconds: a stand-in acts at a person's pace (people sit at the table)
-    pace: tuple[float, float] | None = None
-
-
-@dataclass
-class Seat:
-    name: str
-    jid: str
-    token: str
-    key: bytes = b""  # signs what the host sends this player (maw.protocol.proof)
-    acted: bool = False
-    gone: bool = False  # the server bounced a message to it: its client is offline
-    followed: bool = False  # the GameMaster asked to follow its presence
-
-
-STAND_IN_ACTIONS = 20  # the most a stand-in does in one phase (two would argue forever)
-
-
-@dataclass
-class StandIn:
-    """A decider playing a gone player's seat (``GameConfig.substitute``)."""
-
-    decider: Decider
-    since: str  # the phase it took over in (it acts from the next one)
-    acted: dict[str, int] = field(default_factory=dict)  # actions per phase
-    rng: random.Random = field(default_factory=random.Random)  # its pace's waits
-    paced: tuple = ()  # the phase of ``ready_at``
-    ready_at: float = 0.0  # time.monotonic() before which it does not act (the pace)
-
-    def ready(self, marker: tuple, pace: tuple[float, float] | None, now: float) -> bool:
-        """Whether the pace lets it act now (a wait at each phase and after each action,
-        as an AI player in a game with people)."""
-        if pace is None:
-            return True
-        if marker != self.paced:
-            self.paced, self.ready_at = marker, now + self.rng.uniform(*pace)
-        return now >= self.ready_at
 
 
 class Moderator(MawAgent):

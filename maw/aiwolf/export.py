@@ -10,30 +10,20 @@ one executed (or attacked), as the server logs it.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
 
 from maw.aiwolf.bridge import aiwolf_role
 from maw.errors import MawError
+from maw.records.log import read_log
 
 WINNERS = {"village": "VILLAGER", "werewolves": "WEREWOLF"}
 
 
 def read_records(path: Path) -> list[dict]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise MawError(f"cannot read {path}: {exc.strerror or exc}") from None
-    out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError:
-            raise MawError(f"{path}:{number}: not a MAW game log line") from None
-    return out
+    """The log's records as plain data, read by the one reader of game logs (which names
+    the line that is not a record)."""
+    return [r.model_dump(mode="json") for r in read_log(path)]
 
 
 def _clean(text: str) -> str:

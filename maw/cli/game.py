@@ -113,9 +113,9 @@ def cmd_game(args: argparse.Namespace) -> int:
 
     rules = rules_of(args)
     if args.web:
-        from maw.web.server import parse_address
+        from maw.web.server import web_address
 
-        parse_address(args.web)  # a bad address fails before the game is set up
+        web_address(args.web)  # a bad address fails before the game is set up
     if args.replay_llm:
         if args.seed is not None:
             raise MawError("--replay-llm plays the logged game's own seed: no --seed")
@@ -141,12 +141,12 @@ def cmd_game(args: argparse.Namespace) -> int:
     rules = config.rules
     if args.aiwolf:
         from maw.hosting.aiwolf import check
-        from maw.web.server import parse_address as parse_web
+        from maw.web.server import web_address
 
         if args.replay_llm:
             raise MawError("--replay-llm plays the logged game's own seats: no --aiwolf")
         check(rules, config.players, args.aiwolf, config.rounds)
-        aiwolf_at = parse_web(args.aiwolf_port, "--aiwolf-port")
+        aiwolf_at = web_address(args.aiwolf_port, "--aiwolf-port")
         if args.aiwolf_timeout <= 0:
             raise MawError("--aiwolf-timeout must be positive")
 

@@ -80,9 +80,9 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     rules = rules_of(args)
     rules.roles_for(players_for(args, rules))
     if args.web:
-        from maw.web.server import parse_address
+        from maw.web.server import web_address
 
-        parse_address(args.web)  # a bad address fails before any game
+        web_address(args.web)  # a bad address fails before any game
     if args.games < 1 or args.parallel < (0 if args.tournament else 1):
         raise MawError("--games must be at least 1, and --parallel too (0 with "
                        "--tournament: only joining workers play)")

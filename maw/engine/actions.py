@@ -311,9 +311,10 @@ def night_spec(ability: str) -> ActionSpec:
     return _SPEC_OF[_NIGHT[ability]]
 
 
-def targeted() -> tuple[type, ...]:
-    """The classes of the actions that name a target."""
-    return tuple(s.cls for s in _ACTIONS.values() if s.target)
+def targeted() -> dict[type, str]:
+    """The actions that name a target: class -> the table's name (read when asked: an
+    action registered later is one of them)."""
+    return {s.cls: name for name, s in _ACTIONS.items() if s.target}
 
 
 def action_name(action: Action) -> str:
@@ -329,8 +330,7 @@ for _spec in (
     ActionSpec("chat", Chat, None, False, True, frozenset({"day", "whisper", "night"}),
                "Chatted", "TEXT", "say TEXT in the open room", text=True),
     ActionSpec("vote", Vote, None, True, False, frozenset({"day", "vote", "election"}),
-               "VoteCast", "/vote NAME", "vote to execute NAME (again to change it), or for "
-               "a sheriff candidate"),
+               "VoteCast", "/vote NAME", "vote to execute NAME (again to change it)"),
     ActionSpec("unvote", Unvote, None, False, False, frozenset({"day"}), "VoteCast",
                "/unvote", "withdraw your vote",
                who=lambda rules, role, flow: flow.choices_change),

@@ -79,6 +79,17 @@ class Result(NamedTuple):
     species: str
 
 
+# the players' names where nobody chose them (a host's AI seats, the PettingZoo agents):
+# these twenty, then P20, P21...
+NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou",
+         "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom")
+
+
+def default_names(n: int) -> tuple[str, ...]:
+    """``n`` players' names where nobody chose them."""
+    return NAMES[:n] + tuple(f"P{i}" for i in range(len(NAMES), n))
+
+
 class GameState(NamedTuple):
     """Everything about a game at one moment. See the module docstring."""
 

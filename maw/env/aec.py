@@ -49,7 +49,7 @@ from maw.engine import (
 )
 from maw.engine.events import Chatted, Event, VotesRevealed
 from maw.engine.rules import actors
-from maw.engine.state import Phase
+from maw.engine.state import Phase, default_names
 from maw.env.rewards import Rewards
 from maw.env.spaces import Heard, Layout, observation_size, observe
 from maw.errors import ConfigError, IllegalActionError
@@ -59,13 +59,6 @@ from maw.llm.llm import LLM
 from maw.policies import claims
 from maw.policies.base import Decider, make_decider, max_chat
 from maw.protocol.render import event_text
-
-NAMES = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim", "Lou",
-         "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom")
-
-
-def _names(n: int) -> tuple[str, ...]:
-    return tuple(NAMES[:n]) if n <= len(NAMES) else tuple(f"P{i:02d}" for i in range(n))
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
@@ -93,7 +86,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.scheme = rewards or Rewards()
         self.rounds = rounds
         self.render_mode = render_mode
-        self.possible_agents = list(_names(n))
+        self.possible_agents = list(default_names(n))
         self.layout = Layout(tuple(self.possible_agents))
         self._action_space = spaces.Discrete(self.layout.size)
         size = observation_size(n, self.layout, beliefs)

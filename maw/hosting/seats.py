@@ -10,12 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from maw.engine.state import NAMES, default_names
 from maw.errors import MawError
 from maw.hosting.roster import LLMSpec, Roster
 from maw.policies import Decider, ModelSeat, decider_kind, make_decider
 
-DEFAULT_NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jon", "Kim",
-                 "Lou", "Max", "Ned", "Oli", "Pam", "Quinn", "Ray", "Sue", "Tom"]
+DEFAULT_NAMES = list(NAMES)  # (the engine's: maw.engine.state)
 
 
 @dataclass
@@ -111,8 +111,7 @@ async def time_models(seats: Sequence[Seat]) -> list[ModelTime]:
 
 
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:
-    names = DEFAULT_NAMES + [f"P{i}" for i in range(len(DEFAULT_NAMES), n)]
-    return [Seat(names[i], decider) for i in range(n)]
+    return [Seat(name, decider) for name in default_names(n)]
 
 
 def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from maw.errors import ConfigError, MawError
+from maw.hosting import pyjabber_fixes
 
 DOMAIN = "localhost"
 
@@ -129,268 +130,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _drop_upload_folder() -> None:
-    """pyjabber's file-upload module makes a temporary folder when it is imported and
-    never removes it: one ``pyjabber_xep0363_*`` left in the temp directory by every
-    start of the embedded server. MAW turns the upload plugin off, so the folder stays
-    empty: remove it at once (an ``rmdir``: a folder with anything in it stays)."""
-    from pyjabber.plugins.xep_0363 import upload_server
-
-    with contextlib.suppress(OSError):
-        os.rmdir(upload_server.TEMP_DIR)
-
-
-def _patch_pyjabber_stream_restart() -> None:
-    """Fix a race in pyjabber 0.4.5 that stalls a client for good.
-
-    After STARTTLS (and SASL) the client restarts its stream with a new <stream:stream>
-    header. pyjabber's parser treats a stream header as a new stream only while its element
-    stack is empty, and empties the stack only when its queue consumer gets round to the
-    restart: a header that arrives sooner (TLS 1.3 sends it right behind the handshake; it
-    happens with a few clients connecting at once from other processes) is taken for a
-    child element and then thrown away, and the server never answers. Here a stream header
-    always starts a new stream, and the late reset no longer clears it.
-
-    Also: what a client writes after its stream has ended (a stanza still queued as it
-    disconnects, a whitespace keep-alive) made the parser raise, and asyncio printed a
-    "Fatal error on SSL protocol" traceback on the host's terminal as a game ended. Such
-    an element now closes that connection quietly, and whitespace is ignored.
-    """
-    from pyjabber.network.parsers.XMLParser import XMLParser
-
-    if getattr(XMLParser, "_maw_patched", False):
-        return
-    start_element = XMLParser.startElementNS
-    reset_stack = XMLParser.reset_stack
-    characters = XMLParser.characters
-    end_element = XMLParser.endElementNS
-
-    def startElementNS(self, name, qname, attrs):  # noqa: N802 - SAX's name
-        if name == ("http://etherx.jabber.org/streams", "stream"):
-            self._stack.clear()
-        elif not self._stack and type(self) is XMLParser:  # outside any stream
-            with contextlib.suppress(Exception):
-                self._transport.close()
-            return None
-        return start_element(self, name, qname, attrs)
-
-    def text(self, content: str) -> None:
-        if self._stack or type(self) is not XMLParser:
-            characters(self, content)
-
-    def endElementNS(self, name, qname):  # noqa: N802 - SAX's name
-        if self._stack or "stream" in name or type(self) is not XMLParser:
-            end_element(self, name, qname)
-
-    def reset(self) -> None:
-        if type(self) is not XMLParser:  # the server-to-server parsers keep their logic
-            reset_stack(self)
-
-    XMLParser.startElementNS = startElementNS
-    XMLParser.characters = text
-    XMLParser.endElementNS = endElementNS
-    XMLParser.reset_stack = reset
-    XMLParser._maw_patched = True
-
-
-# RFC 6120 4.9.3.9: the stream error ejabberd answers a client stanza with a forged sender
-INVALID_FROM = (b"<stream:error><invalid-from xmlns='urn:ietf:params:xml:ns:xmpp-streams'/>"
-                b"<text xmlns='urn:ietf:params:xml:ns:xmpp-streams'>the from address of a "
-                b"stanza must be your own (RFC 6120 8.1.2.1)</text></stream:error>"
-                b"</stream:stream>")
-log = logging.getLogger("maw.hosting.xmpp")
-
-
-# PBKDF2 iterations of the embedded server's password hashes (RFC 7677's least for SCRAM)
-EMBEDDED_HASH_ITERATIONS = 4096
-
-
-def _patch_pyjabber_hash_cost() -> None:
-    """Make pyjabber 0.4.5 hash a password with ``EMBEDDED_HASH_ITERATIONS`` rounds of
-    PBKDF2-SHA256, not 100,000.
-
-    It hashes each password at its registration and again at every login: 26 ms of CPU
-    each here, 32 a game of six (16 agents), most of what a tournament's game costs its
-    server. Those rounds slow down whoever cracks a stolen password database; the embedded
-    server keeps its database in memory, for one process, on loopback, and MAW's accounts'
-    passwords are random (``secrets``, or ``stable_password`` for a lobby's fixed JID). A
-    stored hash says its rounds, so a login checks against what was stored.
-    """
-    from pyjabber.features.SASL.SASL import SASL
-
-    if getattr(SASL, "_maw_hash_cost", False):
-        return
-    hash_ = SASL._hash_scram_async
-
-    async def cheaper(self, password: str, salt: bytes, iterations: int) -> str:
-        return await hash_(self, password, salt, min(iterations, EMBEDDED_HASH_ITERATIONS))
-
-    SASL._hash_scram_async = cheaper
-    SASL._maw_hash_cost = True
-
-
-_MEMORY_DBS: list = []  # the connection that keeps each embedded server's database
-
-
-def _patch_pyjabber_memory_db() -> None:
-    """Keep pyjabber 0.4.5's in-memory database (its accounts) for the server's life.
-
-    pyjabber keeps its accounts in SQLite's ``:memory:``, a database that lives and dies
-    with its one connection (SQLAlchemy's ``StaticPool``). SQLAlchemy drops a connection
-    whose query was cancelled (its state is unknown), and a client that disconnects while
-    the server registers or logs it in has that query cancelled: the next query opened a
-    new, empty database, and from then on every registration failed with "no such table:
-    credentials", unanswered, so every later agent waited out its connection attempts (a
-    CI run lost its last two games this way; a tournament's worker killed while its agents
-    logged in stalled the server). Here the database is a named in-memory one with a
-    shared cache, held open by a connection of its own: a connection made anew finds the
-    same accounts. It still lives in memory only, and goes with the process.
-    """
-    import sqlite3
-
-    import pyjabber.db.database as database
-
-    if getattr(database, "_maw_memory", False):
-        return
-    create = database.create_async_engine
-
-    def create_async_engine(url, **kwargs):
-        if url == "sqlite+aiosqlite:///:memory:":
-            name = f"file:maw-pyjabber-{secrets.token_hex(8)}?mode=memory&cache=shared"
-            _MEMORY_DBS.append(sqlite3.connect(name, uri=True, check_same_thread=False))
-            url = f"sqlite+aiosqlite:///{name}&uri=true"
-        return create(url, **kwargs)
-
-    database.create_async_engine = create_async_engine
-    database._maw_memory = True
-
-
-def _patch_pyjabber_iq_failures() -> None:
-    """Make an IQ that one of pyjabber 0.4.5's plugins fails on cost only that IQ.
-
-    pyjabber answers a client's IQs inside the loop that reads everything that client
-    sends, and an exception there ended that loop: from then on nothing the client sent
-    was routed, silently, while its connection stayed up. Its service discovery raises on
-    every ``disco#items`` (it awaits a function that returns bytes), so a GameMaster that
-    looked for a multicast service (``MawAgent.find_multicast``) could still hear but no
-    longer speak: a person knocking at the lobby was never answered. Here such an IQ is
-    answered with ``internal-server-error`` (RFC 6120 8.3.3.4), as a server should, and
-    the client's stream goes on.
-    """
-    from xml.etree import ElementTree as ET
-
-    from pyjabber.plugins.PluginManager import PluginManager
-
-    if getattr(PluginManager, "_maw_iq_failures", False):
-        return
-    feed = PluginManager.feed
-
-    async def feed_guarded(self, element):
-        try:
-            return await feed(self, element)
-        except Exception as exc:  # (not CancelledError: the connection is going)
-            log.warning("pyjabber failed on an IQ of %s: %r", self._jid, exc)
-            if element.attrib.get("type") not in ("get", "set"):
-                return None
-            iq = ET.Element("iq", attrib={"type": "error", "id": element.attrib.get("id", ""),
-                                          "to": str(self._jid)})
-            if element.attrib.get("to"):
-                iq.set("from", element.attrib["to"])
-            error = ET.SubElement(iq, "error", attrib={"type": "cancel"})
-            ET.SubElement(error, "internal-server-error",
-                          attrib={"xmlns": "urn:ietf:params:xml:ns:xmpp-stanzas"})
-            return ET.tostring(iq)
-
-    PluginManager.feed = feed_guarded
-    PluginManager._maw_iq_failures = True
-
-
-def _patch_pyjabber_senders() -> None:
-    """Make pyjabber 0.4.5 prove every client stanza's sender, as RFC 6120 (8.1.2.1)
-    requires and ejabberd does.
-
-    pyjabber stamps a stanza's ``from`` only when it has none and otherwise routes
-    whatever the client wrote: a seated player posing as the GameMaster opened the Hideout
-    to itself. Here a client stanza whose ``from`` is neither the connection's full JID
-    nor its bare JID closes that client's stream with ``invalid-from`` (as ejabberd does),
-    and nothing of it is routed. Server-to-server streams are not affected: MAW closes the
-    embedded server's server-to-server port (``EmbeddedServer.start``).
-    """
-    from pyjabber.stream.handlers.StanzaHandler import StanzaHandler
-
-    if getattr(StanzaHandler, "_maw_senders", False):
-        return
-    feed = StanzaHandler.feed
-
-    async def feed_checked(self, element) -> None:
-        claimed = element.attrib.get("from")
-        own = self._jid
-        if claimed is not None and own is not None and type(self) is StanzaHandler and \
-                claimed.lower() not in (str(own).lower(), own.bare().lower()):
-            log.warning("closed the stream of %s: a stanza claimed to be from %s", own,
-                        claimed[:100])
-            with contextlib.suppress(Exception):
-                self._transport.write(INVALID_FROM)
-                self._transport.close()
-            return
-        await feed(self, element)
-
-    StanzaHandler.feed = feed_checked
-    StanzaHandler._maw_senders = True
-
-
-_LOST_PRESENCES: set[asyncio.Task] = set()  # telling contacts of a lost connection
-
-
-def _patch_pyjabber_lost_presence() -> None:
-    """Make pyjabber 0.4.5 tell a client's contacts that it went offline when its
-    connection closes or is lost, as RFC 6121 (4.5.2) requires and ejabberd does.
-
-    pyjabber queues an internal "lost connection" presence for each closed client stream
-    (``Presence.put_nowait``) but nothing ever reads that queue, so a player whose process
-    died or quit was never noticed on the embedded server: every later phase waited out
-    its timer for it. (Its handler for it, ``_handle_lost_connection``, is broken too: it
-    calls a coroutine without awaiting it.) Here a lost connection is handled as if the
-    client had said ``<presence type='unavailable'/>``, by pyjabber's own handler of that:
-    ``unavailable`` goes to every contact subscribed to the client's presence (the
-    GameMaster follows each player's).
-    """
-    from xml.etree.ElementTree import Element
-
-    from pyjabber.features.presence.PresenceFeature import Presence
-    from pyjabber.stream.JID import JID
-
-    if getattr(Presence, "_maw_lost", False):
-        return
-    put_nowait = Presence.put_nowait
-    pending = _LOST_PRESENCES
-
-    async def offline(self, jid) -> None:
-        try:
-            await self._handle_global_presence(jid, Element(
-                "presence", attrib={"type": "unavailable", "from": str(jid)}))
-        except Exception:  # (a contact's connection closing at the same moment)
-            log.exception("pyjabber: the presence of the lost connection of %s", jid)
-
-    def handle_lost(self, value) -> None:
-        jid, element = value
-        if element.attrib.get("type") != "INTERNAL" or not isinstance(jid, JID):
-            put_nowait(self, value)
-            return
-        task = asyncio.get_running_loop().create_task(offline(self, jid))
-        pending.add(task)
-        task.add_done_callback(pending.discard)
-
-    Presence.put_nowait = handle_lost
-    Presence._maw_lost = True
-
-
-def _pyjabber_checks_senders() -> bool:
-    from pyjabber.stream.handlers.StanzaHandler import StanzaHandler
-
-    return getattr(StanzaHandler, "_maw_senders", False)
-
-
 class EmbeddedServer:
     """pyjabber in this process (always on host ``localhost``: 0.0.0.0 drops messages).
 
@@ -416,15 +155,8 @@ class EmbeddedServer:
 
         loguru.logger.remove()  # pyjabber logs through loguru; keep the terminal for the game
         quiet_logs()
-        _drop_upload_folder()
-        _patch_pyjabber_stream_restart()
-        _patch_pyjabber_lost_presence()
-        _patch_pyjabber_hash_cost()
-        _patch_pyjabber_memory_db()
-        _patch_pyjabber_iq_failures()
-        if self.check_senders:
-            _patch_pyjabber_senders()
-        elif _pyjabber_checks_senders():
+        pyjabber_fixes.apply(self.check_senders)
+        if not self.check_senders and pyjabber_fixes.checks_senders():
             raise MawError("this process already runs an embedded server that checks "
                            "senders: a lax one needs a process of its own")
         # without the upload plugin pyjabber opens no admin page on the fixed port 9090,
@@ -482,8 +214,8 @@ class EmbeddedServer:
                 await self._task
             self._task = None
         await self._close_connections()
-        while _MEMORY_DBS:  # (its accounts go with it)
-            _MEMORY_DBS.pop().close()
+        while pyjabber_fixes.MEMORY_DBS:  # (its accounts go with it)
+            pyjabber_fixes.MEMORY_DBS.pop().close()
         with contextlib.suppress(Exception):
             import pyjabber.AppConfig as pyjabber_config
 
@@ -506,7 +238,7 @@ class EmbeddedServer:
         for _ in range(3):  # (a closed transport tells its protocol on a later turn, whose
             await asyncio.sleep(0.01)  # lost connection starts a task telling its contacts)
             leftovers = [t for t in asyncio.all_tasks() if t is not mine and (
-                t in _LOST_PRESENCES or "pyjabber" in
+                t in pyjabber_fixes.LOST_PRESENCES or "pyjabber" in
                 getattr(getattr(t.get_coro(), "cr_code", None), "co_filename", ""))]
             if not leftovers:
                 break

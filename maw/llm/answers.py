@@ -7,12 +7,7 @@ from __future__ import annotations
 import json
 
 from maw import engine
-
-
-def targeted() -> dict[type, str]:
-    """The targeted actions of the engine's table, by class (read when asked: an action
-    registered later is one of them)."""
-    return {spec.cls: name for name, spec in engine.ACTIONS.items() if spec.target}
+from maw.engine.actions import targeted
 
 
 def order() -> list[str]:

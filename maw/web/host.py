@@ -14,7 +14,7 @@ from maw.web.archive import Archive
 from maw.web.follow import TournamentWatch
 from maw.web.observer import Observer
 from maw.web.seats import SeatDesk
-from maw.web.server import WebServer, make_app, parse_address
+from maw.web.server import WebServer, make_app, web_address
 
 T = TypeVar("T")
 
@@ -31,7 +31,7 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
     by its own secret link. With ``after``, it is given the game's result, and the page
     stays up (the finished game, to replay) until the task is cancelled (Ctrl-C); else
     the server stops with the game."""
-    host, port = parse_address(where)
+    host, port = web_address(where)
     observer = Observer(spectator, title)
     folder = None
     if archive is not None:  # (the game's log goes there: its replay is in the archive)
@@ -88,7 +88,7 @@ def _replay_id(folder: Archive | None, result: object) -> str | None:
 async def serve_archive(folder: Path, where: str, say: Callable[[str], None] = print) -> None:
     """Serve the games under ``folder`` for replay until interrupted."""
     archive = Archive(folder)
-    host, port = parse_address(where)
+    host, port = web_address(where)
     server = WebServer(make_app(None, archive), host, port)
     await server.start()
     say(f"maw web: {len(archive.games())} game(s) in {folder}; open {server.url} "
@@ -104,7 +104,7 @@ async def watched_tournament(run: Callable[[TournamentWatch], Awaitable[T]], whe
                              say: Callable[[str], None] = print) -> T:
     """Run a tournament (``run`` given the watch the runner tells of each game) with the
     page served on ``where``: the game started last, live; the standings; past games."""
-    host, port = parse_address(where)
+    host, port = web_address(where)
     watch = TournamentWatch(spectator, games)
     log_dir.mkdir(parents=True, exist_ok=True)
     app = make_app(lambda: watch.live, Archive(log_dir), standings=results.standings,

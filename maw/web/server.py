@@ -18,7 +18,7 @@ from maw.web.seats import Seat, SeatDesk
 STATIC = Path(__file__).resolve().parent / "static"
 
 
-def parse_address(text: str, flag: str = "--web") -> tuple[str, int]:
+def web_address(text: str, flag: str = "--web") -> tuple[str, int]:
     """``PORT`` (on the loopback) or ``HOST:PORT`` (``flag``: the option it came from)."""
     host, _, port = text.rpartition(":")
     try:
