@@ -141,7 +141,9 @@ def test_the_embedded_server_offers_no_server_to_server_port(lax_server):
 async def test_a_message_whose_handling_raises_is_refused_and_the_behaviour_goes_on(server):
     from spade.container import Container
 
-    from maw.agents.base import Guarded, MawAgent, of_types
+    from maw.agents.base import MawAgent
+    from maw.agents.guards import Guarded
+    from maw.agents.transport import of_types
     from maw.protocol import messages as m
 
     if Container().loop is not asyncio.get_running_loop():

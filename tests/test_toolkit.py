@@ -58,7 +58,8 @@ async def test_messages_are_queued_as_they_come_and_taken_in_order_by_an_fsm_sta
     from spade.behaviour import FSMBehaviour, State
     from spade.message import Message
 
-    from maw.agents.base import MawAgent, receive
+    from maw.agents.base import MawAgent
+    from maw.agents.transport import receive
 
     class Step(State):
         async def run(self) -> None: ...

@@ -501,7 +501,7 @@ def test_agents_tls_contexts_load_no_certificates_and_spades_client_is_kept_othe
     import spade.agent
     from spade.xmpp_client import XMPPClient
 
-    from maw.agents.base import Client
+    from maw.agents.transport import Client
 
     assert spade.agent.XMPPClient is Client  # what SPADE's agents make
     a, b = Client("a@localhost", "x", False, True), Client("b@localhost", "x", False, True)
@@ -528,7 +528,7 @@ def test_agents_tls_contexts_load_no_certificates_and_spades_client_is_kept_othe
 def test_a_template_of_types_matches_what_spades_or_of_templates_matched():
     from spade.template import Template
 
-    from maw.agents.base import of_types
+    from maw.agents.transport import of_types
 
     types = ("vote", "chat", "listen")
     spades = Template(metadata={"type": "vote"}) | Template(metadata={"type": "chat"}) | \

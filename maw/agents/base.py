@@ -1,7 +1,7 @@
-"""What every MAW agent shares: sending and decoding bodies, proofs of who sent what, the
-guard that keeps one message from ending a behaviour, the catch-all that answers
-``not-understood``, and template helpers. Every agent writes the game log
-(``maw.records.log``)."""
+"""What every MAW agent shares, on top of SPADE (``maw.agents.transport``): a game log,
+typed sending and decoding of bodies, proofs of who sent what, each sender's rate, and
+the catch-all that answers ``not-understood`` (its behaviours: ``maw.agents.guards``).
+Every agent writes the game log (``maw.records.log``)."""
 
 from __future__ import annotations
 
@@ -9,20 +9,15 @@ import asyncio
 import contextlib
 import logging
 import secrets
-import ssl
 import time
 from collections.abc import Iterable
 from typing import Any
 
-import spade.agent
-from slixmpp import ClientXMPP
-from spade.agent import Agent
 from spade.behaviour import CyclicBehaviour
 from spade.message import Message
-from spade.template import Template
-from spade.trace import TraceStore
-from spade.xmpp_client import XMPPClient
 
+from maw.agents.guards import BURST, RATE, SENDERS, NotUnderstood, Throttle
+from maw.agents.transport import SpadeAgent, bare, of_types, receive
 from maw.protocol import ProtocolError, decode, encode_all, not_understood
 from maw.protocol import messages as m
 from maw.protocol.codec import Encoded
@@ -33,83 +28,7 @@ from maw.records.log import NULL_LOG, GameLog
 
 log = logging.getLogger("maw.agents")
 
-def unverified_tls() -> ssl.SSLContext:
-    """A TLS context that verifies no certificate and loads none (0.1 ms to make)."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    return context
-
-
-class Client(XMPPClient):
-    """SPADE's XMPP client (``spade.xmpp_client.XMPPClient`` of spade 4.1.4, its
-    ``__init__`` given a TLS context), which SPADE's agents of this process make.
-
-    slixmpp makes each client a TLS context and loads the system's certificate authorities
-    into it, twice: 43 ms of CPU a client, to verify nothing when SPADE's
-    ``verify_security`` is off, as it is for MAW's agents (the server is the game's own,
-    its certificate made by it). A game makes 16 clients, a tournament's worker 16 a game.
-    So those clients get a context that loads nothing (0.1 ms); a client that verifies
-    gets slixmpp's, as before."""
-
-    def __init__(self, jid, password, verify_security, auto_register):
-        ClientXMPP.__init__(self, jid, password,
-                            ssl_context=None if verify_security else unverified_tls())
-        # (from here, what spade 4.1.4's XMPPClient.__init__ does after the same call)
-        self.logger = logging.getLogger("spade.Agent")
-        self.enable_direct_tls = False
-        self.add_event_handler("session_start", self.session_start)
-        self.register_plugin("xep_0199")  # ping; its keepalive (maw.hosting.connect.silence)
-        if auto_register:  # in-band registration
-            self.add_event_handler("register", self.register)
-            self.register_plugin("xep_0077")
-        self.plugin["xep_0199"].enable_keepalive(interval=55)
-        self.register_plugin("xep_0363")
-
-
-spade.agent.XMPPClient = Client  # (the client Agent._async_start makes)
-
-
-class OfTypes(Template):
-    """A template matching a message whose metadata ``type`` is one of ``types``.
-
-    It matches what SPADE's OR of one template per type matched, with one set lookup:
-    SPADE's OR evaluates both of its sides, so every message was matched against every
-    type of every behaviour (about 50 template matches a message, 13% of a game's CPU)."""
-
-    def __init__(self, types: Iterable[str]) -> None:
-        super().__init__()
-        self.types = frozenset(types)
-
-    def match(self, message: Message) -> bool:
-        return message.get_metadata("type") in self.types
-
-
-def of_types(*types: str) -> Template:
-    """A template matching any of ``types`` in the metadata."""
-    if not types:
-        raise ValueError("a template of no types matches nothing")
-    return OfTypes(types)
-
-
-# what one sender from outside the host may send one agent: RATE messages a second on
-# average, BURST at once (a person sends a few a phase; a flood is dropped before it is
-# queued, so the host's memory and time stay bounded), and the most senders whose counts
-# are kept. The host's own agents are not limited: a chat loop among instant players made
-# a hosted rule player answer 40 "listen"s a second, each of them legitimate
-RATE, BURST, SENDERS = 50.0, 200.0, 10_000
-
-
-class _NoTraces(TraceStore):
-    """SPADE's store of the messages an agent sent, keeping none: MAW does not read it
-    (its game log keeps what was sent), and each send stamped the time and moved the 1000
-    it held (up to 1000 for each of a 75-player game's 153 agents)."""
-
-    def append(self, event: Message, category: str | None = None) -> None:
-        pass
-
-
-class MawAgent(Agent):
+class MawAgent(SpadeAgent):
     """A SPADE agent with a game log and typed send.
 
     ``server_host``, when set, is where the agent connects, whatever its JID's domain: SPADE
@@ -119,7 +38,6 @@ class MawAgent(Agent):
     """
 
     game_log: GameLog = NULL_LOG
-    server_host: str | None = None
     sent = 0  # messages sent (a message to each recipient), for the benchmarks
     multicasts = 0  # of those, the stanzas that went to many at once (XEP-0033)
     # the server's multicast service (XEP-0033), where it has one (``find_multicast``): a
@@ -128,7 +46,6 @@ class MawAgent(Agent):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.traces = _NoTraces(0)  # (SPADE's kept each agent's last 1000 messages sent)
         # bare JID -> the key this agent shares with it: what goes there is signed
         self.keys: dict[str, bytes] = {}
         # the JIDs whose messages this agent takes only with their proof (maw.protocol.proof)
@@ -140,47 +57,31 @@ class MawAgent(Agent):
         # sender -> [tokens, when last seen, dropped, when last told]
         self.buckets: dict[str, list[float]] = {}
         self.notices: asyncio.Queue = asyncio.Queue()  # (sender, dropped): to refuse
-        self.last_heard: dict[str, float] = {}  # bare JID -> when it last sent us anything
         # the ids of the multicast messages taken (each once: ``maw.protocol.proof``)
         self.taken: dict[str, None] = {}
 
-    def dispatch(self, msg: Message) -> list[CyclicBehaviour]:
-        """Every message goes through here (from the server or, in one process, from
-        SPADE's container): one that claims to come from an authority of this agent but
-        lacks its proof is dropped and logged, unanswered (its real sender is unknown).
-        Returns the behaviours that took it, each into its queue at once."""
+    def admit(self, msg: Message) -> bool:
+        """Every message goes through here first (from the server or, in one process,
+        from SPADE's container): one that claims to come from an authority of this agent
+        but lacks its proof is dropped and logged, unanswered (its real sender is
+        unknown); one from a sender over its rate is dropped."""
         sender = bare(msg.sender)
         if sender in self.authorities:
             if isinstance(msg, Encoded) and msg.in_memory:
-                pass  # (encoded in this process, handed over in memory: see ``post``)
-            elif (key := self.keys.get(sender)) is None or not proven(msg, key):
+                return True  # (encoded in this process, handed over in memory: ``post``)
+            if (key := self.keys.get(sender)) is None or not proven(msg, key):
                 self.forged += 1
                 self.game_log.write("forged", agent=bare(self.jid), sender=sender,
                                     type=str(msg.get_metadata("type"))[:40])
-                return []
-            elif mid := msg.get_metadata(MID):  # a multicast's: taken once
+                return False
+            if mid := msg.get_metadata(MID):  # a multicast's: taken once
                 if mid in self.taken:
-                    return []
+                    return False
                 self.taken[mid] = None
                 if len(self.taken) > 10_000:  # (the oldest go: a copy comes at once)
                     del self.taken[next(iter(self.taken))]
-        elif sender not in self.trusted and self.too_fast(sender):
-            return []
-        # SPADE's Agent.dispatch, less what it does for every message and MAW never reads:
-        # a debug line formatted whether or not it is logged, a trace of the message (its
-        # behaviour named by formatting it), and two tasks a behaviour to queue it (one to
-        # run ``enqueue``, which makes one to ``put`` into a queue that has no bound): a
-        # 75-player game queues 400,000 messages, and the order they came in is kept
-        taken = [b for b in self.behaviours if b.match(msg)]
-        for b in taken:
-            b.queue.put_nowait(msg)
-        if not taken:
-            kind = msg.get_metadata("type")
-            # (a refusal nobody takes answers what this agent no longer waits for: a
-            # move sent as the phase or the game ended, refused as too late)
-            log.log(logging.DEBUG if kind == "refuse" else logging.WARNING,
-                    "%s: no behaviour takes a %s from %s", bare(self.jid), kind, sender)
-        return taken
+            return True
+        return sender in self.trusted or not self.too_fast(sender)
 
     def too_fast(self, sender: str) -> bool:
         """Whether ``sender`` (not an authority: those are proven) is over its rate: the
@@ -206,35 +107,9 @@ class MawAgent(Agent):
             self.notices.put_nowait((sender, int(bucket[2])))
         return True
 
-    @property
-    def client(self):  # noqa: D102 - SPADE's own attribute, kept in its slot
-        return Agent.client.__get__(self, Agent)
-
-    @client.setter
-    def client(self, value) -> None:
-        server = self.server_host
-        if value is not None and server:
-            connect = value.connect
-
-            def connect_to_server(host=None, port=5222, *args, **kwargs):
-                return connect(server, port, *args, **kwargs)
-
-            value.connect = connect_to_server
-        Agent.client.__set__(self, value)
-
-    def _message_received(self, msg):
-        """A stanza of type ``error`` is the server bouncing one of ours (the recipient is
-        offline, or gone): it is news about that recipient, not a message to answer."""
-        if msg["type"] == "error":
-            sender = str(msg["from"].bare)
-            self.game_log.write("bounced", sender=sender, condition=msg["error"]["condition"])
-            self.bounced(sender)
-            return []
-        self.last_heard[str(msg["from"].bare).lower()] = time.monotonic()
-        return super()._message_received(msg)
-
-    def bounced(self, jid: str) -> None:
-        """``jid`` could not be reached (ejabberd says so; pyjabber stays silent)."""
+    def bounced_stanza(self, sender: str, condition: str) -> None:
+        self.game_log.write("bounced", sender=sender, condition=condition)
+        self.bounced(sender)
 
     async def send_body(self, behaviour: CyclicBehaviour, to: str, body: Body,
                         thread: str | None = None) -> None:
@@ -370,22 +245,11 @@ class MawAgent(Agent):
             await self.post(behaviour, self._pending_nu.pop(0))
 
     def add_catch_all(self, known: Iterable[str]) -> None:
-        self.add_behaviour(_Throttle())
-        """Answer everything no other behaviour takes with ``not-understood``."""
+        """Answer everything no other behaviour takes with ``not-understood``, and a
+        sender over its rate with why its messages are dropped."""
+        self.add_behaviour(Throttle())
         self._pending_nu: list[Message] = []
-        template = ~of_types(*known)
-        self.add_behaviour(_NotUnderstood(), template)
-
-
-async def receive(behaviour: CyclicBehaviour, timeout: float) -> Message | None:
-    """``behaviour.receive(timeout)``, without the task and the timer SPADE's makes for
-    it (``asyncio.wait_for``) when a message is already waiting: most are, in a large game
-    (10% of a 75-player game's time went to waiting for what had come)."""
-    get = behaviour.receive  # (an FSM's state receives through its FSM's: its queue)
-    queue = getattr(getattr(get, "__self__", behaviour), "queue", None)
-    if queue is not None and not queue.empty():
-        return queue.get_nowait()
-    return await get(timeout=timeout)
+        self.add_behaviour(NotUnderstood(), ~of_types(*known))
 
 
 def logged_body(body: Body) -> dict[str, Any]:
@@ -406,12 +270,6 @@ SECRET_FIELDS = {"view", "token", "key"}  # not in the game log: a log is shared
 LOGGED_APART = {"get_input": {"heard", "options"}}
 
 
-def bare(jid: object) -> str:
-    """The bare JID of ``jid`` (a slixmpp JID or a string), lower case."""
-    value = getattr(jid, "bare", None)
-    return str(value if value is not None else jid).lower()
-
-
 def link(a: MawAgent, b: MawAgent, key: bytes | None = None) -> bytes:
     """``a`` and ``b`` share a new (or the given) key: each signs what it sends the other,
     and takes from the other only what is signed (a player and its interface)."""
@@ -423,69 +281,3 @@ def link(a: MawAgent, b: MawAgent, key: bytes | None = None) -> bytes:
     return key
 
 
-class Guarded(CyclicBehaviour):
-    """A behaviour that handles one message a run, and that no message can end: SPADE
-    ends a behaviour whose ``run`` raises, and one hostile message once ended the
-    GameMaster's answers to every player. Subclasses implement ``handle``."""
-
-    receive_timeout = 10.0
-
-    async def run(self) -> None:
-        agent: MawAgent = self.agent
-        msg: Message | None = None
-        try:
-            got = await agent.receive_body(self, timeout=self.receive_timeout)
-            if got is None:
-                return
-            msg, body = got
-            await self.handle(msg, body)
-        except Exception as exc:
-            await agent.handler_failed(self, msg, exc)
-
-    async def handle(self, msg: Message, body: Body) -> None:
-        raise NotImplementedError
-
-
-class _Throttle(CyclicBehaviour):
-    """Tells a sender that went over its rate why its messages are dropped (once a
-    second at most: a refusal for every dropped message would flood it back)."""
-
-    def match(self, message: Message) -> bool:
-        # it reads no message (its work comes from ``agent.notices``); with SPADE's
-        # default, no template, every message the agent got was queued here too, and
-        # never read: a 75-player game's agents held about 400,000 of them
-        return False
-
-    async def run(self) -> None:
-        agent: MawAgent = self.agent
-        sender, dropped = await agent.notices.get()
-        try:
-            await agent.send_body(self, sender, m.Refuse(
-                reason=f"too many messages: {dropped} dropped so far; at most "
-                       f"{RATE:.0f} a second"))
-        except Exception as exc:
-            await agent.handler_failed(self, None, exc)
-
-
-class _NotUnderstood(CyclicBehaviour):
-    async def run(self) -> None:
-        msg = await self.receive(timeout=10)
-        if msg is None:
-            return
-        agent: MawAgent = self.agent
-        try:
-            await self.answer(msg)
-        except Exception as exc:
-            await agent.handler_failed(self, msg, exc)
-
-    async def answer(self, msg: Message) -> None:
-        if msg.get_metadata("type") == "not_understood":
-            return  # never answer a not-understood with one: no ping-pong
-        agent: MawAgent = self.agent
-        try:
-            decode(msg)
-            reason = f"{msg.get_metadata('type')!r} is not a message {agent.jid.bare} takes"
-        except ProtocolError as exc:
-            reason = str(exc)
-        agent.game_log.write("refused", sender=str(msg.sender), reason=reason)
-        await self.send(agent.seal(not_understood(msg, ProtocolError(reason))))

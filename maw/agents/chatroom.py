@@ -22,8 +22,9 @@ from pathlib import Path
 from spade.behaviour import FSMBehaviour, State
 from spade.message import Message
 
-from maw.agents.base import GameLog, MawAgent, bare, of_types
+from maw.agents.base import GameLog, MawAgent
 from maw.agents.toolkit import Awaiting
+from maw.agents.transport import bare, of_types
 from maw.protocol import messages as m
 
 ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages",

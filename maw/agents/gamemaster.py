@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from spade.behaviour import FSMBehaviour, OneShotBehaviour
 
-from maw.agents.base import of_types
 from maw.agents.gamemaster_fsm import (
     PHASE_STATES,
     AssignRolesState,
@@ -32,6 +31,7 @@ from maw.agents.moderator import (  # noqa: F401 - the GameMaster's names, where
 )
 from maw.agents.referee import Referee, RoomReplies
 from maw.agents.seats import GameConfig, Seat, StandIn  # noqa: F401 - (as above)
+from maw.agents.transport import of_types
 from maw.protocol import messages as m
 
 

@@ -19,7 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from maw import engine
-from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.agents.base import GameLog, MawAgent
+from maw.agents.guards import Guarded
+from maw.agents.transport import bare, of_types
 from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.policies.base import AsyncDecider, Decider

@@ -17,9 +17,10 @@ from collections.abc import Awaitable, Callable
 from spade.behaviour import CyclicBehaviour
 
 from maw import engine
-from maw.agents.base import GameLog, MawAgent, bare
+from maw.agents.base import GameLog, MawAgent
 from maw.agents.seats import STAND_IN_ACTIONS, GameConfig, Seat, StandIn
 from maw.agents.toolkit import Awaiting, Changes, Deadline
+from maw.agents.transport import bare
 from maw.engine import events as ev
 from maw.engine.dayflow import flow_of
 from maw.engine.resolution import NOBODY

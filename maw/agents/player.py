@@ -22,9 +22,11 @@ from collections.abc import Callable
 from spade.behaviour import CyclicBehaviour, FSMBehaviour, OneShotBehaviour, State
 from spade.message import Message
 
-from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types, receive
+from maw.agents.base import GameLog, MawAgent
+from maw.agents.guards import Guarded
 from maw.agents.knowledge import Knowledge
 from maw.agents.toolkit import Awaiting
+from maw.agents.transport import bare, of_types, receive
 from maw.errors import LobbyError
 from maw.protocol import heard as h
 from maw.protocol import messages as m

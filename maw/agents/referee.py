@@ -9,8 +9,9 @@ import secrets
 from spade.message import Message
 
 from maw import engine
-from maw.agents.base import Guarded, bare
+from maw.agents.guards import Guarded
 from maw.agents.moderator import UNKNOWN, Moderator, Seat
+from maw.agents.transport import bare
 from maw.errors import IllegalActionError
 from maw.protocol import convert
 from maw.protocol import messages as m

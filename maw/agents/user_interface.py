@@ -19,7 +19,9 @@ from typing import Any, Protocol
 
 from spade.behaviour import CyclicBehaviour
 
-from maw.agents.base import GameLog, Guarded, MawAgent, bare, of_types
+from maw.agents.base import GameLog, MawAgent
+from maw.agents.guards import Guarded
+from maw.agents.transport import bare, of_types
 from maw.engine.actions import ACTIONS
 from maw.protocol import messages as m
 from maw.protocol import render

@@ -17,11 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from maw.agents.base import GameLog, MawAgent, bare, link
+from maw.agents.base import GameLog, MawAgent, link
 from maw.agents.chatroom import ChatRoomAgent
 from maw.agents.gamemaster import GameConfig, GameMasterAgent, Refresh, share_host_key
 from maw.agents.model_interface import ModelInterfaceAgent
 from maw.agents.player import PlayerAgent
+from maw.agents.transport import bare
 from maw.errors import MawError
 from maw.hosting.connect import (
     RECONNECT_SECONDS,

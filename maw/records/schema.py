@@ -261,7 +261,7 @@ class Forged(Record):
 
 
 class Throttled(Record):
-    """A sender went over its rate (``maw.agents.base.RATE``): its messages are dropped;
+    """A sender went over its rate (``maw.agents.guards.RATE``): its messages are dropped;
     written at most once a second, with how many so far."""
 
     kind: Literal["throttled"]

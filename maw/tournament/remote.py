@@ -34,7 +34,8 @@ from typing import Any
 from spade.behaviour import CyclicBehaviour
 from spade.message import Message
 
-from maw.agents.base import MawAgent, bare
+from maw.agents.base import MawAgent
+from maw.agents.transport import bare
 from maw.errors import ConfigError, MawError
 
 PING = 2.0  # seconds between a playing worker's "alive"

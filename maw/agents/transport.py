@@ -1,0 +1,198 @@
+"""SPADE's private surface, as MAW uses it: what to re-check at a SPADE upgrade (the
+reason ``spade==4.1.4`` is pinned). Each item replaces or reads something SPADE does not
+offer as its API; at an upgrade, read each one's original in the new SPADE:
+
+- :class:`Client` copies ``spade.xmpp_client.XMPPClient.__init__`` (to give it a TLS
+  context that loads no certificates) and replaces ``spade.agent.XMPPClient``;
+- :meth:`SpadeAgent.dispatch` replaces ``Agent.dispatch`` (no trace, no task a message);
+- :attr:`SpadeAgent.client` wraps ``Agent.client``'s slot (to connect where the server
+  is, whatever the JID's domain);
+- :meth:`SpadeAgent._message_received` wraps slixmpp's handler SPADE registers (a bounced
+  stanza is news about its recipient, not a message);
+- ``traces`` is replaced by a store that keeps nothing (:class:`_NoTraces`);
+- :func:`receive` reads a behaviour's (or its FSM's) ``queue`` before awaiting;
+- :class:`OfTypes` is a ``Template`` whose ``match`` reads the ``type`` metadata.
+
+What MAW adds on top (proofs, the rate limit, the typed send) is ``maw.agents.base``;
+the behaviours that guard an agent are ``maw.agents.guards``.
+"""
+
+from __future__ import annotations
+
+import logging
+import ssl
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import spade.agent
+from slixmpp import ClientXMPP
+from spade.agent import Agent
+from spade.behaviour import CyclicBehaviour
+from spade.message import Message
+from spade.template import Template
+from spade.trace import TraceStore
+from spade.xmpp_client import XMPPClient
+
+log = logging.getLogger("maw.agents")
+
+
+def unverified_tls() -> ssl.SSLContext:
+    """A TLS context that verifies no certificate and loads none (0.1 ms to make)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+class Client(XMPPClient):
+    """SPADE's XMPP client (``spade.xmpp_client.XMPPClient`` of spade 4.1.4, its
+    ``__init__`` given a TLS context), which SPADE's agents of this process make.
+
+    slixmpp makes each client a TLS context and loads the system's certificate authorities
+    into it, twice: 43 ms of CPU a client, to verify nothing when SPADE's
+    ``verify_security`` is off, as it is for MAW's agents (the server is the game's own,
+    its certificate made by it). A game makes 16 clients, a tournament's worker 16 a game.
+    So those clients get a context that loads nothing (0.1 ms); a client that verifies
+    gets slixmpp's, as before."""
+
+    def __init__(self, jid, password, verify_security, auto_register):
+        ClientXMPP.__init__(self, jid, password,
+                            ssl_context=None if verify_security else unverified_tls())
+        # (from here, what spade 4.1.4's XMPPClient.__init__ does after the same call)
+        self.logger = logging.getLogger("spade.Agent")
+        self.enable_direct_tls = False
+        self.add_event_handler("session_start", self.session_start)
+        self.register_plugin("xep_0199")  # ping; its keepalive (maw.hosting.connect.silence)
+        if auto_register:  # in-band registration
+            self.add_event_handler("register", self.register)
+            self.register_plugin("xep_0077")
+        self.plugin["xep_0199"].enable_keepalive(interval=55)
+        self.register_plugin("xep_0363")
+
+
+spade.agent.XMPPClient = Client  # (the client Agent._async_start makes)
+
+
+class OfTypes(Template):
+    """A template matching a message whose metadata ``type`` is one of ``types``.
+
+    It matches what SPADE's OR of one template per type matched, with one set lookup:
+    SPADE's OR evaluates both of its sides, so every message was matched against every
+    type of every behaviour (about 50 template matches a message, 13% of a game's CPU)."""
+
+    def __init__(self, types: Iterable[str]) -> None:
+        super().__init__()
+        self.types = frozenset(types)
+
+    def match(self, message: Message) -> bool:
+        return message.get_metadata("type") in self.types
+
+
+def of_types(*types: str) -> Template:
+    """A template matching any of ``types`` in the metadata."""
+    if not types:
+        raise ValueError("a template of no types matches nothing")
+    return OfTypes(types)
+
+
+class _NoTraces(TraceStore):
+    """SPADE's store of the messages an agent sent, keeping none: MAW does not read it
+    (its game log keeps what was sent), and each send stamped the time and moved the 1000
+    it held (up to 1000 for each of a 75-player game's 153 agents)."""
+
+    def append(self, event: Message, category: str | None = None) -> None:
+        pass
+
+
+class SpadeAgent(Agent):
+    """A SPADE agent with what MAW changes of SPADE's own (see the module docstring).
+
+    ``server_host``, when set, is where the agent connects, whatever its JID's domain: SPADE
+    connects to the domain itself, but the server of a domain ``localhost`` may be elsewhere
+    (``127.0.0.1``, or the ``ejabberd`` container of the docker demo). It and SPADE's
+    ``xmpp_port`` are set as the agent starts (``maw.hosting.connect.start_agents``).
+    """
+
+    server_host: str | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.traces = _NoTraces(0)  # (SPADE's kept each agent's last 1000 messages sent)
+        self.last_heard: dict[str, float] = {}  # bare JID -> when it last sent us anything
+
+    def admit(self, msg: Message) -> bool:
+        """Whether ``msg`` may reach the behaviours (``maw.agents.base``: its proof, its
+        sender's rate)."""
+        return True
+
+    def dispatch(self, msg: Message) -> list[CyclicBehaviour]:
+        """Every message goes through here (from the server or, in one process, from
+        SPADE's container). Returns the behaviours that took it, each into its queue at
+        once."""
+        if not self.admit(msg):
+            return []
+        # SPADE's Agent.dispatch, less what it does for every message and MAW never reads:
+        # a debug line formatted whether or not it is logged, a trace of the message (its
+        # behaviour named by formatting it), and two tasks a behaviour to queue it (one to
+        # run ``enqueue``, which makes one to ``put`` into a queue that has no bound): a
+        # 75-player game queues 400,000 messages, and the order they came in is kept
+        taken = [b for b in self.behaviours if b.match(msg)]
+        for b in taken:
+            b.queue.put_nowait(msg)
+        if not taken:
+            kind = msg.get_metadata("type")
+            # (a refusal nobody takes answers what this agent no longer waits for: a
+            # move sent as the phase or the game ended, refused as too late)
+            log.log(logging.DEBUG if kind == "refuse" else logging.WARNING,
+                    "%s: no behaviour takes a %s from %s", bare(self.jid), kind, bare(msg.sender))
+        return taken
+
+    @property
+    def client(self):  # noqa: D102 - SPADE's own attribute, kept in its slot
+        return Agent.client.__get__(self, Agent)
+
+    @client.setter
+    def client(self, value) -> None:
+        server = self.server_host
+        if value is not None and server:
+            connect = value.connect
+
+            def connect_to_server(host=None, port=5222, *args, **kwargs):
+                return connect(server, port, *args, **kwargs)
+
+            value.connect = connect_to_server
+        Agent.client.__set__(self, value)
+
+    def _message_received(self, msg):
+        """A stanza of type ``error`` is the server bouncing one of ours (the recipient is
+        offline, or gone): it is news about that recipient, not a message to answer."""
+        if msg["type"] == "error":
+            self.bounced_stanza(str(msg["from"].bare), msg["error"]["condition"])
+            return []
+        self.last_heard[str(msg["from"].bare).lower()] = time.monotonic()
+        return super()._message_received(msg)
+
+    def bounced_stanza(self, sender: str, condition: str) -> None:
+        """The server bounced a stanza of ours to ``sender`` (``condition``)."""
+        self.bounced(sender)
+
+    def bounced(self, jid: str) -> None:
+        """``jid`` could not be reached (ejabberd says so; pyjabber stays silent)."""
+
+
+def bare(jid: object) -> str:
+    """The bare JID of ``jid`` (a slixmpp JID or a string), lower case."""
+    value = getattr(jid, "bare", None)
+    return str(value if value is not None else jid).lower()
+
+
+async def receive(behaviour: CyclicBehaviour, timeout: float) -> Message | None:
+    """``behaviour.receive(timeout)``, without the task and the timer SPADE's makes for
+    it (``asyncio.wait_for``) when a message is already waiting: most are, in a large game
+    (10% of a 75-player game's time went to waiting for what had come)."""
+    get = behaviour.receive  # (an FSM's state receives through its FSM's: its queue)
+    queue = getattr(getattr(get, "__self__", behaviour), "queue", None)
+    if queue is not None and not queue.empty():
+        return queue.get_nowait()
+    return await get(timeout=timeout)
