@@ -70,3 +70,18 @@ def test_a_person_s_terminal_hears_each_line_at_once_in_words():
     assert len(printed) == 1 and "A" in printed[0]
     assert k.news == k.unread and k.news_ready.is_set()
     assert k.take(m.JoinLobby(player_name="A")) is False  # (not news: nothing learnt)
+
+
+def test_the_game_is_over_for_a_player_at_its_last_round_s_end_or_its_final_scores():
+    """(A host stops its server once the game is over: a player that has seen the last
+    round's end is done, whether or not the final scores got through.)"""
+    k = Knowledge()
+    k.take(m.StartGame(total_players=6, players=NAMES, round=1, rounds=2))
+    end = dict(winning_team="village", reason="no werewolf lives", roles={}, points={})
+    k.take(m.EndGame(round=1, **end))
+    assert not k.game_over  # (one round of two)
+    k.take(m.EndGame(round=2, **end))
+    assert k.game_over
+    told = Knowledge()
+    told.take(m.Scores(round=1, rounds=1, leaderboard=[], final=True))
+    assert told.game_over and not Knowledge().game_over

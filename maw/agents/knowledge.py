@@ -34,6 +34,7 @@ class Knowledge:
         self.pack: list[str] = []
         self.status = "alive"
         self.round = 0
+        self.rounds = 0  # how many the game has (0: not told yet)
         self.view: View | None = None
         self.options: list[m.Option] = []
         self.deadline = Deadline()  # the current phase's end
@@ -48,6 +49,13 @@ class Knowledge:
         self.roles: list[str] = []  # the role of each round
         self.announced = 0  # the last round whose start the player noted
         self.on_line: Callable[[str], None] | None = None
+
+    @property
+    def game_over(self) -> bool:
+        """Has the player learnt that the game is over (the final scores, or the end of
+        its last round)?"""
+        return self.final or (self.rounds > 0 and any(
+            r.round >= self.rounds for r in self.results))
 
     def take(self, body: m.Body) -> bool:
         """Learn from one message of the GameMaster or a room; False if it tells a player
@@ -109,6 +117,7 @@ class Knowledge:
 def _start(k: Knowledge, body: m.StartGame) -> None:
     """A round starts (the FSM's Lobby state waits for it too)."""
     k.begin_round(body.round)
+    k.rounds = body.rounds
     if body.round == k.round and k.announced < body.round:
         k.announced = body.round
         k.note(h.RoundBegan(round=body.round, rounds=body.rounds,
