@@ -90,20 +90,21 @@ def play_open_roles(folder: str) -> dict:
 
 
 async def _xmpp_game(rules, folder: str, out: dict) -> None:
+    from test_roles import xmpp_games
+
     from maw.agents.gamemaster import GameConfig
     from maw.hosting.game import default_seats, run_game
-    from maw.hosting.xmpp import Address, EmbeddedServer, free_port
     from maw.records.audit import audit_log
 
-    server = EmbeddedServer(free_port())
-    await server.start()
-    try:
+    results = []
+
+    async def play(address) -> None:
         config = GameConfig(players=6, rules=rules, seed=2, day_seconds=5, night_seconds=3,
                             early_end=True, log_dir=Path(folder))
-        result = await run_game(config, default_seats(6), Address("localhost", server.port,
-                                                                   False), timeout=120)
-    finally:
-        await server.stop()
+        results.append(await run_game(config, default_seats(6), address, timeout=120))
+
+    await xmpp_games(play)
+    result = results[0]
     records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
     events = [r for r in records if r["kind"] == "event"]
     out["xmpp_ruleset"] = next(r for r in records if r["kind"] == "round")["ruleset"]

@@ -86,19 +86,26 @@ def play_with_the_assassin(folder: str) -> dict:
     return out
 
 
-async def _xmpp_games(rules, folder: str, out: dict) -> None:
-    from maw.agents.gamemaster import GameConfig
-    from maw.hosting.game import default_seats, run_game
+async def xmpp_games(play) -> None:
+    """``await play(address)`` with an embedded XMPP server at ``address`` (one server
+    and one event loop for all the games it plays: pyjabber binds itself to the first)."""
     from maw.hosting.xmpp import Address, EmbeddedServer, free_port
-    from maw.records.audit import audit_log
 
     server = EmbeddedServer(free_port())
     await server.start()
     try:
-        await _until_a_night(rules, folder, out, Address("localhost", server.port, False),
-                             GameConfig, default_seats, run_game, audit_log)
+        await play(Address("localhost", server.port, False))
     finally:
         await server.stop()
+
+
+async def _xmpp_games(rules, folder: str, out: dict) -> None:
+    from maw.agents.gamemaster import GameConfig
+    from maw.hosting.game import default_seats, run_game
+    from maw.records.audit import audit_log
+
+    await xmpp_games(lambda address: _until_a_night(
+        rules, folder, out, address, GameConfig, default_seats, run_game, audit_log))
 
 
 async def _until_a_night(rules, folder, out, address, GameConfig, default_seats, run_game,
