@@ -102,6 +102,7 @@ def test_the_clis_default_pool_is_the_pool():
 
 
 @pytest.mark.slow
+@pytest.mark.model
 def test_an_llm_seat_is_benched_with_its_model_thinking_asynchronously(tmp_path):
     """A roster's llm seat on the embedded model: its games are played with the model
     answering each of its turns (no engine stand-in), and every answer is accounted."""

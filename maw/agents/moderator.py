@@ -32,6 +32,7 @@ from maw.protocol.proof import new_key
 
 UNKNOWN = "unknown player or wrong token"
 ROOM_REPLIES = ("agree", "refuse")
+ROOM_ANSWER_SECONDS = 30.0  # how long the GameMaster waits for a room to open or close
 
 
 class Moderator(MawAgent):
@@ -380,7 +381,9 @@ class Moderator(MawAgent):
             body = m.CloseRoom()
         answer = self.room_answers.open(ref, self.rooms[room], room)
         await self.send_body(behaviour, self.rooms[room], body, thread=ref)
-        if await self.room_answers.wait(answer, ref, timeout=5) is None:
+        # (a room is the host's own agent: one that says nothing in 30 s is broken; 5 s
+        # once ended a game whose process a flood kept busy, on a loaded machine)
+        if await self.room_answers.wait(answer, ref, timeout=ROOM_ANSWER_SECONDS) is None:
             raise MawError(f"the {room} room did not answer {body.type}")
         self.room_open[room] = is_open
 

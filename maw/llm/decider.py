@@ -27,6 +27,7 @@ from maw.llm.answers import (
     targeted,
 )
 from maw.llm.llm import LLM
+from maw.llm.memory import Memory
 from maw.llm.prompts import Prompts, chat_limit, pin_game
 from maw.llm.telemetry import Tally, account, label
 from maw.policies import gate
@@ -88,6 +89,7 @@ class LLMDecider(AsyncDecider):
         self.answered_in: tuple[int, str] | None = None  # ... it last answered in
         # the beliefs its answers stated, and the phase (day, phase) they were stated in
         self.stated: tuple[tuple[int, str], dict[str, float]] | None = None
+        self.memory = Memory(player)  # the facts of its whole game, in every turn's prompt
 
     def _chose(self, action: engine.Action | None,
                view: engine.PlayerView) -> engine.Action | None:
@@ -167,6 +169,7 @@ class LLMDecider(AsyncDecider):
             living=", ".join(view.living),
             known=" ".join(x for x in (f"You know: {known}." if known else "",
                                        f"Your results: {results}." if results else "") if x),
+            memory=self.memory.text(view),
             messages="\n".join(messages) or "(nothing new)", choices=described,
             forms=answer_format(schema), max_chars=self.max_chars,
             suspicion=(f"First say how likely you think each of {', '.join(rate)} is a "
@@ -229,6 +232,7 @@ class LLMDecider(AsyncDecider):
             self._start(view)
         legal = self.narrow(view, legal)
         listen = not self.must_choose(view, legal)
+        self.memory.hear(view.day, messages, view.players)
         text, schema, described = self.turn_prompt(view, messages, legal, listen)
         record: dict = {"player": self.player, "day": view.day, "phase": view.phase,
                         "calls": 0, "tokens": 0, "seconds": 0.0}
