@@ -15,7 +15,8 @@ FAST=(tests/test_engine_maw.py tests/test_engine_aiwolf.py tests/test_engine_pro
       tests/test_golden_replay.py
       tests/test_protocol.py tests/test_render.py tests/test_policies.py
       tests/test_beliefs.py tests/test_gate.py tests/test_hybrid.py tests/test_deciders.py
-      tests/test_llm_turns.py tests/test_records.py tests/test_accounting.py
+      tests/test_llm_turns.py tests/test_memory.py tests/test_knowledge.py
+      tests/test_records.py tests/test_accounting.py
       tests/test_audit.py tests/test_cli_errors.py tests/test_cli_help.py)
 args=()
 if [ "${1:-}" = "--fast" ]; then
