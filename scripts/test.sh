@@ -25,7 +25,7 @@ if [ "${1:-}" = "--fast" ]; then
 fi
 set +e
 # (four workers on two cores: most tests wait on timers and servers, not the CPU; the
-# tests that run the embedded model share two workers, tests/conftest.py; the slowest 25
+# tests that run the embedded model share one worker, tests/conftest.py; the slowest 25
 # named at the end, to keep an eye on what the suite costs)
 .venv/bin/python -m pytest -n 4 --dist loadgroup --durations=25 "${args[@]}" "$@"
 status=$?

@@ -26,25 +26,21 @@ LETTERS = {"W": WEREWOLF, "V": VILLAGER, "S": SEER, "M": MEDIUM, "B": BODYGUARD,
 NAMES = [chr(ord("A") + i) for i in range(26)]
 
 
-# the tests that run the embedded model, in two groups (two workers): the fixtures of
-# test_llm's model, and the model's own process (test_model_process, and those marked
-# ``model``)
-MODEL_GROUPS = {"llama_server": "model", "embedded": "model", "model_path": "model-process"}
+# the tests that run the embedded model (by the fixtures they use, or marked ``model``)
+MODEL_FIXTURES = {"llama_server", "embedded", "model_path"}
 
 
 def pytest_itemcollected(item):
-    """Tests that run the embedded model share two workers (scripts/test.sh runs pytest
-    with ``--dist loadgroup``): four models at once on two cores made each call several
+    """Tests that run the embedded model share one worker (scripts/test.sh runs pytest
+    with ``--dist loadgroup``): models side by side on two cores made each call several
     times slower, and a game whose days are fitted to its model's measured calls then
-    outlasted its test's timeout (a CI run: over 600 s for a game of 100 s alone); all of
-    them on one worker made the suite's last six minutes theirs alone.
-    (Marked as each test is collected: xdist reads the groups when collection ends.)"""
-    names = set(getattr(item, "fixturenames", ()))
-    group = next((g for f, g in MODEL_GROUPS.items() if f in names), None)
-    if group is None and item.get_closest_marker("model"):
-        group = "model-process"
-    if group is not None:
-        item.add_marker(pytest.mark.xdist_group(group))
+    outlasted its test's timeout (a CI run: over 600 s for a game of 100 s alone); in two
+    groups, two models at once slowed the other workers' games until two tests that
+    time a flood and a replay failed. (Marked as each test is collected: xdist reads the
+    groups when collection ends.)"""
+    if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())) or \
+            item.get_closest_marker("model"):
+        item.add_marker(pytest.mark.xdist_group("model"))
 
 
 def start(name: str, deal: str, seed: int = 0, **options) -> GameState:

@@ -235,8 +235,11 @@ class EmbeddedServer:
                 if client.transport is not None:
                     client.transport.close()
         mine = asyncio.current_task()
-        for _ in range(3):  # (a closed transport tells its protocol on a later turn, whose
-            await asyncio.sleep(0.01)  # lost connection starts a task telling its contacts)
+        # (a closed transport tells its protocol on a later turn, whose lost connection
+        # starts a task telling its contacts; on a loaded machine three rounds left a
+        # stream's reader pending at exit)
+        for _ in range(10):
+            await asyncio.sleep(0.01)
             leftovers = [t for t in asyncio.all_tasks() if t is not mine and (
                 t in pyjabber_fixes.LOST_PRESENCES or "pyjabber" in
                 getattr(getattr(t.get_coro(), "cr_code", None), "co_filename", ""))]
