@@ -24,10 +24,11 @@ if [ "${1:-}" = "--fast" ]; then
   args=("${FAST[@]}" -m "not slow and not xmpp and not ejabberd")
 fi
 set +e
-# (four workers on two cores: most tests wait on timers and servers, not the CPU; the
+# (three workers on two cores: most tests wait on timers and servers, not the CPU, but
+# four, beside the model tests, starved the games that time themselves; the
 # tests that run the embedded model share one worker, tests/conftest.py; the slowest 25
 # named at the end, to keep an eye on what the suite costs)
-.venv/bin/python -m pytest -n 4 --dist loadgroup --durations=25 "${args[@]}" "$@"
+.venv/bin/python -m pytest -n 3 --dist loadgroup --durations=25 "${args[@]}" "$@"
 status=$?
 set -e
 # pytest exits 5 when it collected no test: that is a broken suite, not a pass

@@ -258,6 +258,23 @@ async def stop_agents(agents: Sequence[MawAgent]) -> None:
             with contextlib.suppress(Exception):
                 await agent.stop()
     await asyncio.gather(*(one(a) for a in agents))
+    await _cancelled_end()
+
+
+async def _cancelled_end(seconds: float = 5.0) -> None:
+    """Let the tasks being cancelled (a stopped client's stream filters) end before the
+    caller goes on, and perhaps closes the loop: on a loaded machine they had not had
+    their turn yet, and the closing loop printed "Task was destroyed but it is
+    pending!"."""
+    loop = asyncio.get_running_loop()
+    mine = asyncio.current_task()
+    end = loop.time() + seconds
+    while loop.time() < end:
+        left = [t for t in asyncio.all_tasks() if t is not mine and not t.done()
+                and t.cancelling()]
+        if not left:
+            return
+        await asyncio.wait(left, timeout=0.5)
 
 
 def check_server(address: Address) -> None:
