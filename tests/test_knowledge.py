@@ -20,7 +20,7 @@ def phase(k: int = 1, *, day: int = 1, seat: str = "A", seed: int = 1) -> m.Phas
     state = engine.new_game(engine.ruleset("maw"), NAMES, random.Random(seed))
     legal = engine.legal_actions(state, seat)
     return m.PhaseChange(round=k, day=day, new_phase="day", seconds=30,
-                         view=convert.view_dict(engine.view(state, seat)),
+                         view=engine.view(state, seat),
                          options=convert.options(legal), stamp=f"r{k}d{day}")
 
 

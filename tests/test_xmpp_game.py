@@ -677,13 +677,14 @@ async def _ann_interface(decider, **options):
 
 def _ann_question(thread: str, said: list[str], body=None):
     """A day's question from Ann's player, with Bob's lines ``said`` (or ``body``)."""
+    from maw.engine import PlayerView
     from maw.protocol import heard as h
     from maw.protocol import messages as m
     from maw.protocol.codec import encode
 
-    view = h.View(player="Ann", role="Villager", team="village", alive=True, ruleset="maw",
-                  day=1, phase="day", players=("Ann", "Bob"), living=("Ann", "Bob"),
-                  room="Village")
+    view = PlayerView(player="Ann", role="Villager", team="village", alive=True, ruleset="maw",
+                      day=1, phase="day", players=("Ann", "Bob"), living=("Ann", "Bob"),
+                      room="Village")
     body = body or m.GetInput(
         purpose="action", view=view, options=[m.Option(action="chat", room="Village")],
         heard=[h.Said(room="Village", speaker="Bob", text=t) for t in said])

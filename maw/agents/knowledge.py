@@ -12,6 +12,7 @@ order.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -194,7 +195,7 @@ def _vote(k: Knowledge, body: m.VoteCast) -> None:
     # keep the view's current votes fresh: a decider that does not see its own vote
     # keeps switching between its two best choices
     if k.view is not None and k.view.day == body.day:
-        k.view = k.view.with_vote(body.voter, body.target)
+        k.view = with_vote(k.view, body.voter, body.target)
     k.note(h.VoteHeard(day=body.day, vote=body.kind, voter=body.voter,
                            target=body.target))
 
@@ -219,3 +220,13 @@ TAKE: dict[type, Callable[[Knowledge, Any], None]] = {
     m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
     m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal, m.PrivateLine: _whispered,
 }
+
+
+def with_vote(view: View, voter: str, target: str | None) -> View:
+    """``view`` with ``voter``'s current vote changed (or withdrawn: ``None``)."""
+    votes = dict(view.votes)
+    if target is None:
+        votes.pop(voter, None)
+    else:
+        votes[voter] = target
+    return dataclasses.replace(view, votes=votes)

@@ -317,7 +317,7 @@ class SendInput(Guarded):
 
     async def choose(self, agent: ModelInterfaceAgent,
                      body: m.GetInput) -> engine.Action | None:
-        view = body.view.to_engine() if body.view else None
+        view = body.view
         me = agent.player_name
         legal = tuple(convert.option_to_engine(o, me) for o in body.options)
         if not legal:

@@ -27,7 +27,6 @@ from maw.engine.resolution import NOBODY
 from maw.errors import MawError
 from maw.protocol import convert
 from maw.protocol import messages as m
-from maw.protocol.heard import View
 from maw.protocol.proof import new_key
 
 UNKNOWN = "unknown player or wrong token"
@@ -360,7 +359,7 @@ class Moderator(MawAgent):
         body = m.PhaseChange(stamp=stamp, round=self.round, day=s.day,
                              new_phase=s.phase.value, vote_round=view.vote_round, room=view.room,
                              seconds=round(self.seconds_left(), 2),
-                             view=View.of(view),
+                             view=view,
                              options=convert.options(engine.legal_actions(s, name)))
         await self.send_body(behaviour, self.seats[name].jid, body)
 

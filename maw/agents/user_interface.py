@@ -23,6 +23,7 @@ from maw.agents.base import GameLog, MawAgent
 from maw.agents.guards import Guarded
 from maw.agents.transport import bare, of_types
 from maw.engine.actions import ACTIONS
+from maw.protocol import heard as h
 from maw.protocol import messages as m
 from maw.protocol import render
 
@@ -143,14 +144,14 @@ class Requests(Guarded):
                                  reason="not this interface's player")
             return
         seen = getattr(body, "view", None)
-        view = seen.model_dump() if seen else None
+        view = h.view_data(seen) if seen else None
         if isinstance(body, m.News):
             agent.role_name, agent.pack = body.role, list(body.pack)
             if view:
                 agent.view, agent.options = view, list(body.options)
                 asked = agent.pending
                 if asked is not None and asked[1].purpose == "action" and \
-                        phase_of(view) != phase_of(asked[1].view.model_dump()
+                        phase_of(view) != phase_of(h.view_data(asked[1].view)
                                                    if asked[1].view else None):
                     # a new phase: what the person types now answers its question (the
                     # player's next one), not the last phase's (which the rules refuse)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -15,7 +15,7 @@ from maw.engine.rulesets import changed_options
 from maw.engine.state import GameState, Phase
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerView:
     """One player's knowledge of the game at one moment.
 
@@ -58,18 +58,18 @@ class PlayerView:
     ruleset: str
     day: int
     phase: str
-    vote_round: int
+    vote_round: int = 0
     players: tuple[str, ...]
     living: tuple[str, ...]
-    deaths: tuple[tuple[int, str, str], ...]
-    known_roles: Mapping[str, str]
-    pack: tuple[str, ...]
-    room: str | None
-    messages_left: int | None
-    votes: Mapping[str, str]
-    vote_history: tuple[tuple[int, str, int, tuple[tuple[str, str], ...]], ...]
-    results: tuple[tuple[int, str, str, str], ...]
-    winner: str | None
+    deaths: tuple[tuple[int, str, str], ...] = ()
+    known_roles: Mapping[str, str] = field(default_factory=dict)
+    pack: tuple[str, ...] = ()
+    room: str | None = None
+    messages_left: int | None = None
+    votes: Mapping[str, str] = field(default_factory=dict)
+    vote_history: tuple[tuple[int, str, int, tuple[tuple[str, str], ...]], ...] = ()
+    results: tuple[tuple[int, str, str, str], ...] = ()
+    winner: str | None = None
     votes_open: bool = True
     rule_options: tuple[tuple[str, str], ...] = ()
     sheriff: str = ""

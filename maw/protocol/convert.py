@@ -3,7 +3,6 @@ actions, ``maw.engine.actions.ACTIONS``)."""
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 from maw import engine
@@ -48,13 +47,6 @@ def to_engine(body: m.PlayerAction, player: str, room: str | None = None) -> eng
     if spec.room:
         return spec.cls(player, engine.Room(room or "Village"))
     return spec.cls(player)
-
-
-def view_dict(v: engine.PlayerView) -> dict[str, Any]:
-    d = {f.name: getattr(v, f.name) for f in fields(v)}
-    d["known_roles"] = dict(v.known_roles)
-    d["votes"] = dict(v.votes)
-    return d
 
 
 def option_to_engine(option: m.Option, player: str, text: str = "") -> engine.Action:

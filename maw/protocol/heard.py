@@ -1,6 +1,6 @@
 """What a player knows and hears, typed, on the wire between a player and its interface.
 
-:class:`View` is the player's own ``maw.engine.view`` (frozen); :data:`Heard` is a tagged
+:data:`View` is the player's own ``maw.engine.PlayerView`` (frozen); :data:`Heard` is a tagged
 union of what it heard (``kind`` tells which): a chat line, a vote, a result, a death, a
 phase, a private result... The player builds these from the GameMaster's and the rooms'
 messages; an interface reads facts from them (a rule decider takes each chat line as it
@@ -9,62 +9,38 @@ was said, a prompt renders them with ``maw.protocol.render``), never parses Engl
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    WrapSerializer,
+)
 
 from maw import engine
 
 
-class View(BaseModel):
-    """One player's knowledge of the game at one moment (``maw.engine.PlayerView``)."""
+def _plain(view: engine.PlayerView, serialize: SerializerFunctionWrapHandler) -> Any:
+    """The view as JSON has it: its read-only mappings as plain dicts."""
+    return serialize(dataclasses.replace(view, known_roles=dict(view.known_roles),
+                                         votes=dict(view.votes)))
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    player: str
-    role: str
-    team: str
-    alive: bool
-    ruleset: str
-    day: int
-    phase: str
-    vote_round: int = 0
-    players: tuple[str, ...]
-    living: tuple[str, ...]
-    deaths: tuple[tuple[int, str, str], ...] = ()
-    known_roles: dict[str, str] = {}
-    pack: tuple[str, ...] = ()
-    room: str | None = None
-    messages_left: int | None = None
-    votes: dict[str, str] = {}
-    vote_history: tuple[tuple[int, str, int, tuple[tuple[str, str], ...]], ...] = ()
-    results: tuple[tuple[int, str, str, str], ...] = ()
-    winner: str | None = None
-    votes_open: bool = True
-    rule_options: tuple[tuple[str, str], ...] = ()
-    sheriff: str = ""
+View = Annotated[engine.PlayerView, WrapSerializer(_plain)]
+"""One player's knowledge of the game at one moment: the engine's own
+:class:`maw.engine.PlayerView` on the wire (one definition: a view the GameMaster built
+goes out as is, not validated again; one read from the wire is validated into it)."""
+VIEW: TypeAdapter[engine.PlayerView] = TypeAdapter(View)
 
-    @classmethod
-    def of(cls, view: engine.PlayerView) -> View:
-        """The engine's view as is, not validated again: the engine made it, of these
-        types (its mappings copied into dicts). Validating it was 3.5% of a 75-player
-        game's time: every player gets a view at every phase and vote round."""
-        data = {name: getattr(view, name) for name in _VIEW_FIELDS}
-        data["known_roles"], data["votes"] = dict(view.known_roles), dict(view.votes)
-        return cls.model_construct(**data)
 
-    def to_engine(self) -> engine.PlayerView:
-        data: dict[str, Any] = {name: getattr(self, name) for name in type(self).model_fields}
-        return engine.PlayerView(**data)
-
-    def with_vote(self, voter: str, target: str | None) -> View:
-        """This view with ``voter``'s current vote changed (or withdrawn: ``None``)."""
-        votes = dict(self.votes)
-        if target is None:
-            votes.pop(voter, None)
-        else:
-            votes[voter] = target
-        return self.model_copy(update={"votes": votes})
+def view_data(view: engine.PlayerView) -> dict[str, Any]:
+    """The view as plain data (an interface's status, a page's JSON)."""
+    data: dict[str, Any] = VIEW.dump_python(view)
+    return data
 
 
 class _Heard(BaseModel):
@@ -189,5 +165,3 @@ Heard = Annotated[Union[Said, WhisperHeard, RoomOpened, VoteHeard, ResultHeard, 
                   Field(discriminator="kind")]
 HEARD: TypeAdapter[Heard] = TypeAdapter(Heard)
 
-
-_VIEW_FIELDS = tuple(View.model_fields)
