@@ -30,7 +30,7 @@ from maw.agents.moderator import (  # noqa: F401 - the GameMaster's names, where
     share_host_key,
 )
 from maw.agents.referee import Referee, RoomReplies
-from maw.agents.seats import GameConfig, Seat, StandIn  # noqa: F401 - (as above)
+from maw.agents.seats import GameConfig, Occupant, StandIn  # noqa: F401 - (as above)
 from maw.agents.transport import of_types
 from maw.protocol import messages as m
 

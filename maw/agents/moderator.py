@@ -18,7 +18,7 @@ from spade.behaviour import CyclicBehaviour
 
 from maw import engine
 from maw.agents.base import GameLog, MawAgent
-from maw.agents.seats import STAND_IN_ACTIONS, GameConfig, Seat, StandIn
+from maw.agents.seats import STAND_IN_ACTIONS, GameConfig, Occupant, StandIn
 from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.agents.transport import bare
 from maw.engine import events as ev
@@ -47,7 +47,7 @@ class Moderator(MawAgent):
         self.lobby_room = lobby_room  # hears each round's winner and the scores
         self.game_log = game_log
         self.on_event = on_event or (lambda e: None)
-        self.seats: dict[str, Seat] = {}
+        self.seats: dict[str, Occupant] = {}
         self.lobby_open = True
         self.lobby_full = asyncio.Event()
         self.changes = Changes()  # poked whenever a phase may have become decided
@@ -389,7 +389,7 @@ class Moderator(MawAgent):
     # ------------------------------------------------------------ who acts, and when
 
     def identify(self, player: str | None, token: str | None,
-                 sender: str | None = None) -> Seat | None:
+                 sender: str | None = None) -> Occupant | None:
         """The seat of ``player`` if ``token`` is its secret (and ``sender``, when given,
         its registered address): the one check of who an action comes from."""
         seat = self.seats.get(player or "")

@@ -10,7 +10,7 @@ from spade.message import Message
 
 from maw import engine
 from maw.agents.guards import Guarded
-from maw.agents.moderator import UNKNOWN, Moderator, Seat
+from maw.agents.moderator import UNKNOWN, Moderator, Occupant
 from maw.agents.transport import bare
 from maw.errors import IllegalActionError
 from maw.protocol import convert
@@ -126,7 +126,7 @@ class Referee(Guarded):
             gm.refused.add(asked)
             await gm.send_body(self, sender, m.Refuse(reason=reason), thread)
             return
-        seat = Seat(name=name, jid=sender, token=secrets.token_hex(16), key=new_key())
+        seat = Occupant(name=name, jid=sender, token=secrets.token_hex(16), key=new_key())
         gm.seats[name] = seat
         gm.keys[sender] = seat.key  # (the rooms share this dict: they sign with it too)
         gm.game_log.write("join", player=name, jid=sender)
@@ -135,7 +135,7 @@ class Referee(Guarded):
             gm.lobby_open = False
             gm.lobby_full.set()
 
-    async def _welcome(self, gm: Moderator, seat: Seat, thread: str | None) -> None:
+    async def _welcome(self, gm: Moderator, seat: Occupant, thread: str | None) -> None:
         rooms = {room.value: jid for room, jid in gm.rooms.items()}
         await gm.send_body(self, seat.jid, m.Joined(player_name=seat.name, token=seat.token,
                                                      joined=len(gm.seats),

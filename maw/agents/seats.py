@@ -1,5 +1,5 @@
 """What a game is (:class:`GameConfig`: size, rules, seed, timers, who may stand in) and
-the GameMaster's seats at it (:class:`Seat`, and :class:`StandIn`, a decider playing a
+the GameMaster's seats at it (:class:`Occupant`, and :class:`StandIn`, a decider playing a
 gone player's seat): plain data, below the Moderator that keeps them."""
 
 from __future__ import annotations
@@ -37,7 +37,11 @@ class GameConfig:
 
 
 @dataclass
-class Seat:
+class Occupant:
+    """Who sits in a seat, as the GameMaster knows it: the player's name, its client's
+    address and the token and key it was given when it joined (``maw.hosting.Seat`` is
+    what sits there: a decider and its model)."""
+
     name: str
     jid: str
     token: str

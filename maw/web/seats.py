@@ -80,7 +80,9 @@ class WebConsole:
 
 
 @dataclass(eq=False)
-class Seat:
+class SeatLink:
+    """A seat's secret link: the person who opens it plays that seat from the page."""
+
     secret: str
     console: WebConsole = field(default_factory=WebConsole)
     task: asyncio.Task | None = None
@@ -96,18 +98,18 @@ class SeatDesk:
         self.lobby = lobby
         self.join_seconds = join_seconds
         self.timeout = timeout
-        self.seats = {s.secret: s for s in (Seat(secrets.token_urlsafe(12))
+        self.seats = {s.secret: s for s in (SeatLink(secrets.token_urlsafe(12))
                                             for _ in range(count))}
 
-    def get(self, secret: str) -> Seat | None:
+    def get(self, secret: str) -> SeatLink | None:
         return self.seats.get(secret)
 
-    def claim(self, seat: Seat) -> None:
+    def claim(self, seat: SeatLink) -> None:
         """Start the seat's player, once (a reloaded page finds it running)."""
         if seat.task is None:
             seat.task = asyncio.create_task(self._run(seat))
 
-    async def _run(self, seat: Seat) -> None:
+    async def _run(self, seat: SeatLink) -> None:
         from maw.hosting.players import run_person
 
         console = seat.console

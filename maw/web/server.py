@@ -13,7 +13,7 @@ from aiohttp import web
 from maw.errors import MawError
 from maw.web.archive import Archive
 from maw.web.observer import Observer, Watcher
-from maw.web.seats import Seat, SeatDesk
+from maw.web.seats import SeatDesk, SeatLink
 
 STATIC = Path(__file__).resolve().parent / "static"
 
@@ -79,7 +79,7 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
             raise web.HTTPForbidden(text=str(exc)) from None
         return await stream(request, watcher, live.leave)
 
-    def seat_of(request: web.Request) -> Seat:
+    def seat_of(request: web.Request) -> SeatLink:
         seat = desk.get(request.match_info["secret"]) if desk is not None else None
         if seat is None:
             raise web.HTTPNotFound(text="no such seat")
