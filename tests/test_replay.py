@@ -104,7 +104,7 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
     from maw.hosting.game import run_game, seats_from_roster
     from maw.hosting.plan import replay_plan
     from maw.hosting.roster import load_roster
-    from maw.llm.recorded import recording
+    from maw.records.model_calls import recording
     from maw.records.audit import audit_log
 
     register_backend(Chaos)
@@ -163,7 +163,7 @@ def test_a_recorded_answer_waits_for_the_moves_and_answered_questions_before_it(
     """A replay gives an answer only once its phase has taken the steps the recorded
     game's had by then, in any order: the moves, and the questions a model answered (a
     question withdrawn before any answer is no step)."""
-    from maw.llm.recorded import Recording
+    from maw.records.model_calls import Recording
 
     def llm(t, player, key, text="{}"):
         return {"t": t, "kind": "llm", "player": player, "day": 1, "phase": "day",
@@ -213,7 +213,7 @@ def test_a_question_asked_with_the_view_of_the_phase_before_is_not_waited_for(tm
     """A player whose answer came as the phase ended asks again before the phase change
     reaches it; in a replay the change may come first and it never asks. The answers
     after must not wait for that question (a replay stalled a whole night on one)."""
-    from maw.llm.recorded import Recording
+    from maw.records.model_calls import Recording
 
     def llm(t, player, key, day, phase):
         return {"t": t, "kind": "llm", "player": player, "day": day, "phase": phase,
@@ -272,7 +272,7 @@ def test_a_context_fits_in_a_replay_where_it_fitted_in_the_recording(tmp_path):
 
 
 def test_a_replays_timer_waits_for_the_moves_the_recorded_game_had_taken(tmp_path):
-    from maw.llm.recorded import Recording, moves_before_timers
+    from maw.records.model_calls import Recording, moves_before_timers
 
     def rec(t, kind, **fields):
         return {"t": t, "kind": kind, **fields}

@@ -331,7 +331,7 @@ class SendInput(Guarded):
                 action = await decider.adecide(view, legal, read)
                 # read (a cancel skips this: they are read next time); what the next
                 # question brought meanwhile (a withdrawn question's answer may still
-                # come: ``maw.llm.recorded``) is for the next time
+                # come: ``maw.records.model_calls``) is for the next time
                 if agent.unread[:len(read)] == read:
                     del agent.unread[:len(read)]
                 return action

@@ -71,7 +71,7 @@ class Moderator(MawAgent):
         # a private revote going on: (the stamp before it, who may know of it)
         self.hidden: tuple[str, frozenset[str]] | None = None
         # awaited once when a timer passes, before it ends the phase or opens the votes: a
-        # replay waits there for the answers its recording had by then (maw.llm.recorded)
+        # replay waits there for the answers its recording had by then (maw.records.model_calls)
         self.hold: Callable[[tuple[int, int, str], str], Awaitable[None]] | None = None
 
     async def held(self, step: str) -> bool:

@@ -19,6 +19,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from maw.aiwolf.link import DEFAULT_LIMITS, Limits, Link
 from maw.errors import MawError
+from maw.listen import listen
 
 log = logging.getLogger("maw.aiwolf")
 _SEAT = re.compile(r"[^A-Za-z0-9_\-]")
@@ -59,15 +60,7 @@ class Endpoint:
     async def start(self) -> None:
         app = web.Application()
         app.router.add_get("/ws", self._serve)
-        self.runner = web.AppRunner(app, handle_signals=False)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, self.host, self.port)
-        try:
-            await site.start()
-        except OSError as exc:
-            await self.runner.cleanup()
-            raise MawError(f"cannot serve AIWolf agents on {self.host}:{self.port}: "
-                           f"{exc.strerror or exc}") from None
+        self.runner = await listen(app, self.host, self.port, "the AIWolf agents' server")
 
     async def gather(self, timeout: float) -> list[Link]:
         """The seated agents, once all ``seats`` have joined; ``MawError`` after

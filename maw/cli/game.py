@@ -253,7 +253,7 @@ def summary(args: argparse.Namespace, result) -> None:
 
         print(f"  time: {describe(result.time_split)}")
     if args.replay_llm:
-        from maw.llm.recorded import recording
+        from maw.records.model_calls import recording
 
         r = recording(Path(args.replay_llm))
         print(f"  replay: {r.answered} of the {r.total} recorded answers given; "

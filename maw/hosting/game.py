@@ -47,6 +47,7 @@ from maw.hosting.xmpp import (
     lobby_jid,
     stable_password,
 )
+from maw.records.model_calls import recording
 
 
 @dataclass
@@ -134,9 +135,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         game_log.listeners.append(watch)
     replayed = {s.llm.model for s in seats if s.llm is not None and s.llm.backend == "recorded"}
     recordings = []
-    if replayed:  # a replay times each answer from its own phases (maw.llm.recorded)
-        from maw.llm.recorded import recording
-
+    if replayed:  # a replay times each answer from its own phases (maw.records.model_calls)
         recordings = [recording(Path(p), fresh=True) for p in sorted(replayed)]
         game_log.listeners += [r.hear for r in recordings]
     village, hideout, lobby_room = jid("village"), jid("hideout"), jid("lobby-room")

@@ -366,7 +366,7 @@ class Multicast(Record):
 
 class ReplayHold(Record):
     """A replay's timer stopped waiting for the recorded game's moves of a phase before
-    they all came (``maw.llm.recorded.Recording.hold``): the replay may stray from here."""
+    they all came (``maw.records.model_calls.Recording.hold``): the replay may stray from here."""
 
     kind: Literal["replay_hold"]
     phase: list

@@ -11,6 +11,7 @@ from pathlib import Path
 from aiohttp import web
 
 from maw.errors import MawError
+from maw.listen import listen
 from maw.web.archive import Archive
 from maw.web.observer import Observer, Watcher
 from maw.web.seats import SeatDesk, SeatLink
@@ -170,15 +171,8 @@ class WebServer:
         return f"http://{host}:{self.port}/"
 
     async def start(self) -> None:
-        self.runner = web.AppRunner(self.app, access_log=None)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, self.host, self.port)
-        try:
-            await site.start()
-        except OSError as exc:
-            await self.runner.cleanup()
-            raise MawError(f"the web observer cannot listen on {self.host}:{self.port}: "
-                           f"{exc.strerror or exc}") from None
+        self.runner = await listen(self.app, self.host, self.port, "the web observer",
+                                   access_log=None)
 
     async def stop(self, drain: float = 3.0) -> None:
         """Let the streams send what they hold (the game's end), then stop."""
