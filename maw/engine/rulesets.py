@@ -20,6 +20,7 @@ from typing import Any
 
 from maw.engine.roles import SEER, VILLAGER, WEREWOLF, Role, role_coded
 from maw.errors import ConfigError
+from maw.registry import Registry
 
 
 class Flow(str, Enum):
@@ -230,7 +231,7 @@ class RulesetKind:
     adjust: Callable[[dict[str, Any]], None] | None = None
 
 
-RULESETS: dict[str, RulesetKind] = {}  # name -> kind, in the order they registered
+RULESETS: Registry[RulesetKind] = Registry("ruleset", "maw.rulesets")
 
 
 def register_ruleset(base: Ruleset | Callable[[str], Ruleset], name: str = "", *,
@@ -282,15 +283,7 @@ RULESET_NAMES: Sequence[str] = _Names()
 
 def ruleset_kind(name: str) -> RulesetKind:
     """The registry's entry for ``name``; ``ConfigError`` if none."""
-    if name not in RULESETS:
-        from importlib.metadata import entry_points
-
-        for ep in entry_points(group="maw.rulesets"):
-            ep.load()  # (a plugin registers its rulesets as it is loaded)
-    kind = RULESETS.get(name)
-    if kind is None:
-        raise ConfigError(f"unknown ruleset {name!r}; known: {', '.join(RULESETS)}")
-    return kind
+    return RULESETS.find(name)
 
 
 def _coerce(key: str, value: Any) -> Any:

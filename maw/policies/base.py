@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from maw.engine import Action, Event, PlayerView, Ruleset
 from maw.errors import ConfigError
+from maw.registry import Registry
 
 
 class Decider:
@@ -108,7 +109,10 @@ class DeciderKind:
         return self.with_model is not None
 
 
-DECIDERS: dict[str, DeciderKind] = {}
+DECIDERS: Registry[DeciderKind] = Registry(
+    "decider", "maw.deciders", lambda kinds: ", ".join(
+        f"{k.name}:{k.argument}" if k.argument else k.name
+        for k in sorted(kinds.values(), key=lambda k: k.name)))
 
 
 def register_decider(name: str, make: Callable[[str, random.Random], Decider] | None = None,
@@ -136,16 +140,7 @@ def register_decider_with_argument(
 
 def decider_kind(name: str) -> DeciderKind:
     """The registry's entry for ``name`` (``NAME:ARG`` too); ``ConfigError`` if none."""
-    head = name.partition(":")[0]
-    if head not in DECIDERS:
-        from importlib.metadata import entry_points
-
-        for ep in entry_points(group="maw.deciders"):
-            ep.load()  # (a plugin registers its deciders as it is loaded)
-    kind = DECIDERS.get(head)
-    if kind is None:
-        raise ConfigError(f"unknown decider {name!r}; known: {known_deciders()}")
-    return kind
+    return DECIDERS.find(name.partition(":")[0], shown=name)
 
 
 def make_decider(name: str, player: str, rng: random.Random) -> Decider:
@@ -163,8 +158,7 @@ def make_decider(name: str, player: str, rng: random.Random) -> Decider:
 
 
 def known_deciders() -> str:
-    return ", ".join(f"{k.name}:{k.argument}" if k.argument else k.name
-                     for k in sorted(DECIDERS.values(), key=lambda k: k.name))
+    return DECIDERS.known(DECIDERS)
 
 
 def stand_ins() -> tuple[str, ...]:
