@@ -26,6 +26,11 @@ LETTERS = {"W": WEREWOLF, "V": VILLAGER, "S": SEER, "M": MEDIUM, "B": BODYGUARD,
 NAMES = [chr(ord("A") + i) for i in range(26)]
 
 
+# the embedded model on one thread: three test workers share two cores, and a model's
+# threads wait for each other (on a busy machine, 2 threads were 4 times slower than 1:
+# maw.llm.model_process.default_threads); a test that wants more says so
+os.environ.setdefault("MAW_LLM_THREADS", "1")
+
 # the tests that run the embedded model (by the fixtures they use, or marked ``model``)
 MODEL_FIXTURES = {"llama_server", "embedded", "model_path"}
 
@@ -41,6 +46,21 @@ def pytest_itemcollected(item):
     if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())) or \
             item.get_closest_marker("model"):
         item.add_marker(pytest.mark.xdist_group("model"))
+
+
+def in_a_fresh_process(module: str, function: str, *args: str, timeout: float = 300) -> dict:
+    """``module.function(*args)`` (a module of tests/) run in a new Python process, and the
+    JSON it returns: what a test registers there (a role, a game shape) stays there."""
+    import json
+    import subprocess
+    import sys
+
+    code = (f"import json, sys; sys.path.insert(0, {str(REPO / 'tests')!r}); "
+            f"import {module}; print(json.dumps({module}.{function}(*{list(args)!r})))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def start(name: str, deal: str, seed: int = 0, **options) -> GameState:

@@ -11,11 +11,10 @@ process, so that the ruleset it adds stays out of the other tests' games.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import in_a_fresh_process
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -119,12 +118,7 @@ async def _xmpp_game(rules, folder: str, out: dict) -> None:
 
 @pytest.mark.xmpp
 def test_a_game_shape_defined_here_plays_in_the_engine_simulate_and_over_xmpp(tmp_path):
-    code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import test_game_shape; "
-            f"print(json.dumps(test_game_shape.play_open_roles({str(tmp_path)!r})))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    got = in_a_fresh_process("test_game_shape", "play_open_roles", str(tmp_path))
     # the registry knows it by name, after the shipped ones, and tells its own rules
     assert got["names"][-1] == "open-roles" and "maw" in got["names"]
     assert TOLD in got["text"] and PACK_ONLY not in got["text"]

@@ -120,9 +120,9 @@ async def test_each_player_s_prompt_is_read_once_and_answers_do_not_change(model
     other players' calls, reads only what is new since its own first (a few dozen tokens
     of hundreds); with no contexts kept it reads all but the rules again. The answers
     are the same either way."""
-    kept = make_backend("llamacpp", n_ctx=1024, threads=2)
+    kept = make_backend("llamacpp", n_ctx=1024)
     texts, counts = await _converse(kept)
-    none = make_backend("llamacpp", n_ctx=1024, threads=2, prefix_cache_mb=0)
+    none = make_backend("llamacpp", n_ctx=1024, prefix_cache_mb=0)
     texts0, counts0 = await _converse(none)
     assert texts == texts0
     assert [p for p, _ in counts] == [p for p, _ in counts0]
@@ -145,7 +145,7 @@ async def test_answers_keep_to_the_schema_when_the_grammar_checks_only_the_token
         "action": {"enum": ["vote Ann", "vote Bob", "listen"]},
         "say": {"type": "string", "maxLength": 40}}, "required": ["action", "say"],
         "additionalProperties": False}
-    backend = make_backend("llamacpp", n_ctx=768, threads=2)
+    backend = make_backend("llamacpp", n_ctx=768)
     assert not backend.grammar_first
     for i in range(3):
         hot = await backend.chat([{"role": "user", "content": f"Werewolf, day {i}. Bob "
@@ -369,3 +369,19 @@ async def test_a_typical_call_is_timed_for_the_phases_timers(model_path):
     assert 0 < timed[0].seconds < 60
     day, night = phase_lengths(GameRequest(players=3, rules=ruleset("maw")), seats, timed)
     assert day >= 3 * 4 * timed[0].seconds and night >= 3 * timed[0].seconds
+
+
+def test_the_models_threads_follow_maw_llm_threads(monkeypatch):
+    """``MAW_LLM_THREADS`` sets the embedded model's threads where its options do not
+    (the suite runs it on one: three workers share two cores); a bad value is refused by
+    name, and unset it is every CPU this process may use."""
+    from maw.llm.model_process import default_threads
+
+    monkeypatch.setenv("MAW_LLM_THREADS", "3")
+    assert default_threads() == 3
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("MAW_LLM_THREADS", bad)
+        with pytest.raises(BackendError, match="MAW_LLM_THREADS"):
+            default_threads()
+    monkeypatch.delenv("MAW_LLM_THREADS")
+    assert default_threads() == len(os.sched_getaffinity(0))

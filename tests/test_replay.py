@@ -104,8 +104,8 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
     from maw.hosting.game import run_game, seats_from_roster
     from maw.hosting.plan import replay_plan
     from maw.hosting.roster import load_roster
-    from maw.records.model_calls import recording
     from maw.records.audit import audit_log
+    from maw.records.model_calls import recording
 
     register_backend(Chaos)
     roster = tmp_path / "r.toml"

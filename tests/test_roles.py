@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import in_a_fresh_process
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -142,12 +141,7 @@ async def _until_a_night(rules, folder, out, address, GameConfig, default_seats,
 
 @pytest.mark.xmpp
 def test_a_role_defined_here_plays_200_engine_games_and_one_over_xmpp(tmp_path):
-    code = (f"import json, sys; sys.path.insert(0, {str(HERE)!r}); import test_roles; "
-            f"print(json.dumps(test_roles.play_with_the_assassin({str(tmp_path)!r})))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300, cwd=REPO)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    got = in_a_fresh_process("test_roles", "play_with_the_assassin", str(tmp_path))
     assert got["games"] == 200 and got["invalid"] == 0
     # the rule players use an action they were never taught (its entry says whom it is
     # for), once a game at most, and its victims die

@@ -63,8 +63,22 @@ def default_model_path() -> str:
     return str(assemble())
 
 
+THREADS_VARIABLE = "MAW_LLM_THREADS"
+
+
 def default_threads() -> int:
-    """The CPUs this process may use (a container's quota included, where it shows)."""
+    """The threads the embedded model uses unless its options say: ``MAW_LLM_THREADS`` if
+    set, else every CPU this process may use (a container's quota included, where it
+    shows). Set it lower where other work shares the CPUs with the model: llama.cpp's
+    threads wait for each other, and one that waits for a CPU holds up the rest (on 2
+    cores busy with two other processes, 3 answers took 57 s on 2 threads, 13.5 s on 1;
+    ``benchmarks/README.md``, "Model threads on a busy machine")."""
+    value = os.environ.get(THREADS_VARIABLE, "").strip()
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise BackendError(f"{THREADS_VARIABLE}={value!r}: give a number of threads, "
+                               "1 or more")
+        return int(value)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
