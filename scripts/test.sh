@@ -9,15 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-FAST=(tests/test_engine_maw.py tests/test_engine_aiwolf.py tests/test_engine_properties.py
-      tests/test_werewolf12.py tests/test_werewolf12_day.py tests/test_describe.py
-      tests/test_rules_claims.py tests/test_roles.py tests/test_game_shape.py
-      tests/test_golden_replay.py
-      tests/test_protocol.py tests/test_render.py tests/test_policies.py
-      tests/test_beliefs.py tests/test_gate.py tests/test_hybrid.py tests/test_deciders.py
-      tests/test_llm_turns.py tests/test_memory.py tests/test_knowledge.py
-      tests/test_records.py tests/test_accounting.py
-      tests/test_audit.py tests/test_cli_errors.py tests/test_cli_help.py)
+# (the test folders mirror the package's: tests/engine/ tests maw/engine/...)
+FAST=(tests/engine tests/protocol tests/policies tests/records tests/aiwolf/test_golden_replay.py
+      tests/llm/test_llm_turns.py tests/llm/test_memory.py tests/agents/test_knowledge.py
+      tests/cli/test_cli_errors.py tests/cli/test_cli_help.py)
 args=()
 if [ "${1:-}" = "--fast" ]; then
   shift

@@ -55,7 +55,9 @@ def in_a_fresh_process(module: str, function: str, *args: str, timeout: float = 
     import subprocess
     import sys
 
-    code = (f"import json, sys; sys.path.insert(0, {str(REPO / 'tests')!r}); "
+    folder = next((REPO / "tests").rglob(f"{module}.py")).parent
+    path = [str(folder), str(REPO / "tests")]
+    code = (f"import json, sys; sys.path[:0] = {path!r}; "
             f"import {module}; print(json.dumps({module}.{function}(*{list(args)!r})))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=timeout, cwd=REPO)

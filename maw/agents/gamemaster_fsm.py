@@ -228,7 +228,7 @@ class EndPhaseState(GMState):
 
 
 # the FSM's phase states by name, and the engine's phases each runs (every phase but the
-# end is run by exactly one: tests/test_werewolf12.py checks it)
+# end is run by exactly one: tests/engine/test_werewolf12.py checks it)
 PHASE_STATES: dict[str, type[PhaseState]] = {
     "DayPhase": DayPhaseState, "NightPhase": NightPhaseState,
     "WitchDecision": WitchDecisionState, "HunterShot": HunterShotState,

@@ -4,7 +4,7 @@ Each shape of day writes its own rules (:meth:`maw.engine.dayflow.DayFlow.rules_
 from the same ruleset and options the engine applies; :func:`rules_text` asks the game's
 flow, and a flow with no text of its own is an error, never another game's rules. The
 pieces every text shares (the deal, the powers, ties, the win, the draw) are here.
-``tests/test_rules_claims.py`` checks every sentence against engine games.
+``tests/engine/test_rules_claims.py`` checks every sentence against engine games.
 """
 
 from __future__ import annotations

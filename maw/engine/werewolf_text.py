@@ -1,7 +1,7 @@
 """werewolf-12's rules in plain English (:meth:`WerewolfFlow.rules_text
 <maw.engine.werewolf.WerewolfFlow.rules_text>`), written from its options as
 ``maw.engine.werewolf`` applies them: the night's steps and each power, the sheriff, the
-day's turns and vote, last words, the win. ``tests/test_rules_claims.py`` checks every
+day's turns and vote, last words, the win. ``tests/engine/test_rules_claims.py`` checks every
 sentence against engine games of each option."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The embedded server (``maw.hosting.xmpp.EmbeddedServer``) is pyjabber 0.4.5 in-process,
 and MAW fixes six of its faults by replacing private methods: each fix below says the
 fault, how it showed, and what it replaces. At an upgrade, read each replaced method in
-the new pyjabber; ``tests/test_xmpp_game.py`` and ``tests/test_security.py`` show each
+the new pyjabber; ``tests/agents/test_xmpp_game.py`` and ``tests/agents/test_security.py`` show each
 fault if a fix stops taking hold.
 """
 

@@ -35,7 +35,7 @@ Two more things make a replay reach the same log:
 What a replay cannot repeat: a move that raced its phase's timer in the recorded game by
 a few milliseconds (an answer due 5 ms before the day's end, its vote refused as too late
 1 ms after it) may land on the other side of the timer in the replay, and the games part
-there (seen once in CI; ``tests/test_replay.py`` then records a game again).
+there (seen once in CI; ``tests/llm/test_replay.py`` then records a game again).
 """
 
 from __future__ import annotations

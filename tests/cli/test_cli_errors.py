@@ -1,0 +1,87 @@
+"""Every bad input to a `maw` command is one line on stderr and exit status 2, never a
+traceback: bad arguments, unreadable or wrong files, unreachable hosts, unusable ports."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("bad")
+    binary = d / "binary.jsonl"
+    binary.write_bytes(bytes(range(256)) * 8)
+    text = d / "notes.txt"
+    text.write_text("not a database, not a log\n")
+    not_a_log = d / "not-a-log.jsonl"
+    not_a_log.write_text('{"kind": "nothing we know"}\n')
+    return {"binary": binary, "text": text, "not_a_log": not_a_log, "dir": d}
+
+
+def busy_port() -> tuple[socket.socket, int]:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen()
+    return s, s.getsockname()[1]
+
+
+CASES = [  # (arguments, what the one line says)
+    ("game --policy rule --xmpp nothost.invalid:5222", "cannot reach the XMPP server"),
+    ("game --policy rule --xmpp 127.0.0.1:1", "no XMPP server answers"),
+    ("game --policy rule --xmpp embedded:99999", "port must be"),
+    ("game --policy nope", "unknown --policy"),
+    ("game --players 1 --policy rule", "needs 3 to 200 players"),
+    ("game --ruleset nope", "unknown ruleset"),
+    ("game --rule bad --policy rule", "not KEY=VALUE"),
+    ("game --roster {text}", "cannot read the roster"),
+    ("game --roster {dir}/missing.toml", "no roster"),
+    ("game --policy rule --log-dir /proc/maw-cannot", "cannot write the game log"),
+    ("game --policy rule --web nonsense", "give PORT or HOST:PORT"),
+    ("game --policy rule --web {busy} --day-seconds 1", "cannot listen"),
+    ("play --xmpp nothost.invalid:5222 --name Bob", "cannot reach the XMPP server"),
+    ("play --xmpp 127.0.0.1:1 --name Bob", "no XMPP server answers"),
+    ("play --xmpp 127.0.0.1:1 --name B@d", "name"),
+    ("player --xmpp nothost.invalid:5222 --name Bob", "cannot reach the XMPP server"),
+    ("player --xmpp 127.0.0.1:1 --name Bob --decider nope", "unknown decider"),
+    ("replay {binary}", "cannot read"),
+    ("replay {not_a_log}", "not a MAW game log record"),
+    ("replay {dir}/missing.jsonl", "no log at"),
+    ("replay {dir}", "cannot read"),
+    ("report {dir}/missing.db", "no results database"),
+    ("report {text}", "not a MAW results database"),
+    ("report {binary}", "not a MAW results database"),
+    ("tournament --roster {dir}/missing.toml", "no roster"),
+    ("tournament --roster agents/rule.toml --games 0", "must be at least 1"),
+    ("tournament --roster agents/rule.toml --web nonsense", "give PORT or HOST:PORT"),
+    ("simulate --games -1", "must be at least 1"),
+    ("simulate --players 2", "needs 3 to 200 players"),
+    ("web {dir}/missing", "no folder of game logs"),
+    ("web {dir} --web 99999", "give PORT or HOST:PORT"),
+    ("web {dir} --web {busy}", "cannot listen"),
+    ("server --port {busy}", "in use"),
+]
+
+
+@pytest.mark.parametrize("args,says", CASES, ids=[c[0].split(" {")[0] for c in CASES])
+def test_a_bad_input_is_one_line_and_exit_2(args, says, files, tmp_path):
+    sock, port = busy_port()
+    try:
+        argv = args.format(busy=port, **files).split()
+        proc = subprocess.run([sys.executable, "-m", "maw", *argv], capture_output=True,
+                              text=True, timeout=60, cwd=REPO, stdin=subprocess.DEVNULL,
+                              env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                                   "OLLAMA_HOST": "http://127.0.0.1:9"})
+    finally:
+        sock.close()
+    err = proc.stderr.strip().splitlines()
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert len(err) == 1 and err[0].startswith(f"maw {argv[0]}: error: "), err
+    assert says in err[0], err[0]

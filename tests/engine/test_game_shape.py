@@ -1,0 +1,174 @@
+"""A game shape is one module: a new ruleset with a day flow of its own is defined here, in
+the test module (its flow, its rules text and its ruleset, registered as the shipped
+shapes register theirs), and plays 200 engine games, ``maw simulate`` from the command
+line, and a game over XMPP that ``maw audit`` passes.
+
+The shape: ``open-roles``, MAW's game in which every dead player's role is told to
+everyone (the pack no longer learns the executed's role alone). It runs in a child
+process, so that the ruleset it adds stays out of the other tests' games.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import in_a_fresh_process
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+TOLD = "Every player who dies has its role told to everyone."
+PACK_ONLY = ("The executed player's role is told to the werewolves alone; nobody else "
+             "learns the role of anyone who dies.")
+
+
+def register_open_roles() -> None:
+    """The shape, whole: a flow, its rules text, its ruleset. Nothing else."""
+    from maw.engine import MawFlow, Ruleset, register_flow
+    from maw.engine.events import RoleRevealed
+    from maw.engine.rulesets import register_ruleset
+
+    @register_flow
+    class OpenRolesFlow(MawFlow):
+        flow = "open-roles"
+
+        def rules_text(self, rules, players):
+            text = MawFlow.rules_text(self, rules, players)
+            assert PACK_ONLY in text  # (what it replaces is still said, word for word)
+            return text.replace(PACK_ONLY, TOLD)
+
+        def at_night(self, state, events):
+            return state  # (no role told to the pack alone: everyone has been told)
+
+        def after_deaths(self, state, seats, events):
+            for s in seats:
+                events.append(RoleRevealed(state.names[s], state.roles[s].name, None))
+            return super().after_deaths(state, seats, events)
+
+    register_ruleset(Ruleset(name="open-roles", flow="open-roles", roles=None,
+                             min_players=4, max_players=30))
+
+
+def play_open_roles(folder: str) -> dict:
+    """In the child process: the rules text, 200 engine games, ``maw simulate`` and one
+    XMPP game that ``maw audit`` passes."""
+    import asyncio
+    import contextlib
+    import io
+
+    from maw.cli import main
+    from maw.engine import RULESET_NAMES, ruleset
+    from maw.engine.describe import rules_text
+    from maw.engine.events import Executed, Murdered, RoleRevealed
+    from maw.simulate import play_game
+
+    register_open_roles()
+    rules = ruleset("open-roles")
+    out: dict = {"names": list(RULESET_NAMES), "text": rules_text(rules, 7), "games": 0,
+                 "invalid": 0, "deaths": 0, "told": 0, "private": 0}
+    names = [f"P{i}" for i in range(7)]
+    for i in range(200):
+        events: list = []
+        record = play_game(rules, names, "rule", seed=i, events=events)
+        out["games"] += 1
+        out["invalid"] += record.invalid_actions
+        dead = [e.player for e in events if type(e) in (Executed, Murdered)]
+        told = {e.player: e.role for e in events if type(e) is RoleRevealed}
+        # (the death that ends a game is told by the game's end, which tells every role)
+        out["deaths"] += len(dead) - 1
+        out["told"] += sum(1 for p in dead[:-1] if p in told)
+        out["private"] += sum(1 for e in events if type(e) is RoleRevealed and e.audience)
+    screen = io.StringIO()
+    with contextlib.redirect_stdout(screen):
+        out["simulate_exit"] = main(["simulate", "--ruleset", "open-roles", "--players", "6",
+                                     "--games", "20", "--json"])
+    out["simulate"] = json.loads(screen.getvalue())
+    asyncio.run(_xmpp_game(rules, folder, out))
+    return out
+
+
+async def _xmpp_game(rules, folder: str, out: dict) -> None:
+    from test_roles import xmpp_games
+
+    from maw.agents.gamemaster import GameConfig
+    from maw.hosting.game import default_seats, run_game
+    from maw.records.audit import audit_log
+
+    results = []
+
+    async def play(address) -> None:
+        config = GameConfig(players=6, rules=rules, seed=2, day_seconds=5, night_seconds=3,
+                            early_end=True, log_dir=Path(folder))
+        results.append(await run_game(config, default_seats(6), address, timeout=120))
+
+    await xmpp_games(play)
+    result = results[0]
+    records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    events = [r for r in records if r["kind"] == "event"]
+    out["xmpp_ruleset"] = next(r for r in records if r["kind"] == "round")["ruleset"]
+    out["xmpp_dead"] = [r["data"]["player"] for r in events
+                        if r["event"] in ("Executed", "Murdered")]
+    out["xmpp_told"] = [r["data"]["player"] for r in events if r["event"] == "RoleRevealed"]
+    out["xmpp_winner"] = result.outcomes[0].winner.value if result.outcomes[0].winner else None
+    audit = audit_log(result.log_path)
+    out["audit_ok"] = audit.ok
+    out["audit"] = [str(v) for v in audit.violations[:3]]
+
+
+@pytest.mark.xmpp
+def test_a_game_shape_defined_here_plays_in_the_engine_simulate_and_over_xmpp(tmp_path):
+    got = in_a_fresh_process("test_game_shape", "play_open_roles", str(tmp_path))
+    # the registry knows it by name, after the shipped ones, and tells its own rules
+    assert got["names"][-1] == "open-roles" and "maw" in got["names"]
+    assert TOLD in got["text"] and PACK_ONLY not in got["text"]
+    # the engine plays it: every death's role is told, to everyone, never to the pack alone
+    assert got["games"] == 200 and got["invalid"] == 0
+    assert got["deaths"] > 300 and got["told"] == got["deaths"] and got["private"] == 0
+    # the command line plays it
+    assert got["simulate_exit"] == 0 and got["simulate"]["games"] == 20
+    assert got["simulate"]["invalid_actions"] == 0
+    # over XMPP: the log names the shape, every death is told, and the audit (which
+    # replays the log through the same engine and checks what each player was sent) passes
+    assert got["xmpp_ruleset"] == "open-roles" and got["xmpp_winner"], got
+    assert got["xmpp_dead"] and set(got["xmpp_dead"][:-1]) <= set(got["xmpp_told"]), got
+    assert got["audit_ok"], got["audit"]
+
+
+def test_a_shipped_ruleset_is_found_through_the_registry_and_an_unknown_one_says_which():
+    from maw.engine import RULESET_NAMES, ruleset
+    from maw.engine.rulesets import RULESETS
+    from maw.errors import ConfigError
+
+    assert list(RULESET_NAMES) == list(RULESETS) == [
+        "maw", "aiwolf-5", "aiwolf-9", "aiwolf-13", "aiwolf-15", "werewolf-12"]
+    for name in RULESET_NAMES:
+        assert ruleset(name).name == name
+    with pytest.raises(ConfigError, match="unknown ruleset 'chess'; known: maw, aiwolf-5"):
+        ruleset("chess")
+    # an option that is another ruleset's own is refused, naming whose it is
+    with pytest.raises(ConfigError, match="'maw' takes no sheriff: .* the werewolf-12 rule"):
+        ruleset("maw", sheriff="true")
+    with pytest.raises(ConfigError, match="'aiwolf-9' takes no whisper: .* the maw ruleset"):
+        ruleset("aiwolf-9", whisper="true")
+    with pytest.raises(ConfigError, match="'maw' takes no talk_mode: .* the aiwolf-\\* rule"):
+        ruleset("maw", talk_mode="freeform")
+    with pytest.raises(ConfigError, match="unknown variant 'x' of ruleset 'aiwolf-5'"):
+        ruleset("aiwolf-5", variant="x")
+    assert ruleset("werewolf-12", role_set="b").roles[-1].name == "Idiot"
+
+
+def test_contributing_names_the_one_module_of_a_game_shape():
+    """CONTRIBUTING's "Add a game shape" names what this test's shape needed: one module
+    with a flow (``register_flow``) and a ruleset (``register_ruleset``)."""
+    import inspect
+    import re
+
+    text = (REPO / "CONTRIBUTING.md").read_text()
+    section = text.split("## Add a game shape", 1)[1].split("\n## ", 1)[0]
+    places = re.findall(r"^\d\. .*?(?=^\d\. |^$)", section, re.M | re.S)
+    assert len(places) == 1
+    said = set(re.findall(r"`@?(register_\w+)`", places[0]))
+    used = set(re.findall(r"\b(register_\w+)\b", inspect.getsource(register_open_roles))) - {
+        register_open_roles.__name__}
+    assert said == used == {"register_flow", "register_ruleset"}, (said, used)

@@ -1,0 +1,156 @@
+"""maw report's ratings on made-up tournaments whose answer is known."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from maw.tournament.report import Report
+from maw.tournament.runner import GAME_COLUMNS, PLAYER_COLUMNS, Results
+
+
+def tournament(path, games: list[tuple[str | None, dict[str, str]]]):
+    """A results database of ``games``: (winner, {player: team})."""
+    results = Results(path)
+    with results.db:
+        for i, (winner, teams) in enumerate(games):
+            results.db.execute(
+                f"INSERT INTO games ({', '.join(GAME_COLUMNS)}) VALUES "
+                f"({', '.join('?' * len(GAME_COLUMNS))})",
+                (i, i, json.dumps(sorted(teams)), "maw", winner, "", 3, 6, 1.0, 1.0, "", "{}",
+                 "now", 0, None))
+            for name, team in teams.items():
+                row = dict.fromkeys(PLAYER_COLUMNS, 0)
+                row.update(name=name, agent="rule", role="Villager", team=team, cost=None,
+                           won=int(team == winner))
+                results.db.execute(
+                    f"INSERT INTO players (game, {', '.join(PLAYER_COLUMNS)}) VALUES "
+                    f"(?, {', '.join('?' * len(PLAYER_COLUMNS))})",
+                    (i, *(row[c] for c in PLAYER_COLUMNS)))
+    results.close()
+    return Report(path)
+
+
+def test_a_player_who_always_wins_leads_and_uncertainty_shrinks_with_games(tmp_path):
+    games = []
+    for i in range(12):  # Ann always on the winning side, the others rotate
+        others = ["Bob", "Cid", "Dee", "Eve"]
+        mate = others[i % 4]
+        teams = {"Ann": "village", mate: "village"}
+        teams.update({o: "werewolves" for o in others if o != mate})
+        games.append(("village", teams))
+    ratings = tournament(tmp_path / "a.db", games).ratings()
+    assert ratings[0]["player"] == "Ann" and ratings[0]["games"] == 12
+    assert all(r["ordinal"] == pytest.approx(r["mu"] - 3 * r["sigma"]) for r in ratings)
+    few = tournament(tmp_path / "b.db", games[:2]).ratings()
+    sigma = {r["player"]: r["sigma"] for r in few}
+    assert ratings[0]["sigma"] < sigma["Ann"]
+
+
+def test_draws_move_nobody_apart_and_the_order_is_by_mu_minus_three_sigma(tmp_path):
+    teams = {"Ann": "village", "Bob": "village", "Cid": "werewolves"}
+    ratings = tournament(tmp_path / "d.db", [(None, teams)] * 3).ratings()
+    mus = {r["player"]: r["mu"] for r in ratings}
+    assert mus["Ann"] == pytest.approx(mus["Bob"])
+    ordinals = [r["ordinal"] for r in ratings]
+    assert ordinals == sorted(ordinals, reverse=True)
+
+
+def test_ratings_by_side_tell_a_good_wolf_from_a_poor_villager(tmp_path):
+    games = []
+    for i in range(16):  # Ann wins every game as a wolf and loses every one as a villager
+        wolf = i % 2 == 0
+        teams = {"Ann": "werewolves" if wolf else "village", "Bob": "village",
+                 "Cid": "village" if wolf else "werewolves", "Dee": "werewolves"}
+        games.append(("werewolves", teams))
+    by_side = tournament(tmp_path / "s.db", games).ratings(by_side=True)
+    ann = {r["side"]: r for r in by_side if r["player"] == "Ann"}
+    assert ann["werewolves"]["games"] == ann["village"]["games"] == 8
+    assert ann["werewolves"]["mu"] > 25 > ann["village"]["mu"]
+    # one rating a side: every player's games add up to its games
+    assert sum(r["games"] for r in by_side if r["player"] == "Bob") == 16
+
+
+def test_a_priced_roster_gives_the_cost_of_a_game(tmp_path):
+    teams = {"Ann": "village", "Bob": "werewolves"}
+    report = tournament(tmp_path / "c.db", [("village", teams)] * 4)
+    assert report.llm_cost()["priced"] is False
+    results = Results(tmp_path / "c.db")
+    with results.db:
+        results.db.execute("UPDATE players SET tokens = 20000, llm_calls = 10, cost = 0.012 "
+                           "WHERE name = 'Ann'")
+    results.close()
+    cost = Report(tmp_path / "c.db").llm_cost()
+    assert cost["priced"] and cost["cost"] == pytest.approx(0.012)
+    assert "cost 0.0120 a game" in " ".join(Report(tmp_path / "c.db").notes())
+
+
+def test_prices_come_from_the_roster_for_its_model_seats(tmp_path):
+    from maw.hosting.roster import load_roster
+    from maw.tournament.runner import prices_of
+
+    path = tmp_path / "r.toml"
+    path.write_text('[llm]\nbackend = "scripted"\nprice_per_million = 0.5\n'
+                    '[[player]]\nname = "Ann"\ndecider = "llm"\n'
+                    '[[player]]\nname = "Bob"\ndecider = "hybrid"\nprice_per_million = 2.0\n'
+                    '[[player]]\nname = "Cid"\ndecider = "rule"\n')
+    assert prices_of(load_roster(path), ("Ann", "Bob", "Cid")) == {"Ann": 0.5, "Bob": 2.0}
+
+
+def test_the_html_report_holds_every_table_and_lays_out_in_a_browser(tmp_path, browser):
+    import html as html_lib
+
+    from page_layout import LAYOUT, at_size
+
+    from maw.tournament.page import write_html
+
+    games = [("village" if i % 3 else "werewolves",
+              {"Ann": "village", "Bob": "village", "Cid": "werewolves"}) for i in range(9)]
+    report = tournament(tmp_path / "h.db", games)
+    page = write_html(report, tmp_path / "report.html")
+    text = page.read_text()
+    for sec in report.sections():
+        assert f"<h2>{html_lib.escape(sec.title)}</h2>" in text
+    try:
+        for width, height in ((1280, 800), (390, 844)):
+            at_size(browser, width, height)
+            browser.get(page.as_uri())
+            time.sleep(0.5)
+            assert browser.execute_script(LAYOUT) == []
+            # no table is cut: each fits its box, on a phone too (its cells wrap)
+            assert browser.execute_script(
+                "return [...document.querySelectorAll('.scroll')]"
+                ".filter(e => e.scrollWidth > e.clientWidth + 1)"
+                ".map(e => e.parentElement.querySelector('h2').innerText)") == []
+            images = browser.execute_script(
+                "return [...document.images].map(i => i.complete && i.naturalWidth)")
+            assert images and all(images)  # the charts are in the page, and they load
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.mark.parametrize("days", [[3, 3, 3, 3], [2, 3, 3, 5]])
+def test_the_game_length_chart_has_one_bar_per_whole_day(days):
+    """Whole days on the axis (all games 3 days long once gave one block over 2.6 to 3.4),
+    a bar for each, as high as the games that lasted that long."""
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from maw.tournament.charts import game_lengths
+
+    fig, ax = plt.subplots()
+    try:
+        game_lengths(ax, days)
+        fig.canvas.draw()
+        lo, hi = ax.get_xlim()
+        ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+        labels = [t.get_text() for t in ax.get_xticklabels()]
+        bars = {p.get_x() + p.get_width() / 2: p.get_height() for p in ax.patches}
+    finally:
+        plt.close(fig)
+    assert ticks == list(range(min(days) - 1, max(days) + 2))
+    assert labels == [str(d) for d in ticks]
+    assert bars == {d: days.count(d) for d in ticks}
