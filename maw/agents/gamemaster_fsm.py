@@ -87,7 +87,7 @@ def _next_fsm_state(gm: Moderator) -> str:
     if s.is_over:
         return "EndPhase"
     for name, cls in PHASE_STATES.items():
-        if s.phase in cls.parts:
+        if cls.runs(s.phase):
             return name
     # (a phase no state runs would spin the FSM between a count and a phase state)
     raise MawError(f"no GameMaster state runs the {s.phase} phase")
@@ -102,9 +102,13 @@ class PhaseState(GMState):
     parts: tuple[engine.Phase, ...] = ()
     count_state = ""
 
+    @classmethod
+    def runs(cls, phase: engine.Phase) -> bool:
+        return phase in cls.parts
+
     async def run(self) -> None:
         gm = self.gm
-        while gm.state is not None and not gm.state.is_over and gm.state.phase in self.parts:
+        while gm.state is not None and not gm.state.is_over and self.runs(gm.state.phase):
             before = gm.marker()
             while gm.marker() == before:
                 seen = gm.changes.version  # (before looking: no change can be missed)
@@ -193,6 +197,18 @@ class BadgeHandoverState(PhaseState):
     count_state = "DayPhaseVoteCount"
 
 
+class ShapeStepState(PhaseState):
+    """A phase of a game shape's own (``engine.Phase.register``: one the design document's
+    FSM never named), run as the others are: until the rules or its timer end it."""
+
+    count_state = "DayPhaseVoteCount"
+
+    @classmethod
+    def runs(cls, phase: engine.Phase) -> bool:
+        return phase is not engine.Phase.OVER and not any(
+            phase in other.parts for other in PHASE_STATES.values() if other is not cls)
+
+
 class VoteCountState(GMState):
     """The vote was counted by the engine and announced; go on to what comes next."""
 
@@ -234,4 +250,5 @@ PHASE_STATES: dict[str, type[PhaseState]] = {
     "WitchDecision": WitchDecisionState, "HunterShot": HunterShotState,
     "SheriffElection": SheriffElectionState, "LastWords": LastWordsState,
     "BadgeHandover": BadgeHandoverState,
+    "ShapeStep": ShapeStepState,  # (last: the phases no named state runs)
 }

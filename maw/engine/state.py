@@ -9,35 +9,93 @@ Never hand a ``GameState`` to a player: it holds every role. Players get
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from maw.engine.roles import Role, Team
 from maw.engine.rulesets import Ruleset
 
 
-class Phase(str, Enum):
-    """Where a day is. MAW uses DAY and NIGHT; AIWolf uses all four."""
+class _Phases(type):
+    """Iterating ``Phase`` gives every phase, the registered ones too, in order."""
 
-    DAY = "day"  # the Village is open (MAW: votes too)
-    VOTE = "vote"  # AIWolf: the execution vote after the talk
-    WHISPER = "whisper"  # AIWolf: the Hideout is open
-    NIGHT = "night"  # attack votes (MAW: and the Hideout), divinations, guards
-    WITCH = "witch"  # werewolf-12: the Witch, told the pack's victim, saves or poisons
-    HUNT = "hunt"  # werewolf-12: a Hunter who just died shoots (known to it alone)
-    BADGE = "badge"  # werewolf-12: a sheriff who just died passes the badge, or tears it
-    LAST_WORDS = "last_words"  # werewolf-12: the executed and the first night's dead speak
-    CANDIDACY = "candidacy"  # werewolf-12, day 1: who stands for sheriff
-    CAMPAIGN = "campaign"  # the candidates speak, and may withdraw
-    ELECTION = "election"  # the others vote among the candidates
-    ORDER = "order"  # the sheriff says from which side the day's speeches go
-    OVER = "over"  # the game has ended
+    def __iter__(cls) -> Iterator[Phase]:
+        return iter(tuple(cls._all.values()))  # type: ignore[attr-defined]
+
+    def __len__(cls) -> int:
+        return len(cls._all)  # type: ignore[attr-defined]
+
+
+class Phase(str, metaclass=_Phases):
+    """Where a day is. MAW uses DAY and NIGHT; AIWolf uses all four; werewolf-12 its steps.
+
+    A string, one object per name (compare with ``is``), like the members of an enum that
+    can grow: a game shape with a phase of its own registers it (:meth:`register`) in its
+    module, as it registers its flow and its ruleset. ``Phase("day")`` is ``Phase.DAY``; a
+    name nobody registered is a ``ValueError``."""
+
+    _all: ClassVar[dict[str, Phase]] = {}
+    DAY: ClassVar[Phase]  # the Village is open (MAW: votes too)
+    VOTE: ClassVar[Phase]  # AIWolf: the execution vote after the talk
+    WHISPER: ClassVar[Phase]  # AIWolf: the Hideout is open
+    NIGHT: ClassVar[Phase]  # attack votes (MAW: and the Hideout), divinations, guards
+    WITCH: ClassVar[Phase]  # werewolf-12: the Witch, told the pack's victim, saves or poisons
+    HUNT: ClassVar[Phase]  # werewolf-12: a Hunter who just died shoots (known to it alone)
+    BADGE: ClassVar[Phase]  # werewolf-12: a sheriff who just died passes the badge, or tears it
+    LAST_WORDS: ClassVar[Phase]  # werewolf-12: the executed and the first night's dead speak
+    CANDIDACY: ClassVar[Phase]  # werewolf-12, day 1: who stands for sheriff
+    CAMPAIGN: ClassVar[Phase]  # the candidates speak, and may withdraw
+    ELECTION: ClassVar[Phase]  # the others vote among the candidates
+    ORDER: ClassVar[Phase]  # the sheriff says from which side the day's speeches go
+    OVER: ClassVar[Phase]  # the game has ended
+
+    def __new__(cls, value: str) -> Phase:
+        phase = cls._all.get(value)
+        if phase is None:
+            raise ValueError(f"{value!r} is not a phase ({', '.join(cls._all)})")
+        return phase
+
+    @classmethod
+    def register(cls, value: str) -> Phase:
+        """The phase named ``value``, made once (a second call gives the same object)."""
+        if value not in cls._all:
+            if not value.isidentifier() or value != value.lower():
+                raise ValueError(f"a phase's name is a lower-case word: {value!r}")
+            cls._all[value] = str.__new__(cls, value)
+        return cls._all[value]
+
+    @property
+    def value(self) -> str:
+        return str.__str__(self)
+
+    @property
+    def name(self) -> str:
+        return self.value.upper()
 
     def __str__(self) -> str:
         return self.value
+
+    def __repr__(self) -> str:
+        return f"Phase.{self.name}"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # (a pickled phase is the same object again)
+        return (Phase, (self.value,))
+
+    def __copy__(self) -> Phase:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Phase:
+        return self
+
+
+# the shipped games' phases, in this order (a learned player's observation numbers them so)
+SHIPPED_PHASES = ("day", "vote", "whisper", "night", "witch", "hunt", "badge", "last_words",
+                  "candidacy", "campaign", "election", "order", "over")
+for _name in SHIPPED_PHASES:
+    setattr(Phase, _name.upper(), Phase.register(_name))
 
 
 class Termination(str, Enum):

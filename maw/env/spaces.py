@@ -25,7 +25,7 @@ import numpy as np
 from maw.engine import Action, Chat, PlayerView, Room
 from maw.engine.actions import ACTIONS, ActionSpec
 from maw.engine.roles import ROLES, role_named
-from maw.engine.state import Phase
+from maw.engine.state import SHIPPED_PHASES
 from maw.policies import claims
 
 CLAIMS = ("werewolf", "human", "suspect")
@@ -106,7 +106,8 @@ class Layout:
         return out, chosen
 
 
-PHASES = tuple(p.value for p in Phase)
+PHASES = SHIPPED_PHASES  # (a shape's own phases are not numbered: a learned player's
+# observation has the shipped ones)
 
 
 def observation_size(n: int, layout: Layout, beliefs: bool) -> int:
@@ -196,7 +197,8 @@ def observe(view: PlayerView, layout: Layout, heard: Heard,
             m[a, b] = x
         parts.append(m.ravel())
     phase = np.zeros(len(PHASES), dtype=np.float32)
-    phase[PHASES.index(view.phase)] = 1.0
+    if view.phase in PHASES:  # (a shape's own phase: none of them)
+        phase[PHASES.index(view.phase)] = 1.0
     parts.append(phase)
     parts.append(np.array([min(view.day / 20.0, 1.0)], dtype=np.float32))
     if beliefs:

@@ -4,8 +4,10 @@ shapes register theirs), and plays 200 engine games, ``maw simulate`` from the c
 line, and a game over XMPP that ``maw audit`` passes.
 
 The shape: ``open-roles``, MAW's game in which every dead player's role is told to
-everyone (the pack no longer learns the executed's role alone). It runs in a child
-process, so that the ruleset it adds stays out of the other tests' games.
+everyone (the pack no longer learns the executed's role alone), with a phase of its own:
+after a day's execution comes the ``dusk``, in which the Village talks once more, without
+votes, before the night. It runs in a child process, so that the ruleset and the phase it
+adds stay out of the other tests' games.
 """
 
 from __future__ import annotations
@@ -19,24 +21,46 @@ from conftest import in_a_fresh_process
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 TOLD = "Every player who dies has its role told to everyone."
+DUSK_TEXT = ("After a day's execution comes the dusk: the Village talks once more, without "
+             "votes, before the night.")
 PACK_ONLY = ("The executed player's role is told to the werewolves alone; nobody else "
              "learns the role of anyone who dies.")
 
 
 def register_open_roles() -> None:
-    """The shape, whole: a flow, its rules text, its ruleset. Nothing else."""
-    from maw.engine import MawFlow, Ruleset, register_flow
+    """The shape, whole: a phase, a flow, its rules text, its ruleset. Nothing else."""
+    from types import MappingProxyType
+
+    from maw.engine import MawFlow, Phase, Room, Ruleset, register_flow
+    from maw.engine import resolution as r
     from maw.engine.events import RoleRevealed
     from maw.engine.rulesets import register_ruleset
+
+    dusk = Phase.register("dusk")
 
     @register_flow
     class OpenRolesFlow(MawFlow):
         flow = "open-roles"
+        next_phase = MappingProxyType({Phase.DAY: dusk, dusk: Phase.NIGHT,
+                                       Phase.NIGHT: Phase.DAY})
+        rooms = MappingProxyType({Phase.DAY: Room.VILLAGE, dusk: Room.VILLAGE,
+                                  Phase.NIGHT: Room.HIDEOUT})
 
         def rules_text(self, rules, players):
             text = MawFlow.rules_text(self, rules, players)
             assert PACK_ONLY in text  # (what it replaces is still said, word for word)
-            return text.replace(PACK_ONLY, TOLD)
+            return text.replace(PACK_ONLY, f"{TOLD} {DUSK_TEXT}")
+
+        def skips(self, state, day, phase):
+            return phase is dusk and state.executed_today == r.NOBODY
+
+        def actors(self, state):
+            return state.living() if state.phase is dusk else super().actors(state)
+
+        def end_phase(self, state, events):
+            if state.phase is dusk:
+                return r.advance(state, events)
+            return super().end_phase(state, events)
 
         def at_night(self, state, events):
             return state  # (no role told to the pack alone: everyone has been told)
@@ -60,13 +84,21 @@ def play_open_roles(folder: str) -> dict:
     from maw.cli import main
     from maw.engine import RULESET_NAMES, ruleset
     from maw.engine.describe import rules_text
-    from maw.engine.events import Executed, Murdered, RoleRevealed
+    from maw.engine.events import (
+        Chatted,
+        Executed,
+        Murdered,
+        PhaseStarted,
+        RoleRevealed,
+        VoteCast,
+    )
     from maw.simulate import play_game
 
     register_open_roles()
     rules = ruleset("open-roles")
     out: dict = {"names": list(RULESET_NAMES), "text": rules_text(rules, 7), "games": 0,
-                 "invalid": 0, "deaths": 0, "told": 0, "private": 0}
+                 "invalid": 0, "deaths": 0, "told": 0, "private": 0, "dusks": 0,
+                 "executions": 0, "dusk_chats": 0, "dusk_votes": 0}
     names = [f"P{i}" for i in range(7)]
     for i in range(200):
         events: list = []
@@ -79,6 +111,14 @@ def play_open_roles(folder: str) -> dict:
         out["deaths"] += len(dead) - 1
         out["told"] += sum(1 for p in dead[:-1] if p in told)
         out["private"] += sum(1 for e in events if type(e) is RoleRevealed and e.audience)
+        phase = ""
+        for e in events:
+            if type(e) is PhaseStarted:
+                phase = e.phase
+                out["dusks"] += phase == "dusk"
+            out["executions"] += type(e) is Executed
+            out["dusk_chats"] += phase == "dusk" and type(e) is Chatted
+            out["dusk_votes"] += phase == "dusk" and type(e) is VoteCast
     screen = io.StringIO()
     with contextlib.redirect_stdout(screen):
         out["simulate_exit"] = main(["simulate", "--ruleset", "open-roles", "--players", "6",
@@ -110,6 +150,10 @@ async def _xmpp_game(rules, folder: str, out: dict) -> None:
     out["xmpp_dead"] = [r["data"]["player"] for r in events
                         if r["event"] in ("Executed", "Murdered")]
     out["xmpp_told"] = [r["data"]["player"] for r in events if r["event"] == "RoleRevealed"]
+    out["xmpp_phases"] = [r["data"]["phase"] for r in events if r["event"] == "PhaseStarted"]
+    out["xmpp_dusk_sent"] = sum(1 for r in records if r["kind"] == "msg" and
+                                r.get("type") == "phase_change" and
+                                r["body"].get("new_phase") == "dusk")
     out["xmpp_winner"] = result.outcomes[0].winner.value if result.outcomes[0].winner else None
     audit = audit_log(result.log_path)
     out["audit_ok"] = audit.ok
@@ -117,7 +161,8 @@ async def _xmpp_game(rules, folder: str, out: dict) -> None:
 
 
 @pytest.mark.xmpp
-def test_a_game_shape_defined_here_plays_in_the_engine_simulate_and_over_xmpp(tmp_path):
+def test_a_game_shape_defined_here_plays_in_the_engine_simulate_over_xmpp_and_on_the_page(
+        tmp_path, browser):
     got = in_a_fresh_process("test_game_shape", "play_open_roles", str(tmp_path))
     # the registry knows it by name, after the shipped ones, and tells its own rules
     assert got["names"][-1] == "open-roles" and "maw" in got["names"]
@@ -133,6 +178,65 @@ def test_a_game_shape_defined_here_plays_in_the_engine_simulate_and_over_xmpp(tm
     assert got["xmpp_ruleset"] == "open-roles" and got["xmpp_winner"], got
     assert got["xmpp_dead"] and set(got["xmpp_dead"][:-1]) <= set(got["xmpp_told"]), got
     assert got["audit_ok"], got["audit"]
+    # its own phase: after each execution (and only then) a dusk, in which the Village
+    # talks and nobody votes; over XMPP the GameMaster runs it and tells the players
+    assert DUSK_TEXT in got["text"]
+    assert got["dusks"] > 0 and got["dusks"] <= got["executions"], got
+    assert got["dusk_chats"] > 0 and got["dusk_votes"] == 0, got
+    assert "dusk" in got["xmpp_phases"] and got["xmpp_dusk_sent"] > 0, got
+    # the web replay of that game, served by a process that never heard of the shape,
+    # has a step for each of its dusks, and goes there
+    dusks = replayed_dusks(tmp_path, browser)
+    assert dusks and len(dusks) == got["xmpp_phases"].count("dusk"), (dusks, got)
+
+
+def replayed_dusks(folder: Path, browser) -> list[str]:
+    """``maw web FOLDER``'s replay of the one game there: where each dusk step took it."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+
+    from maw.hosting.xmpp import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "maw", "web", str(folder), "--web",
+                             str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/"
+
+    def until(condition, what: str, timeout: float = 30.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                value = condition()
+            except Exception:  # (not served, or not drawn, yet)
+                value = None
+            if value:
+                return value
+            time.sleep(0.1)
+        raise AssertionError(f"{what}: not in {timeout} s")
+
+    try:
+        until(lambda: urllib.request.urlopen(url + "api/info", timeout=1).read(), "the server")
+        browser.get(url)
+        until(lambda: browser.find_element(By.CSS_SELECTOR, "a.replay-link"),
+              "the game in the archive").click()
+        steps = until(lambda: browser.find_elements(By.CSS_SELECTOR, "#phases button"),
+                      "the timeline")
+        where = []
+        for k in range(len(steps)):
+            button = browser.find_elements(By.CSS_SELECTOR, "#phases button")[k]
+            if button.text == "dusk":
+                title = button.get_attribute("title")
+                button.click()
+                where.append(until(lambda t=title: browser.find_element(
+                    By.ID, "position").text.startswith(t) and t, f"the step {title}"))
+        return where
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 def test_a_shipped_ruleset_is_found_through_the_registry_and_an_unknown_one_says_which():
