@@ -102,7 +102,7 @@ class HybridDecider(AsyncDecider):
 
     def __init__(self, player: str, rng: random.Random, llm: LLM,
                  prompts: Prompts | None = None, persona: str = "", max_chars: int = 160,
-                 temperature: float = 0.7) -> None:
+                 temperature: float = 0.7, max_tokens: int | None = None) -> None:
         super().__init__(player, rng)
         self.strategy = HybridStrategy(player, rng)
         self.llm = llm
@@ -110,6 +110,7 @@ class HybridDecider(AsyncDecider):
         self.persona = persona
         self.max_chars = max_chars
         self.temperature = temperature
+        self.max_tokens = max_tokens  # a voiced line's (None: its characters and some)
         self.tally = Tally()
         self.pending: dict | None = None
         self.unread: list[tuple[str, str]] = []  # (speaker, text) not yet analysed
@@ -184,7 +185,8 @@ class HybridDecider(AsyncDecider):
         caught: list[str] = []
         record["intent"] = template
         for attempt in ("legal", "repaired"):
-            answer = await self._call(record, prompt, schema, self.max_chars + 40)
+            answer = await self._call(record, prompt, schema,
+                                      self.max_tokens or self.max_chars + 40)
             record.setdefault("sentences", []).append(answer)
             try:
                 said = str(json.loads(answer, strict=False)["text"])
@@ -282,7 +284,7 @@ def seated(seat: ModelSeat) -> HybridDecider:
     model that cannot answer costs only the voice (the template line is said)."""
     spec = seat.spec
     return HybridDecider(seat.player, random.Random(seat.seed), seat.llm, seat.prompts,
-                         seat.persona, spec.max_chars, spec.temperature)
+                         seat.persona, spec.max_chars, spec.temperature, spec.max_tokens)
 
 
 register_decider("hybrid", HybridStrategy, with_model=seated, talks=True)
