@@ -119,6 +119,7 @@ class HybridDecider(AsyncDecider):
 
     def observe(self, event) -> None:
         if type(event) is Chatted:
+            self.strategy.heard_line(event)  # (who talked today; its claims: analyse)
             if event.speaker != self.player:
                 self.unread.append((event.speaker, event.text))
             return
@@ -209,13 +210,20 @@ class HybridDecider(AsyncDecider):
         record["gated"] = list(dict.fromkeys(caught))  # the template was said instead
         return template
 
-    def idle(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
-        """Nothing it heard can change its turn: it has spoken in this phase and may only
-        talk (the votes are closed: its closing argument follows its vote), so it
-        listens without a model reading the talk; six players' readings of every line,
-        one after another, held the model while the day ran out."""
+    def quiet(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+        """It has spoken in this phase and may only talk: no model reads the talk for it
+        (six players' readings of every line, one after another, held the model while
+        the day ran out); the grammar alone tells whether its talk goes on."""
         return self.strategy.spoke_in == (view.day, view.phase) and \
-            all(type(a) in (engine.Chat, engine.Whisper) for a in legal)
+            all(type(a) in (engine.Chat, engine.Whisper, engine.Over) for a in legal)
+
+    def idle(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+        """Nothing it heard can change its turn: it is :meth:`quiet` and its strategy has
+        closed its talk for the phase (before that, a line heard may complete the
+        declared votes its closing waits for, or call for a counter-CO)."""
+        return self.quiet(view, legal) and (
+            view.room != "Village" or self.strategy.done_talking(view)) and \
+            not any(type(a) is engine.Over for a in legal)
 
     def urgent(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
         """Its choice comes first, by rule, without a model's reading of the talk: the
@@ -249,7 +257,8 @@ class HybridDecider(AsyncDecider):
                 # line held the model until the timer)
                 now = (view.day, view.phase)
                 await self.analyse(view, record, model=not (
-                    self.urgent(view, legal) or self.strategy.argued == now
+                    self.urgent(view, legal) or self.quiet(view, legal)
+                    or self.strategy.argued == now
                     or (self.chosen == now and self.strategy.spoke_in == now)))
             except Exception as exc:  # the model is gone: the grammar's facts stand
                 record["exception"] = repr(exc)
