@@ -49,6 +49,9 @@ class LLMSpec(BaseModel):
     window: int = Field(2048, ge=256)
     max_chars: int = Field(200, ge=20, le=500)
     temperature: float = Field(0.7, ge=0, le=2)
+    # the most tokens a model's answer may take (a hybrid seat's voiced line, an llm
+    # seat's turn); None: the decider's own, its longest line (max_chars) and some
+    max_tokens: int | None = Field(None, ge=16, le=4096)
     steer: bool = False  # llm seats: the old steering for small models (maw.llm.decider)
     # what a million tokens (prompt and answer) cost, for maw report's cost per game
     price_per_million: float | None = Field(None, ge=0)
@@ -90,6 +93,8 @@ class PlayerSpec(BaseModel):
     options: dict[str, Any] | None = None
     parallel: int | None = Field(None, ge=1)
     price_per_million: float | None = Field(None, ge=0)
+    temperature: float | None = Field(None, ge=0, le=2)  # (over the roster's [llm])
+    max_tokens: int | None = Field(None, ge=16, le=4096)
 
 
     @field_validator("decider")
@@ -111,7 +116,8 @@ class Roster(BaseModel):
 
     def llm_for(self, p: PlayerSpec) -> LLMSpec:
         overrides = {k: v for k in ("backend", "model", "base_url", "api_key_env", "options",
-                                    "parallel", "price_per_million")
+                                    "parallel", "price_per_million", "temperature",
+                                    "max_tokens")
                      if (v := getattr(p, k)) is not None}
         if p.max_wait is not None:
             overrides["max_wait"] = p.max_wait

@@ -71,7 +71,8 @@ class LLMDecider(AsyncDecider):
     def __init__(self, player: str, rng: random.Random, llm: LLM,
                  prompts: Prompts | None = None, persona: str = "",
                  max_chars: int = 200, temperature: float = 0.7,
-                 fallback: tuple[str, Decider] | None = None, steer: bool = False) -> None:
+                 fallback: tuple[str, Decider] | None = None, steer: bool = False,
+                 max_tokens: int | None = None) -> None:
         super().__init__(player, rng)
         self.llm = llm
         self.steer = steer
@@ -82,6 +83,7 @@ class LLMDecider(AsyncDecider):
         self.persona = persona
         self.max_chars = max_chars
         self.temperature = temperature
+        self.max_tokens = max_tokens  # an answer's (None: room for its longest chat)
         self.tally = Tally()
         self.pending: dict | None = None  # the decision being made (its calls so far)
         self.started = False
@@ -242,8 +244,9 @@ class LLMDecider(AsyncDecider):
             # the first answer, then one re-prompt naming what was wrong with it
             for outcome, key in (("legal", ""), ("repaired", "repair_")):
                 # (room for the longest chat the schema allows, at one character a token)
-                answer = await self.llm.prompt(prompt, schema, max_tokens=self.max_chars + 40,
-                                               temperature=self.temperature)
+                answer = await self.llm.prompt(
+                    prompt, schema, max_tokens=self.max_tokens or self.max_chars + 40,
+                    temperature=self.temperature)
                 account(record, self.llm, answer)
                 record[f"{key}answer"] = answer.text
                 try:
@@ -315,7 +318,8 @@ def seated(seat: ModelSeat) -> LLMDecider:
     fallback = make_decider("rule", seat.player, random.Random(f"{seat.seed}:rule"))
     return LLMDecider(seat.player, random.Random(seat.seed), seat.llm, seat.prompts,
                       seat.persona, spec.max_chars, spec.temperature,
-                      fallback=("rule", fallback), steer=spec.steer)
+                      fallback=("rule", fallback), steer=spec.steer,
+                      max_tokens=spec.max_tokens)
 
 
 register_decider("llm", with_model=seated, talks=True)

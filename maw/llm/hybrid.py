@@ -102,7 +102,7 @@ class HybridDecider(AsyncDecider):
 
     def __init__(self, player: str, rng: random.Random, llm: LLM,
                  prompts: Prompts | None = None, persona: str = "", max_chars: int = 160,
-                 temperature: float = 0.7) -> None:
+                 temperature: float = 0.7, max_tokens: int | None = None) -> None:
         super().__init__(player, rng)
         self.strategy = HybridStrategy(player, rng)
         self.llm = llm
@@ -110,6 +110,7 @@ class HybridDecider(AsyncDecider):
         self.persona = persona
         self.max_chars = max_chars
         self.temperature = temperature
+        self.max_tokens = max_tokens  # a voiced line's (None: its characters and some)
         self.tally = Tally()
         self.pending: dict | None = None
         self.unread: list[tuple[str, str]] = []  # (speaker, text) not yet analysed
@@ -118,6 +119,7 @@ class HybridDecider(AsyncDecider):
 
     def observe(self, event) -> None:
         if type(event) is Chatted:
+            self.strategy.heard_line(event)  # (who talked today; its claims: analyse)
             if event.speaker != self.player:
                 self.unread.append((event.speaker, event.text))
             return
@@ -184,7 +186,8 @@ class HybridDecider(AsyncDecider):
         caught: list[str] = []
         record["intent"] = template
         for attempt in ("legal", "repaired"):
-            answer = await self._call(record, prompt, schema, self.max_chars + 40)
+            answer = await self._call(record, prompt, schema,
+                                      self.max_tokens or self.max_chars + 40)
             record.setdefault("sentences", []).append(answer)
             try:
                 said = str(json.loads(answer, strict=False)["text"])
@@ -207,13 +210,20 @@ class HybridDecider(AsyncDecider):
         record["gated"] = list(dict.fromkeys(caught))  # the template was said instead
         return template
 
-    def idle(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
-        """Nothing it heard can change its turn: it has spoken in this phase and may only
-        talk (the votes are closed: its closing argument follows its vote), so it
-        listens without a model reading the talk; six players' readings of every line,
-        one after another, held the model while the day ran out."""
+    def quiet(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+        """It has spoken in this phase and may only talk: no model reads the talk for it
+        (six players' readings of every line, one after another, held the model while
+        the day ran out); the grammar alone tells whether its talk goes on."""
         return self.strategy.spoke_in == (view.day, view.phase) and \
-            all(type(a) in (engine.Chat, engine.Whisper) for a in legal)
+            all(type(a) in (engine.Chat, engine.Whisper, engine.Over) for a in legal)
+
+    def idle(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
+        """Nothing it heard can change its turn: it is :meth:`quiet` and its strategy has
+        closed its talk for the phase (before that, a line heard may complete the
+        declared votes its closing waits for, or call for a counter-CO)."""
+        return self.quiet(view, legal) and (
+            view.room != "Village" or self.strategy.done_talking(view)) and \
+            not any(type(a) is engine.Over for a in legal)
 
     def urgent(self, view: engine.PlayerView, legal: tuple[engine.Action, ...]) -> bool:
         """Its choice comes first, by rule, without a model's reading of the talk: the
@@ -247,7 +257,8 @@ class HybridDecider(AsyncDecider):
                 # line held the model until the timer)
                 now = (view.day, view.phase)
                 await self.analyse(view, record, model=not (
-                    self.urgent(view, legal) or self.strategy.argued == now
+                    self.urgent(view, legal) or self.quiet(view, legal)
+                    or self.strategy.argued == now
                     or (self.chosen == now and self.strategy.spoke_in == now)))
             except Exception as exc:  # the model is gone: the grammar's facts stand
                 record["exception"] = repr(exc)
@@ -282,7 +293,7 @@ def seated(seat: ModelSeat) -> HybridDecider:
     model that cannot answer costs only the voice (the template line is said)."""
     spec = seat.spec
     return HybridDecider(seat.player, random.Random(seat.seed), seat.llm, seat.prompts,
-                         seat.persona, spec.max_chars, spec.temperature)
+                         seat.persona, spec.max_chars, spec.temperature, spec.max_tokens)
 
 
 register_decider("hybrid", HybridStrategy, with_model=seated, talks=True)

@@ -6,15 +6,19 @@ intents as template lines, so its strategy is measured without a model.
 What it adds to the rule player (``maw.policies.rule``):
 
 * **intents**: what to say, as statements of the claims grammar (``claims.py``) and a
-  reason in plain words: a suspect and why (the votes that point at it), a coming-out,
-  a closing argument once it has voted;
+  reason in plain words: a suspect and why (the votes that point at it), a coming-out;
+* **the authors' situations** (``maw.policies.tactics``, which says which of the 14 it
+  plays and how): a greeting where the day has no vote, a morning line from the day's
+  first speaker, the counter-CO of an exposed werewolf, the Possessed's fake Seer by the
+  authors' criteria, and the closing of the conversation: once every other living
+  player has declared or implied its vote it says its own, and why, and ends its talk
+  (Over where the ruleset has one); before that it asks the undeclared, by ``@Name``;
 * **when to come out** (AIWolf): a Seer comes out when it has found a werewolf, when
   another player claims to be the Seer (a counter-claim), or from the second day of talk;
   until then it keeps its role to itself and is not the wolves' first target;
 * **deflection**: a werewolf accuses whoever accuses it, and never names a packmate;
-* **one voice a day**: it speaks once when the day opens, and once more to argue its
-  vote (the closing argument); where whispers are on, a villager also whispers its vote
-  to the player it trusts most.
+* **whispers**: where whispers are on, a villager also whispers its vote to the player it
+  trusts most, once a day.
 
 Every utterance passes the gate (``maw.policies.gate``) before it reaches the chat: what
 the speaker may not say given its role and what it knows.
@@ -22,26 +26,17 @@ the speaker may not say given its role and what it knows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from maw.engine import Action, Chat, PlayerView, Vote, Whisper
+from maw.engine import Action, Chat, Event, Over, PlayerView, Room, Vote, Whisper
+from maw.engine.events import Chatted, Overed
 from maw.engine.roles import role_named
-from maw.policies import claims
+from maw.policies import claims, tactics
 from maw.policies.base import max_chat, register_decider
 from maw.policies.rule import RuleDecider
+from maw.policies.tactics import Intent
 
+__all__ = ["HybridStrategy", "Intent", "intent_of"]
 
-@dataclass(frozen=True)
-class Intent:
-    """What the player means to say: ``text`` in the claims grammar (the template line),
-    ``reason`` in plain words, and the claims it makes on purpose (a lie included)."""
-
-    text: str
-    reason: str = ""
-    allowed: tuple[claims.Claim, ...] = field(default_factory=tuple)
-
-    def template(self) -> str:
-        return f"{self.text} {self.reason}".strip()
+_FAKE_COIN = 0.5  # the authors' Possessed fakes the Seer at its first talk half the time
 
 
 class HybridStrategy(RuleDecider):
@@ -49,8 +44,50 @@ class HybridStrategy(RuleDecider):
 
     def __init__(self, player, rng) -> None:
         super().__init__(player, rng)
-        self.argued: tuple[int, str] | None = None  # the phase of its closing argument
+        self.argued: tuple[int, str] | None = None  # the phase in which it closed its talk
         self.whispered = -1  # the day it whispered its vote
+        self.today = 0  # the day of the latest thing it saw
+        self.heard_day = -1  # the last day on which it heard another's line in the Village
+        self.declared: dict[str, tuple[int, str]] = {}  # player -> (day, vote it implied)
+        self.overed: set[tuple[int, str]] = set()  # (day, player) who said Over
+        self.mentioned = -1  # the day it asked the undeclared
+        self.countered = False  # a werewolf's counter-CO, said
+        self.fake = ""  # the Possessed: "" undecided, "out" (fakes the Seer), "hidden"
+        self.fake_tries = 0  # its chances to come out so far
+        self.sacrificed = -1  # the day the Possessed said it was the werewolf
+        # every result claimed in its hearing, (speaker, target, species): the rule
+        # player's ``said_results`` leaves out those it takes for lies, and a werewolf
+        # takes its own exposure for one
+        self.results_heard: list[tuple[str, str, str]] = []
+
+    # ------------------------------------------------------------ what it hears
+
+    def observe(self, event: Event) -> None:
+        kind = type(event)
+        if kind is Chatted:
+            self.heard_line(event)  # type: ignore[arg-type]
+        elif kind is Overed:
+            self.today = max(self.today, event.day)  # type: ignore[union-attr]
+            self.overed.add((event.day, event.player))  # type: ignore[union-attr]
+        super().observe(event)
+
+    def heard_line(self, event: Chatted) -> None:
+        """A line said in its hearing (its claims are read apart: ``hear_claims``)."""
+        self.today = max(self.today, event.day)
+        if event.speaker != self.player and event.room is Room.VILLAGE:
+            self.heard_day = event.day
+
+    def hear_claims(self, speaker: str, heard) -> None:
+        """What it hears, and who has declared or implied a vote today: an accusation
+        ("I suspect/vote for/accuse X") or a werewolf named (the paper's talk analysis:
+        the votes, and the Seers' results)."""
+        for c in heard:
+            if speaker != self.player and c.kind == "species":
+                self.results_heard.append((speaker, c.target, c.value))
+            if speaker != self.player and (
+                    c.kind == "suspect" or (c.kind == "species" and c.value == "werewolf")):
+                self.declared[speaker] = (self.today, c.target)
+        super().hear_claims(speaker, heard)
 
     # ------------------------------------------------------------ what to say
 
@@ -59,25 +96,23 @@ class HybridStrategy(RuleDecider):
         if view.room == "Hideout":
             target = self._night_target(view, [])
             return Intent(f"Let us take {target} tonight.") if target else None
-        role, lines, allowed = role_named(view.role), [], []
-        me = role.name
+        if not tactics.vote_today(view):  # GLHF: a day of talk alone (AIWolf's day 0)
+            return tactics.greeting(self.player)
+        role = role_named(view.role)
         found = [(t, s) for _d, k, t, s in view.results if role.reports and k == role.reports]
         if found and self._come_out(view, found):
-            lines.append(claims.say_role(me))
-            lines.extend(claims.say_species(t, s) for t, s in found[-2:])
-            allowed = [claims.Claim("role", self.player, self.player, me)]
-            allowed += [claims.Claim("species", self.player, t, s) for t, s in found]
-            return Intent(" ".join(lines), "", tuple(allowed))
-        if role.fakes:
-            fake = [p for p in view.living if p != self.player and p not in self.fake_seen]
-            if fake:
-                target = self.rng.choice(fake)
-                self.fake_seen.add(target)
-                said = f"{claims.say_role(role.fakes)} {claims.say_species(target, 'werewolf')}"
-                return Intent(said, "", (
-                    claims.Claim("role", self.player, self.player, role.fakes),
-                    claims.Claim("species", self.player, target, "werewolf")))
+            return tactics.seer_declare(role.name, self.player, found)
+        said = self._counter(view) or self._possessed(view, first=True)
+        if said is not None:
+            return said
         suspect = self._suspect(view)
+        if self.heard_day != view.day:  # the day's first speaker: a morning line
+            morning = tactics.morning(view, tactics.dealt(view, "Seer"))
+            if morning.situation == "DAY1_MORNING" or suspect is None:
+                return morning
+            self.said = (view.day, suspect)
+            return Intent(f"{morning.text} {claims.say_suspect(suspect)}",
+                          self.reason(view, suspect), situation=morning.situation)
         if suspect is None:
             return None
         self.said = (view.day, suspect)  # its vote follows what it said (rule.py)
@@ -87,6 +122,63 @@ class HybridStrategy(RuleDecider):
         rival = any(r == view.role and p != self.player for p, r in self.claimed.items())
         first_day = min((d for d, *_ in view.results), default=view.day)
         return rival or any(s == "werewolf" for _t, s in found) or view.day > first_day
+
+    def _counter(self, view: PlayerView) -> Intent | None:
+        """COUNTER_SEER, a werewolf's: exposed by a lone Seer claimant, it comes out as the
+        real one and votes for the accuser."""
+        if self.countered:
+            return None
+        exposed = tactics.exposed_by(view, self.claimed, self.results_heard)
+        if exposed is None:
+            return None
+        accuser, role = exposed
+        self.countered = True
+        self.said = (view.day, accuser)
+        return tactics.counter_seer(self.player, role, accuser)
+
+    def _possessed(self, view: PlayerView, first: bool) -> Intent | None:
+        """The Possessed (a role that ``fakes`` one): WEREWOLF_DECLARE on the last day of a
+        parity game; else, once a night has passed (a real Seer may have a result), the
+        authors' criteria for faking the Seer: at its first chance, half the time while
+        fewer than two Seers have come out; at its second, if none has, or as a
+        counter-CO against a lone Seer who found a werewolf; else it stays hidden. Out,
+        it tells a new (false) result each day."""
+        role = role_named(view.role)
+        if not role.fakes or not tactics.dealt(view, role.fakes):
+            return None
+        if first and tactics.sacrifice(view) and self.sacrificed != view.day:
+            self.sacrificed = view.day
+            return tactics.werewolf_declare(self.player)
+        if self.fake == "hidden" or not tactics.night_passed(view):
+            return None
+        if self.fake == "out":
+            return self._fake_result(view, role.fakes) if first else None
+        rivals = [p for p, r in self.claimed.items() if r == role.fakes and p != self.player
+                  and p in view.living]
+        self.fake_tries += 1
+        if self.fake_tries == 1:
+            if len(rivals) < 2 and self.rng.random() < _FAKE_COIN:
+                self.fake = "out"
+                return self._fake_result(view, role.fakes)
+            return None
+        self.fake = "hidden"
+        if not rivals:
+            self.fake = "out"
+            return self._fake_result(view, role.fakes)
+        if len(rivals) == 1 and tactics.black_by(self.player, rivals[0],
+                                                   self.results_heard) is not None:
+            self.fake = "out"
+            self.said = (view.day, rivals[0])
+            return tactics.counter_seer(self.player, role.fakes, rivals[0])
+        return None
+
+    def _fake_result(self, view: PlayerView, role: str) -> Intent | None:
+        fake = [p for p in view.living if p != self.player and p not in self.fake_seen]
+        if not fake:
+            return None
+        target = self.rng.choice(fake)
+        self.fake_seen.add(target)
+        return tactics.seer_declare(role, self.player, [(target, "werewolf")])
 
     def _suspect(self, view: PlayerView) -> str | None:
         if view.pack:  # deflect: whoever accuses it, else the village's favourite
@@ -103,8 +195,44 @@ class HybridStrategy(RuleDecider):
         return super().reason(view, target) or \
             f"{target} has told us nothing that helps the village."
 
-    def closing(self, view: PlayerView, target: str) -> Intent:
-        return Intent(f"I vote for {target}.", self.reason(view, target))
+    def my_vote(self, view: PlayerView) -> str | None:
+        """Its vote: cast, else the one it said it casts today, else its suspect."""
+        cast = view.votes.get(self.player)
+        if cast in view.living:
+            return cast
+        if self.said and self.said[0] == view.day and self.said[1] in view.living:
+            return self.said[1]
+        return self._suspect(view)
+
+    def done_talking(self, view: PlayerView) -> bool:
+        """It will say nothing more in the Village this phase: it has closed its talk, or
+        the day has no vote to talk about."""
+        return self.argued == (view.day, view.phase) or not tactics.vote_today(view)
+
+    def talk_on(self, view: PlayerView) -> Intent | None:
+        """After its first line: a counter-CO (or the Possessed's second chance) as soon
+        as the talk calls for one; then VOTE_INQUIRE, once a day, while other living
+        players have not declared a vote; then its closing line, once everyone has (or
+        with its last message of the day). ``None``: it waits."""
+        if self.done_talking(view):
+            return None
+        said = self._counter(view) or self._possessed(view, first=False)
+        if said is not None:
+            return said
+        today = {p: t for p, (d, t) in self.declared.items() if d == view.day}
+        waiting = tactics.undeclared(view, today, (p for d, p in self.overed if d == view.day))
+        last = view.messages_left is not None and view.messages_left <= 1
+        mine = self.my_vote(view)
+        if mine is not None:
+            self.said = (view.day, mine)  # (what it says next binds its vote: rule.py)
+        if waiting and not last:
+            if self.mentioned == view.day:
+                return None
+            self.mentioned = view.day
+            return tactics.mention(waiting, mine)
+        self.argued = (view.day, view.phase)
+        return tactics.closing(view, mine, self.reason(view, mine) if mine else "",
+                               tactics.against(view, today), self.sacrificed == view.day)
 
     # ------------------------------------------------------------ choosing
 
@@ -112,7 +240,9 @@ class HybridStrategy(RuleDecider):
                       ) -> tuple[Action | None, Intent | None]:
         """The action, and for a chat the intent its text comes from."""
         self._learn(view)
+        self.today = max(self.today, view.day)
         chat = next((a for a in legal if type(a) is Chat), None)
+        over = next((a for a in legal if type(a) is Over), None)
         phase = (view.day, view.phase)
         if chat is not None and self.spoke_in != phase:
             self.spoke_in = phase
@@ -120,19 +250,26 @@ class HybridStrategy(RuleDecider):
             if intent is not None:
                 return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
         action = super().decide(view, tuple(a for a in legal
-                                            if type(a) not in (Chat, Whisper)))
+                                            if type(a) not in (Chat, Whisper, Over)))
+        if action is not None:
+            return action, None
+        village = chat is not None and chat.room is Room.VILLAGE
+        if village:
+            intent = self.talk_on(view)
+            if intent is not None:
+                assert chat is not None
+                return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
+        # Over ends its talk: once closed, where the day has no vote, in the Hideout, or
+        # where it may not talk again (a werewolf-12 speech); else it waits to close
+        if over is not None and (not village or self.done_talking(view)):
+            return over, None
         mine = view.votes.get(self.player)
-        if action is None and chat is not None and chat.room.value == "Village" and mine \
-                and self.argued != phase:
-            self.argued = phase  # its vote stands: argue for it once
-            intent = self.closing(view, mine)
-            return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
         whisper = self.ally(view, legal, mine)
-        if action is None and whisper is not None and self.whispered != view.day:
+        if whisper is not None and self.whispered != view.day:
             self.whispered = view.day  # once a day: its vote, to the one it trusts most
             intent = Intent(f"I vote for {mine}. Vote with me.", self.reason(view, mine or ""))
             return Whisper(self.player, whisper, intent.template()[:max_chat(view)]), intent
-        return action, None
+        return None, None
 
     def ally(self, view: PlayerView, legal: tuple[Action, ...], mine: str | None
              ) -> str | None:
