@@ -5,10 +5,10 @@
 
 The same harness as ``tests/agents/test_security.py`` (``tests/agents/hostile.py``),
 longer: for each server, one baseline game (no hostile messages) and one game per seed
-with ``--messages`` hostile messages of every type of docs/protocol.md. A game passes when it ends as the
-baseline did (winner, day, deaths), no Hideout line reached a villager and no behaviour
-ended. Prints a row per game and stores them in ``benchmarks/results/fuzz.json``; exits 1
-if any game failed (its seed reproduces it).
+with ``--messages`` hostile messages of every type of docs/protocol.md. A game passes
+when it ends as the baseline did (winner, day, deaths), no Hideout line reached a
+villager and no behaviour ended. Prints a row per game and stores them in
+``benchmarks/results/fuzz.json``; exits 1 if any game failed (its seed reproduces it).
 """
 
 from __future__ import annotations
