@@ -27,8 +27,8 @@ NAMES = [chr(ord("A") + i) for i in range(26)]
 
 
 # the embedded model on one thread: three test workers share two cores, and a model's
-# threads wait for each other (on a busy machine, 2 threads were 4 times slower than 1:
-# maw.llm.model_process.default_threads); a test that wants more says so
+# threads wait for each other (maw.llm.model_process.default_threads,
+# benchmarks/model_threads.py); a test that wants more says so
 os.environ.setdefault("MAW_LLM_THREADS", "1")
 
 # the tests that run the embedded model (by the fixtures they use, or marked ``model``)

@@ -70,9 +70,8 @@ def default_threads() -> int:
     """The threads the embedded model uses unless its options say: ``MAW_LLM_THREADS`` if
     set, else every CPU this process may use (a container's quota included, where it
     shows). Set it lower where other work shares the CPUs with the model: llama.cpp's
-    threads wait for each other, and one that waits for a CPU holds up the rest (on 2
-    cores busy with two other processes, 3 answers took 57 s on 2 threads, 13.5 s on 1;
-    ``benchmarks/README.md``, "Model threads on a busy machine")."""
+    threads wait for each other, and one that waits for a CPU holds up the rest
+    (``benchmarks/model_threads.py`` measures it)."""
     value = os.environ.get(THREADS_VARIABLE, "").strip()
     if value:
         if not value.isdigit() or int(value) < 1:
