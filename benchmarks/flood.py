@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/flood.py [--rate 2000] [--seconds-per-day 5]
 
 ``maw game --remote 1 --policy rule --early-end`` hosts six players; the remote seat is
-taken by a raw slixmpp client (``tests/agents/hostile.py``) that joins and says nothing. In the
+taken by a raw slixmpp client (``tests/hostile.py``) that joins and says nothing. In the
 flooded run it also sends ``--rate`` messages a second, half to the lobby (votes with a
 wrong token) and half to the Village (chats with a stale stamp), for the whole game. The
 host's resident memory is sampled every 0.1 s (``/proc/PID/status``). Stored in
@@ -25,7 +25,7 @@ from pathlib import Path
 from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests" / "agents")]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from hostile import RawClient, take_seat  # noqa: E402
 
 from maw.hosting.connect import port_open  # noqa: E402

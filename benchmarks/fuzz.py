@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/fuzz.py [--seeds 10] [--messages 2000]
                                         [--servers embedded,lax,ejabberd]
 
-The same harness as ``tests/agents/test_security.py`` (``tests/agents/hostile.py``),
+The same harness as ``tests/agents/test_security.py`` (``tests/hostile.py``),
 longer: for each server, one baseline game (no hostile messages) and one game per seed
 with ``--messages`` hostile messages of every type of docs/protocol.md. A game passes
 when it ends as the baseline did (winner, day, deaths), no Hideout line reached a
@@ -26,7 +26,7 @@ from pathlib import Path
 from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests" / "agents")]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from hostile import fuzz_game  # noqa: E402
 
 from maw.engine import new_game, ruleset  # noqa: E402

@@ -13,6 +13,7 @@ import sys
 import time
 
 import pytest
+from hostile import RawClient
 
 from maw.hosting.connect import port_open
 from maw.hosting.xmpp import Address, free_port
@@ -188,55 +189,6 @@ def test_a_killed_player_process_does_not_stall_the_game(ejabberd, tmp_path):
 
 
 # ---------------------------------------------------------------- a raw client on ejabberd
-
-
-class RawClient:
-    """A bare slixmpp client (not a SPADE agent, so nothing is delivered in memory): it joins
-    the lobby by the protocol, then misbehaves."""
-
-    def __init__(self, jid: str, address) -> None:
-        from slixmpp import JID
-        from spade.xmpp_client import XMPPClient
-
-        self.address = address
-        self.xmpp = XMPPClient(JID(jid), "raw-password", False, True)
-        self.inbox: asyncio.Queue = asyncio.Queue()
-        self.xmpp.add_event_handler("message", self._got)
-
-    def _got(self, stanza) -> None:
-        from spade.message import Message
-
-        if stanza["type"] != "error":
-            self.inbox.put_nowait(Message.from_node(stanza))
-
-    async def connect(self) -> None:
-        started = asyncio.Event()
-        self.xmpp.add_event_handler("session_start", lambda _: started.set())
-        self.xmpp.connect(self.address.host, self.address.port)
-        await asyncio.wait_for(started.wait(), 30)
-
-    def send(self, to: str, text: str, mtype: str, forged_from: str | None = None) -> None:
-        from spade.message import Message
-
-        msg = Message(to=to, body=text)
-        msg.set_metadata("performative", "request")
-        msg.set_metadata("type", mtype)
-        stanza = msg.prepare(self.xmpp)
-        if forged_from:
-            stanza["from"] = forged_from
-        stanza.send()
-
-    async def expect(self, *types: str, timeout: float = 30):
-        """The next message of one of ``types`` (others are skipped), as (type, body)."""
-        end = time.monotonic() + timeout
-        while (left := end - time.monotonic()) > 0:
-            try:
-                msg = await asyncio.wait_for(self.inbox.get(), left)
-            except asyncio.TimeoutError:
-                break
-            if msg.get_metadata("type") in types:
-                return msg.get_metadata("type"), json.loads(msg.body)
-        raise AssertionError(f"no {types} within {timeout} s")
 
 
 @pytest.mark.ejabberd

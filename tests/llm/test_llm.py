@@ -779,7 +779,7 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
 @pytest.mark.timeout(1200)
 def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     """Six players on the embedded model (``llama_server`` only makes sure it is
-    installed), two days at most: every answer is parsed into a legal action, repaired,
+    installed), one day and its night: every answer is parsed into a legal action, repaired,
     or a fallback, and the GameMaster refuses nothing but late arrivals."""
     import os
     import subprocess
@@ -792,7 +792,7 @@ def test_a_game_with_the_embedded_model_over_xmpp(tmp_path, llama_server):
     proc = subprocess.run(
         [sys.executable, "-m", "maw", "game", "--players", "6",
          "--seed", "1", "--early-end", "--rule",
-         "max_days=2", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
+         "max_days=1", "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path)],
         capture_output=True, text=True, timeout=900, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "llama_kv_cache" not in proc.stderr  # llama.cpp's warnings stay out of the game

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from maw.records.schema import recipients
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 EXAMPLES = {json.loads(e)["type"]: json.loads(e)
             for e in re.findall(r"```json\n(.*?)\n```", DOC.read_text(), re.S)}
 PERFORMATIVES = ["inform", "request", "agree", "refuse", "cancel", "query-if",
