@@ -17,7 +17,7 @@ from spade.behaviour import CyclicBehaviour
 from spade.message import Message
 
 from maw.agents.guards import BURST, RATE, SENDERS, NotUnderstood, Throttle
-from maw.agents.transport import SpadeAgent, bare, of_types, receive
+from maw.agents.transport import FirstIn, SpadeAgent, bare, of_types, receive
 from maw.protocol import ProtocolError, decode, encode_all, not_understood
 from maw.protocol import messages as m
 from maw.protocol.codec import Encoded
@@ -226,11 +226,13 @@ class MawAgent(SpadeAgent):
             self._pending_nu.append(not_understood(msg, exc))
             return None
 
-    async def receive_body(self, behaviour: CyclicBehaviour,
-                           timeout: float) -> tuple[Message, Body] | None:
-        """The next message and its body; one that does not decode is answered with
-        ``not-understood`` and skipped (``None``), as is a quiet ``timeout``."""
-        msg = await receive(behaviour, timeout)
+    async def receive_body(self, behaviour: CyclicBehaviour, timeout: float,
+                           inbox: FirstIn | None = None) -> tuple[Message, Body] | None:
+        """The next message (``inbox``'s order, if given) and its body; one that does not
+        decode is answered with ``not-understood`` and skipped (``None``), as is a quiet
+        ``timeout``."""
+        msg = await (inbox.receive(behaviour, timeout) if inbox is not None
+                     else receive(behaviour, timeout))
         if msg is None:
             return None
         body = self.decode_or_none(msg)

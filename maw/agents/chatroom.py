@@ -24,7 +24,7 @@ from spade.message import Message
 
 from maw.agents.base import GameLog, MawAgent
 from maw.agents.toolkit import Awaiting
-from maw.agents.transport import bare, of_types
+from maw.agents.transport import FirstIn, bare, of_types
 from maw.protocol import messages as m
 
 ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages",
@@ -67,6 +67,8 @@ class ChatRoomAgent(MawAgent):
         self.checks: Awaiting[tuple[str, str, str | None]] = Awaiting()
         self.stopping = False
         self.is_open = False
+        # the GameMaster's commands and verdicts before the players' chats
+        self.inbox = FirstIn(lambda msg: bare(msg.sender) == self.gamemaster)
 
     async def setup(self) -> None:
         fsm = FSMBehaviour()
@@ -115,7 +117,7 @@ class RoomState(State):
     async def next_message(self) -> tuple[Message, m.Body, str]:
         """The next message that decodes (others get not-understood), and its sender."""
         while True:
-            got = await self.room.receive_body(self, timeout=60)
+            got = await self.room.receive_body(self, 60, self.room.inbox)
             if got is not None:
                 return got[0], got[1], bare(got[0].sender)
 

@@ -10,7 +10,8 @@ offer as its API; at an upgrade, read each one's original in the new SPADE:
 - :meth:`SpadeAgent._message_received` wraps slixmpp's handler SPADE registers (a bounced
   stanza is news about its recipient, not a message);
 - ``traces`` is replaced by a store that keeps nothing (:class:`_NoTraces`);
-- :func:`receive` reads a behaviour's (or its FSM's) ``queue`` before awaiting;
+- :func:`receive` and :class:`FirstIn` read a behaviour's (or its FSM's) ``queue``
+  before awaiting;
 - :class:`OfTypes` is a ``Template`` whose ``match`` reads the ``type`` metadata.
 
 What MAW adds on top (proofs, the rate limit, the typed send) is ``maw.agents.base``;
@@ -19,10 +20,11 @@ the behaviours that guard an agent are ``maw.agents.guards``.
 
 from __future__ import annotations
 
+import collections
 import logging
 import ssl
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import spade.agent
@@ -184,7 +186,9 @@ class SpadeAgent(Agent):
 def bare(jid: object) -> str:
     """The bare JID of ``jid`` (a slixmpp JID or a string), lower case."""
     value = getattr(jid, "bare", None)
-    return str(value if value is not None else jid).lower()
+    if value is not None:
+        return str(value).lower()
+    return str(jid).partition("/")[0].lower()  # (a string with its resource, too)
 
 
 async def receive(behaviour: CyclicBehaviour, timeout: float) -> Message | None:
@@ -196,3 +200,28 @@ async def receive(behaviour: CyclicBehaviour, timeout: float) -> Message | None:
     if queue is not None and not queue.empty():
         return queue.get_nowait()
     return await get(timeout=timeout)
+
+
+class FirstIn:
+    """A behaviour's messages with some senders' first: of the messages waiting, those
+    ``first`` picks are taken before the others, which keep their order. A room flooded
+    by an outsider (at the rate the guards allow) still takes the GameMaster's commands
+    at once: behind a backlog, a close or a verdict waited past the host's patience on a
+    loaded machine, and the game ended in an error."""
+
+    def __init__(self, first: Callable[[Message], bool]) -> None:
+        self.first = first
+        self.urgent: collections.deque[Message] = collections.deque()
+        self.rest: collections.deque[Message] = collections.deque()
+
+    async def receive(self, behaviour: CyclicBehaviour, timeout: float) -> Message | None:
+        get = behaviour.receive
+        queue = getattr(getattr(get, "__self__", behaviour), "queue", None)
+        while queue is not None and not queue.empty():
+            msg = queue.get_nowait()
+            (self.urgent if self.first(msg) else self.rest).append(msg)
+        if self.urgent:
+            return self.urgent.popleft()
+        if self.rest:
+            return self.rest.popleft()
+        return await get(timeout=timeout)
