@@ -29,7 +29,7 @@ from maw.llm.answers import (
 from maw.llm.llm import LLM
 from maw.llm.memory import Memory
 from maw.llm.prompts import Prompts, chat_limit, pin_game
-from maw.llm.telemetry import Tally, account, label
+from maw.llm.telemetry import Tally, account, label, note_retries
 from maw.policies import gate
 from maw.policies.base import (
     AsyncDecider,
@@ -242,8 +242,12 @@ class LLMDecider(AsyncDecider):
             # the first answer, then one re-prompt naming what was wrong with it
             for outcome, key in (("legal", ""), ("repaired", "repair_")):
                 # (room for the longest chat the schema allows, at one character a token)
-                answer = await self.llm.prompt(prompt, schema, max_tokens=self.max_chars + 40,
-                                               temperature=self.temperature)
+                try:
+                    answer = await self.llm.prompt(prompt, schema,
+                                                   max_tokens=self.max_chars + 40,
+                                                   temperature=self.temperature)
+                finally:  # (a failed call's retries too)
+                    note_retries(record, self.llm)
                 account(record, self.llm, answer)
                 record[f"{key}answer"] = answer.text
                 try:
