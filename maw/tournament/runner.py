@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS players (
 # columns added since the first schema (a database made before them gains them, NULL)
 ADDED = {"wolf_votes": "INTEGER", "beliefs": "INTEGER", "brier": "REAL",
          "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER",
-         "substitute": "TEXT", "cost": "REAL", "gated": "INTEGER"}
+         "substitute": "TEXT", "cost": "REAL", "gated": "INTEGER", "retries": "INTEGER",
+         "fallback_rule": "INTEGER", "fallback_random": "INTEGER",
+         "fallback_listen": "INTEGER"}
 # ... and to the games (maw audit's violations: must be 0)
 ADDED_GAMES = {"violations": "INTEGER", "first_violation": "TEXT"}
 GAME_COLUMNS = ("idx", "seed", "seats", "ruleset", "winner", "reason", "days", "phases",
