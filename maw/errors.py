@@ -10,6 +10,8 @@
     ├── ProtocolError             a message that is not a MAW message (answered with
     │                             not-understood)
     ├── BackendError              a model that cannot answer: no server, an HTTP error
+    │   ├── BackendUnavailable    ... for now: refused, timed out, HTTP 408/409/429/5xx
+    │   │                         (a call retries it: maw.llm.retry)
     │   └── ModelCrashed          the embedded model's process died (maw.llm.model_process)
     └── LobbyError                a player that cannot join or stay in a game (refused,
                                   no lobby, no name)
@@ -43,6 +45,14 @@ class ProtocolError(MawError):
 
 class BackendError(MawError):
     """The model could not answer: no server, an HTTP error, no model. Says which."""
+
+
+class BackendUnavailable(BackendError):
+    """The model's server could not answer for now: the connection was refused or timed
+    out, or it answered HTTP 408, 409, 429 or 5xx (a server restarting, overloaded). A
+    call tries again (``maw.llm.retry``); any other ``BackendError`` (a wrong model, a
+    refused key) would fail the same way again. The embedded model's crash is not one:
+    a prompt that crashed it may crash it again, and three crashes give the model up."""
 
 
 class LobbyError(MawError):

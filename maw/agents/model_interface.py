@@ -15,8 +15,8 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from maw import engine
 from maw.agents.base import GameLog, MawAgent
@@ -46,7 +46,12 @@ def action_body(action: engine.Action | None) -> m.Body:
     return m.ACTION_TYPES[spec.name]()
 
 
-DeciderFactory = Callable[[int], Decider]
+class DeciderFactory(Protocol):
+    """Makes a seat's decider for a round, given the role the seat was dealt in it
+    (its own, from its own view; ``None`` where no view has come yet): a roster's model
+    settings may hang on it (``maw.hosting.seats.deciders``)."""
+
+    def __call__(self, round_: int, role: str | None = None) -> Decider: ...
 
 
 class Pace:
@@ -78,8 +83,11 @@ class Pace:
 
 
 class ModelInterfaceAgent(MawAgent):
-    """``new_decider(round)`` makes the decider of each round: a round is a new game, and
-    a decider must not carry last round's roles and suspicions into it."""
+    """``new_decider(round, role)`` makes the decider of each round: a round is a new
+    game, and a decider must not carry last round's roles and suspicions into it. It is
+    made when the round's first question comes, which brings the player's own view and
+    so its role: the model it plays with may hang on the role (a roster's groups), and
+    nothing but its own view is read for it."""
 
     def __init__(self, jid: str, password: str, name: str, new_decider: DeciderFactory,
                  game_log: GameLog, max_wait: float = 0.0, seed: int = 0,
@@ -88,7 +96,7 @@ class ModelInterfaceAgent(MawAgent):
         self.player_name = name
         self.new_decider = new_decider
         self.round = 1
-        self.decider = new_decider(1)
+        self.decider: Decider | None = None  # (made by the round's first question)
         self.logged = 0  # LLM call records already written to the game log
         self.cut_logged = 0  # cancelled calls' spans already written
         self.finished = False  # the game's end logged (``log_unfinished``): nothing after
@@ -113,9 +121,12 @@ class ModelInterfaceAgent(MawAgent):
         (``max_wait``, the pace) loses nothing (its lines were lost), and what the model
         reads next does not hang on whether the withdrawal came before its call began or
         after (a replay strayed by that)."""
-        if body.round > self.round:
-            self.retire()
-            self.round, self.decider = body.round, self.new_decider(body.round)
+        if self.decider is None or body.round > self.round:
+            if self.decider is not None:
+                self.retire()
+            self.round = max(self.round, body.round)
+            role = body.view.role if body.view is not None else None
+            self.decider = self.new_decider(self.round, role)
             self.logged = 0
             self.unread = []
         for record in body.heard:
@@ -143,6 +154,8 @@ class ModelInterfaceAgent(MawAgent):
     def note_beliefs(self, view: engine.PlayerView) -> None:
         """Keep the decider's latest beliefs of this phase; the last of each phase goes
         to the game log (``beliefs`` records) when the next phase begins."""
+        if self.decider is None:
+            return
         try:
             belief = self.decider.beliefs(view)
         except Exception:  # a decider's bug must not cost the answer
@@ -323,6 +336,8 @@ class SendInput(Guarded):
         if not legal:
             return None
         decider = agent.decider
+        if decider is None:  # (it could not be made: a decider_error says why)
+            return None
         if isinstance(decider, AsyncDecider):
             if view is None:
                 return None
@@ -338,7 +353,7 @@ class SendInput(Guarded):
             finally:  # cancelled too: its record says so
                 agent.log_llm()
                 agent.note_beliefs(view)
-        action = agent.decider.decide(view, legal)
+        action = decider.decide(view, legal)
         if view is not None:
             agent.note_beliefs(view)
         return action

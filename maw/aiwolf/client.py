@@ -143,9 +143,10 @@ def answer(action: Action | None, request: Request) -> str:
 
 
 class Player:
-    """One agent: ``new_decider(game)`` makes a fresh decider for each game."""
+    """One agent: ``new_decider(game, me, role)`` makes a fresh decider for each game,
+    given its name and role in it (a roster seat's model may hang on the role)."""
 
-    def __init__(self, name: str, new_decider: Callable[[int, str], Decider],
+    def __init__(self, name: str, new_decider: Callable[[int, str, str | None], Decider],
                  say: Callable[[str], None] = lambda line: None) -> None:
         self.name = name
         self.new_decider = new_decider
@@ -163,7 +164,8 @@ class Player:
             self.game += 1
             self.seen = Seen()
             self.seen.learn(p)
-            self.decider = self.new_decider(self.game, self.seen.me)
+            self.decider = self.new_decider(self.game, self.seen.me,
+                                            self.seen.roles.get(self.seen.me))
             self.decider.observe(GameStarted(self.seen.rules_name(), self.seen.players))
             return None
         self.seen.learn(p)

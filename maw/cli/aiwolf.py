@@ -56,9 +56,10 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
         check_decider(policy, "--policy", talks=False)
         seat = Seat(args.name, policy)
 
-    def new_decider(game: int, me: str):
-        # (its in-game name is the server's: a profile name, not the agent's own)
-        return deciders(dataclasses.replace(seat, name=me), args.seed)(game)
+    def new_decider(game: int, me: str, role: str | None):
+        # (its in-game name is the server's: a profile name, not the agent's own; its
+        # role, the one the server dealt it, picks its roster group's model settings)
+        return deciders(dataclasses.replace(seat, name=me), args.seed)(game, role)
 
     def say(line: str) -> None:
         print(f"{args.name} | {line}", flush=True)

@@ -239,9 +239,11 @@ def summary(args: argparse.Namespace, result) -> None:
             why = ", ".join(f"{k} {n}" for k, n in sorted(u.get("why", {}).items()))
             gated = (f"; {u['gated']} line(s) the gate refused ({why}), said by rule"
                      if u.get("gated") else "")
+            by = ", ".join(f"{k} {n}" for k, n in sorted(u.get("fallback_by", {}).items()))
+            retried = f"; {u['retries']} retries" if u.get("retries") else ""
             print(f"    {name}: {u['calls']} calls, {u['tokens']} tokens, {u['seconds']} s; "
                   f"{u['legal']} legal, {u['repaired']} repaired, {u['fallback']} fallback"
-                  f"{gated}")
+                  f"{f' ({by})' if by else ''}{retried}{gated}")
     for a in result.aiwolf:
         lat = (f"median {a['median'] * 1000:.0f} ms, p95 {a['p95'] * 1000:.0f} ms"
                if a["median"] is not None else "no answer")

@@ -11,6 +11,16 @@
     max_wait = 1.0             # Algorithm 1: wait up to this long before answering
     window = 2048              # context tokens
     price_per_million = 0.6    # optional: what a million tokens cost (maw report's cost)
+    retries = 2                # a call's tries again after a server's transient error
+    backoff = 0.5              # ... the first wait, in seconds; each next one doubles
+    timeout = 60               # optional: seconds a call may take, tries and waits included
+    fallback = "rule"          # who decides when the model gives no legal action (two
+                               # bad answers, or none): rule | random | listen
+
+    [llm.wolves]               # a seat dealt a role of the werewolves' side, each round
+    model = "qwen3:8b"         # (any [llm] key but max_wait)
+    [llm.village]              # ... of the village's side
+    temperature = 0.5
 
     [[player]]
     name = "Ann"
@@ -19,6 +29,12 @@
                                # (llm, hybrid) use [llm]; learned plays ``policy``, a maw
                                # train file
     persona = "You are ..."
+    model = "llama3.1"         # any [llm] key: this seat's own, whatever its role
+
+The most specific setting wins: a seat's own key, then its group's ([llm.wolves] or
+[llm.village], by the role the seat is dealt that round), then [llm]. A seat's group is
+resolved from its own role, by its own interface, when its model is first asked in a
+round (``Seat.llm_for``): nothing about another seat's role is needed or learnt.
 """
 
 from __future__ import annotations
@@ -26,17 +42,23 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 import maw.llm  # noqa: F401 - registers the deciders that need a model (llm, hybrid's)
+from maw import engine
 from maw.errors import ConfigError
 from maw.policies import decider_kind
 from maw.protocol.messages import Name
 
+Fallback = Literal["rule", "random", "listen"]  # (maw.policies.FALLBACKS)
+
 
 class LLMSpec(BaseModel):
+    """The model settings of a seat: its roster's ``[llm]``, with its group's and its
+    own keys over them (``Roster.llm_for``)."""
+
     model_config = ConfigDict(extra="forbid")
 
     backend: str = "llamacpp"
@@ -55,6 +77,13 @@ class LLMSpec(BaseModel):
     steer: bool = False  # llm seats: the old steering for small models (maw.llm.decider)
     # what a million tokens (prompt and answer) cost, for maw report's cost per game
     price_per_million: float | None = Field(None, ge=0)
+    # a server away for a moment (maw.llm.retry): tries again, waits, and a call's bound
+    retries: int = Field(2, ge=0, le=10)
+    backoff: float = Field(0.5, gt=0, le=60)
+    timeout: float | None = Field(None, gt=0)
+    # who decides when the model gives no legal action (an llm seat; a hybrid's rule
+    # layer decides its actions always): the rule player, a random legal action, listen
+    fallback: Fallback = "rule"
 
     def backend_config(self) -> dict[str, Any]:
         config: dict[str, Any] = dict(self.options)
@@ -76,8 +105,67 @@ class LLMSpec(BaseModel):
         return f"{self.backend}:{self.model or 'default'}"
 
 
-class PlayerSpec(BaseModel):
+class GroupSpec(BaseModel):
+    """What a group of seats sets over ``[llm]`` (``[llm.wolves]``, ``[llm.village]``):
+    any of its keys but ``max_wait`` (the seat's interface waits before it knows its
+    role), each unset unless written."""
+
     model_config = ConfigDict(extra="forbid")
+
+    backend: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    options: dict[str, Any] | None = None
+    parallel: int | None = Field(None, ge=1)
+    window: int | None = Field(None, ge=256)
+    max_chars: int | None = Field(None, ge=20, le=500)
+    temperature: float | None = Field(None, ge=0, le=2)
+    max_tokens: int | None = Field(None, ge=16, le=4096)
+    steer: bool | None = None
+    price_per_million: float | None = Field(None, ge=0)
+    retries: int | None = Field(None, ge=0, le=10)
+    backoff: float | None = Field(None, gt=0, le=60)
+    timeout: float | None = Field(None, gt=0)
+    fallback: Fallback | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """The keys it sets (``None``: not written)."""
+        return {k: v for k in GroupSpec.model_fields if (v := getattr(self, k)) is not None}
+
+
+GROUPS = ("wolves", "village")  # by the side of the role a seat is dealt
+
+
+def group_of(role: str | None) -> str | None:
+    """The group of a seat dealt ``role``: ``wolves`` for the werewolves' side (a
+    Werewolf, a Possessed), ``village`` for the village's; ``None`` not yet dealt."""
+    if not role:
+        return None
+    team = engine.role_named(role).team
+    return "wolves" if team is engine.Team.WEREWOLVES else "village"
+
+
+class RosterLLM(LLMSpec):
+    """A roster's ``[llm]`` table: the settings of every model seat, and its groups'."""
+
+    wolves: GroupSpec | None = None
+    village: GroupSpec | None = None
+    # (AutoWerewolf's moderator is a model; MAW's is the GameMaster, which asks none)
+    moderator: Any = None
+
+    @field_validator("moderator")
+    @classmethod
+    def _no_model(cls, value: Any) -> Any:
+        if value is not None:
+            raise ValueError("MAW's moderator is the GameMaster, which follows the rules "
+                             "and asks no model: it has no model settings")
+        return value
+
+
+class PlayerSpec(GroupSpec):
+    """A seat: its player and decider, and any ``[llm]`` key of its own (most specific:
+    they win over its group's and the roster's)."""
 
     name: Name
     decider: str = "rule"  # a registered decider (maw.policies.DECIDERS)
@@ -86,16 +174,6 @@ class PlayerSpec(BaseModel):
     policy: str | None = None
     persona: str = ""
     max_wait: float | None = Field(None, ge=0)
-    backend: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    options: dict[str, Any] | None = None
-    parallel: int | None = Field(None, ge=1)
-    price_per_million: float | None = Field(None, ge=0)
-    temperature: float | None = Field(None, ge=0, le=2)  # (over the roster's [llm])
-    max_tokens: int | None = Field(None, ge=16, le=4096)
-
 
     @field_validator("decider")
     @classmethod
@@ -110,18 +188,23 @@ class PlayerSpec(BaseModel):
 class Roster(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    llm: LLMSpec = LLMSpec()
+    llm: RosterLLM = RosterLLM()
     player: list[PlayerSpec] = Field(min_length=1)
     prompts: str | None = None  # a prompts/ folder of this roster's own
 
-    def llm_for(self, p: PlayerSpec) -> LLMSpec:
-        overrides = {k: v for k in ("backend", "model", "base_url", "api_key_env", "options",
-                                    "parallel", "price_per_million", "temperature",
-                                    "max_tokens")
-                     if (v := getattr(p, k)) is not None}
+    def llm_for(self, p: PlayerSpec, group: str | None = None) -> LLMSpec:
+        """The model settings of seat ``p`` in ``group`` (``group_of`` its role; ``None``:
+        not dealt yet): its own keys over its group's over ``[llm]``."""
+        base = self.llm.model_dump(exclude=set(GROUPS) | {"moderator"})
+        table = getattr(self.llm, group) if group else None
+        own = p.settings()
         if p.max_wait is not None:
-            overrides["max_wait"] = p.max_wait
-        return self.llm.model_copy(update=overrides)
+            own["max_wait"] = p.max_wait
+        return LLMSpec.model_validate({**base, **(table.settings() if table else {}), **own})
+
+    def groups_for(self, p: PlayerSpec) -> dict[str, LLMSpec]:
+        """The settings of seat ``p`` in each group the roster sets (``[llm.wolves]``...)."""
+        return {g: self.llm_for(p, g) for g in GROUPS if getattr(self.llm, g) is not None}
 
 
 def load_roster(path: Path) -> Roster:

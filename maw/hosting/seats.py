@@ -1,19 +1,22 @@
 """Seats and their deciders: who plays each AI seat, from a roster or by default, and a
-fresh decider for each round (an LLM seat falls back on the rule player when its model
-cannot answer)."""
+fresh decider for each round, with the model settings of the role the seat was dealt
+(a roster's ``[llm.wolves]``, ``[llm.village]``)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from maw.engine.state import NAMES, default_names
 from maw.errors import MawError
-from maw.hosting.roster import LLMSpec, Roster
+from maw.hosting.roster import LLMSpec, Roster, group_of
 from maw.policies import Decider, ModelSeat, decider_kind, make_decider
+
+if TYPE_CHECKING:  # (the agents, SPADE's, load only where a game is played)
+    from maw.agents.model_interface import DeciderFactory
 
 DEFAULT_NAMES = list(NAMES)  # (the engine's: maw.engine.state)
 
@@ -21,7 +24,8 @@ DEFAULT_NAMES = list(NAMES)  # (the engine's: maw.engine.state)
 @dataclass
 class Seat:
     """An AI seat: name, decider and how long it may think before answering; an "llm"
-    seat also has its model (``llm``), persona and prompts folder."""
+    seat also has its model (``llm``; ``groups``: its settings in each group its roster
+    sets, by the side of the role it is dealt: ``llm_for``), persona and prompts folder."""
 
     name: str
     decider: str = "rule"
@@ -37,6 +41,16 @@ class Seat:
     link: Any = None
     team: str = ""
     game_id: str = ""
+    groups: dict[str, LLMSpec] = field(default_factory=dict)
+
+    def llm_for(self, role: str | None) -> LLMSpec | None:
+        """Its model settings once it is dealt ``role`` (``None``: not yet dealt)."""
+        group = group_of(role)
+        return self.groups.get(group, self.llm) if group else self.llm
+
+    def specs(self) -> list[LLMSpec]:
+        """Every model settings it may play with, whatever it is dealt."""
+        return [s for s in (self.llm, *self.groups.values()) if s is not None]
 
 
 def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> list[Seat]:
@@ -46,10 +60,12 @@ def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> 
         raise MawError(f"the roster seats {len(roster.player)} players, not {players}")
     seats = []
     for p in roster.player[:players]:
-        llm = roster.llm_for(p) if decider_kind(p.decider).needs_model else None
+        model = decider_kind(p.decider).needs_model
+        llm = roster.llm_for(p) if model else None
         wait = p.max_wait if p.max_wait is not None else (llm.max_wait if llm else 0.0)
         decider = f"{p.decider}:{p.policy}" if p.policy is not None else p.decider
-        seats.append(Seat(p.name, decider, wait, llm, p.persona, roster.prompts))
+        seats.append(Seat(p.name, decider, wait, llm, p.persona, roster.prompts,
+                          groups=roster.groups_for(p) if model else {}))
     taken = {s.name for s in seats}
     spare = (s for s in default_seats(players + len(taken)) if s.name not in taken)
     for _ in range(players - len(seats)):
@@ -63,15 +79,18 @@ async def check_backends(seats: Sequence[Seat]) -> list[str]:
     from maw.llm import make_backend
 
     seen: dict[str, str] = {}
-    for seat in seats:
-        if seat.llm is None:
-            continue
-        key = seat.llm.model_dump_json(include={"backend", "model", "base_url", "options"})
+    for spec in (spec for seat in seats for spec in seat.specs()):  # (its groups' too)
+        key = model_key(spec)
         if key not in seen:
-            backend = make_backend(seat.llm.backend, **seat.llm.backend_config())
+            backend = make_backend(spec.backend, **spec.backend_config())
             await backend.check()
             seen[key] = backend.describe()
     return sorted(set(seen.values()))
+
+
+def model_key(spec: LLMSpec) -> str:
+    """What tells one model from another: its backend, model, server and options."""
+    return spec.model_dump_json(include={"backend", "model", "base_url", "options"})
 
 
 @dataclass
@@ -92,21 +111,24 @@ class ModelTime:
 async def time_models(seats: Sequence[Seat]) -> list[ModelTime]:
     """One typical call of each distinct model of ``seats`` (``Backend.seconds_per_call``),
     with the players who share it: what the phases' timers are fitted to. A model that
-    answers from a queue or a recording is not timed."""
+    answers from a queue or a recording is not timed. A seat whose model hangs on the
+    role it is dealt counts as a player of each model it may get: the timers are fitted
+    before the deal, and a phase whose players are all done ends then, long or not."""
     from maw.llm import make_backend
 
     out: dict[str, ModelTime] = {}
     for seat in seats:
-        if seat.llm is None:
-            continue
-        key = seat.llm.model_dump_json(include={"backend", "model", "base_url", "options"})
-        if key not in out:
-            backend = make_backend(seat.llm.backend, **seat.llm.backend_config())
-            seconds = await backend.seconds_per_call()
-            if seconds is None:
-                continue
-            out[key] = ModelTime(backend.describe(), seconds, backend.at_once(), 0)
-        out[key].players += 1
+        mine: dict[str, LLMSpec] = {}
+        for spec in seat.specs():
+            mine.setdefault(model_key(spec), spec)
+        for key, spec in mine.items():
+            if key not in out:
+                backend = make_backend(spec.backend, **spec.backend_config())
+                seconds = await backend.seconds_per_call()
+                if seconds is None:
+                    continue
+                out[key] = ModelTime(backend.describe(), seconds, backend.at_once(), 0)
+            out[key].players += 1
     return list(out.values())
 
 
@@ -114,34 +136,40 @@ def default_seats(n: int, decider: str = "rule") -> list[Seat]:
     return [Seat(name, decider) for name in default_names(n)]
 
 
-def deciders(seat: Seat, seed: int) -> Callable[[int], Decider]:
+def deciders(seat: Seat, seed: int) -> DeciderFactory:
     """A fresh decider for each round of ``seat``, each with its own reproducible stream
-    (a seat with a model: a fresh conversation each round, on one backend for the game)."""
+    (a seat with a model: a fresh conversation each round, with the settings of the
+    role it was dealt, ``Seat.llm_for``; one backend per model for the game)."""
     if seat.decider != "aiwolf" and decider_kind(seat.decider).needs_model:
         from maw.llm import LLM, make_backend
         from maw.llm.prompts import Prompts
+        from maw.llm.retry import Retry
 
         kind = decider_kind(seat.decider)
         assert kind.with_model is not None
-        spec = seat.llm or LLMSpec()
-        backend = make_backend(spec.backend, **spec.backend_config())
         prompts = Prompts(Path(seat.prompts) if seat.prompts else None)
         with_model = kind.with_model
+        backends: dict[str, Any] = {}
 
-        def new_with_model(round_: int) -> Decider:
-            return with_model(ModelSeat(seat.name, f"{seed}:{round_}",
-                                        LLM(backend, window=spec.window), prompts,
+        def new_with_model(round_: int, role: str | None = None) -> Decider:
+            spec = seat.llm_for(role) or LLMSpec()
+            key = model_key(spec)
+            if key not in backends:
+                backends[key] = make_backend(spec.backend, **spec.backend_config())
+            llm = LLM(backends[key], window=spec.window,
+                      retry=Retry(spec.retries, spec.backoff, spec.timeout))
+            return with_model(ModelSeat(seat.name, f"{seed}:{round_}", llm, prompts,
                                         seat.persona, spec))
         return new_with_model
 
     if seat.decider == "aiwolf":
         from maw.aiwolf.bridge import AiwolfDecider
 
-        def new_aiwolf(round_: int) -> Decider:
+        def new_aiwolf(round_: int, role: str | None = None) -> Decider:
             return AiwolfDecider(seat.name, random.Random(f"{seed}:{round_}"), seat.link,
                                  seat.game_id)
         return new_aiwolf
 
-    def new(round_: int) -> Decider:
+    def new(round_: int, role: str | None = None) -> Decider:
         return make_decider(seat.decider, seat.name, random.Random(f"{seed}:{round_}"))
     return new

@@ -9,11 +9,12 @@ from maw.llm.base import (
     BACKENDS,
     Backend,
     BackendError,
+    BackendUnavailable,
     Completion,
     make_backend,
     register_backend,
 )
 from maw.llm.llm import LLM
 
-__all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "LLM",
+__all__ = ["BACKENDS", "Backend", "BackendError", "BackendUnavailable", "Completion", "LLM",
            "make_backend", "register_backend"]

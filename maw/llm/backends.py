@@ -16,10 +16,12 @@ from pydantic import Field
 from maw.llm.base import (
     Backend,
     BackendError,
+    BackendUnavailable,
     Completion,
     Message,
     NoOptions,
     register_backend,
+    transient_status,
 )
 from maw.llm.model_process import (
     ModelKey,
@@ -84,10 +86,12 @@ class OllamaBackend(Backend):
         import ollama
 
         if isinstance(exc, ollama.ResponseError):
-            return BackendError(f"Ollama at {self.base_url} answered HTTP {exc.status_code}: "
-                                f"{exc.error}")
-        return BackendError(f"no Ollama server answers at {self.base_url} ({exc}): start "
-                            "one (ollama serve) or set OLLAMA_HOST")
+            kind = BackendUnavailable if transient_status(exc.status_code) else BackendError
+            return kind(f"Ollama at {self.base_url} answered HTTP {exc.status_code}: "
+                        f"{exc.error}")
+        # (refused, reset or timed out: a server starting or restarting answers later)
+        return BackendUnavailable(f"no Ollama server answers at {self.base_url} ({exc}): "
+                                  "start one (ollama serve) or set OLLAMA_HOST")
 
     async def check(self) -> None:
         import httpx
@@ -171,9 +175,13 @@ class OpenAIBackend(Backend):
 
         where = self.base_url or "api.openai.com"
         if isinstance(exc, openai.APIStatusError):
-            return BackendError(f"the server at {where} answered HTTP {exc.status_code}: "
-                                f"{exc.message}")
-        return BackendError(f"no OpenAI-compatible server answers at {where} ({exc})")
+            kind = BackendUnavailable if transient_status(exc.status_code) else BackendError
+            return kind(f"the server at {where} answered HTTP {exc.status_code}: "
+                        f"{exc.message}")
+        if isinstance(exc, openai.APIConnectionError):  # (its timeout is one too)
+            return BackendUnavailable(f"no OpenAI-compatible server answers at {where} "
+                                      f"({exc})")
+        return BackendError(f"the OpenAI-compatible server at {where}: {exc}")
 
     async def check(self) -> None:
         import openai

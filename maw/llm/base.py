@@ -20,10 +20,10 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from maw.errors import BackendError, ConfigError
+from maw.errors import BackendError, BackendUnavailable, ConfigError
 
-__all__ = ["BACKENDS", "Backend", "BackendError", "Completion", "Message", "make_backend",
-           "register_backend", "request_key"]
+__all__ = ["BACKENDS", "Backend", "BackendError", "BackendUnavailable", "Completion", "Message",
+           "make_backend", "register_backend", "request_key", "transient_status"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,12 @@ class Completion:
     end: float = 0.0  # time.monotonic() when the answer came back (set by LLM.prompt)
     # the prompt tokens the model had to read (the rest it had kept), where it says so
     evaluated_tokens: int | None = None
+
+
+def transient_status(status: int) -> bool:
+    """An HTTP status worth another try (the ``openai`` client's own rule): a timeout,
+    a conflict, too many requests, or the server's fault."""
+    return status in (408, 409, 429) or status >= 500
 
 
 Message = dict[str, str]  # {"role": "system"|"user"|"assistant", "content": ...}

@@ -1,7 +1,10 @@
 """The LLM decider: Algorithm 1's model step. It builds the prompt from what its player
 received and its own view only, asks for a JSON action constrained to the legal ones,
-re-prompts once naming the error, and falls back to "listen". Illegal actions never leave
-it: every answer is checked against ``legal`` before it is returned.
+re-prompts once naming the error, and then falls back: the roster's ``fallback`` decides
+(``rule``: the rule player; ``random``: a random legal action, drawn from the seat's
+seeded stream; ``listen``), as it does when the model cannot answer at all. Illegal
+actions never leave it: every answer is checked against ``legal`` before it is returned,
+and the record of a decision says which fallback decided (``fallback_decider``).
 
 It is the design document's agent: the guiding prompt and the answer schema decide, no
 hard-coded logic, so it is an honest baseline. ``steer`` (a roster's ``[llm] steer =
@@ -29,7 +32,7 @@ from maw.llm.answers import (
 from maw.llm.llm import LLM
 from maw.llm.memory import Memory
 from maw.llm.prompts import Prompts, chat_limit, pin_game
-from maw.llm.telemetry import Tally, account, label
+from maw.llm.telemetry import Tally, account, label, note_retries
 from maw.policies import gate
 from maw.policies.base import (
     AsyncDecider,
@@ -76,8 +79,9 @@ class LLMDecider(AsyncDecider):
         super().__init__(player, rng)
         self.llm = llm
         self.steer = steer
-        # (name, decider) that decides when the model cannot answer at all (its server
-        # is down, its process crashed); without one the player listens
+        # (name, decider) that decides when the model gives no action it may take: two
+        # answers that were not legal or that the gate refused, or none at all (its
+        # server is down, its process crashed); without one the player listens
         self.fallback = fallback
         self.prompts = prompts or Prompts()
         self.persona = persona
@@ -244,9 +248,12 @@ class LLMDecider(AsyncDecider):
             # the first answer, then one re-prompt naming what was wrong with it
             for outcome, key in (("legal", ""), ("repaired", "repair_")):
                 # (room for the longest chat the schema allows, at one character a token)
-                answer = await self.llm.prompt(
-                    prompt, schema, max_tokens=self.max_tokens or self.max_chars + 40,
-                    temperature=self.temperature)
+                try:
+                    answer = await self.llm.prompt(
+                        prompt, schema, max_tokens=self.max_tokens or self.max_chars + 40,
+                        temperature=self.temperature)
+                finally:  # (a failed call's retries too)
+                    note_retries(record, self.llm)
                 account(record, self.llm, answer)
                 record[f"{key}answer"] = answer.text
                 try:
@@ -267,16 +274,11 @@ class LLMDecider(AsyncDecider):
                 self._read_beliefs(answer.text, schema, view, record)
                 return self._chose(action, view)
             record["outcome"] = "fallback"
-            if record.get("caught") and self.fallback is not None:
-                # its lines could not be said: the rule player's turn instead (its line,
-                # its vote, or nothing)
+            if record.get("caught"):  # its lines could not be said
                 record["gated"] = list(dict.fromkeys(record["caught"]))
-                return self._chose(self._fall_back(view, legal, record), view)
-            return None
+            return self._chose(self._fall_back(view, legal, record), view)
         except Exception as exc:
             record.update(outcome="fallback", exception=repr(exc))
-            if self.fallback is None:
-                return None
             return self._fall_back(view, legal, record)
         finally:  # (cancelled: the question became moot while it was being answered)
             self.pending = None
@@ -285,7 +287,11 @@ class LLMDecider(AsyncDecider):
 
     def _fall_back(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
                    record: dict) -> engine.Action | None:
-        assert self.fallback is not None
+        """The fallback's turn (its line, its vote, or nothing), and which fallback it
+        was, in the record."""
+        if self.fallback is None:
+            record.update(fallback_decider="listen", fallback_action=repr(None))
+            return None
         name, decider = self.fallback
         action = decider.decide(view, legal)
         record.update(fallback_decider=name, fallback_action=repr(action))
@@ -312,14 +318,16 @@ class LLMDecider(AsyncDecider):
 
 
 def seated(seat: ModelSeat) -> LLMDecider:
-    """The ``llm`` decider of a roster seat: when its model cannot answer (its server is
-    down, its process crashed), the rule player decides that turn."""
+    """The ``llm`` decider of a roster seat: when its model gives no action it may take,
+    its roster's ``fallback`` decides that turn (``rule`` by default; ``random`` draws
+    from a stream of its own, seeded from the seat's, so a game replays; ``listen``)."""
     spec = seat.spec
-    fallback = make_decider("rule", seat.player, random.Random(f"{seat.seed}:rule"))
+    name = getattr(spec, "fallback", "rule")
+    fallback = None if name == "listen" else (name, make_decider(
+        name, seat.player, random.Random(f"{seat.seed}:{name}")))
     return LLMDecider(seat.player, random.Random(seat.seed), seat.llm, seat.prompts,
                       seat.persona, spec.max_chars, spec.temperature,
-                      fallback=("rule", fallback), steer=spec.steer,
-                      max_tokens=spec.max_tokens)
+                      fallback=fallback, steer=spec.steer, max_tokens=spec.max_tokens)
 
 
 register_decider("llm", with_model=seated, talks=True)

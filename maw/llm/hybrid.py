@@ -33,7 +33,7 @@ from maw.engine.roles import ROLES
 from maw.llm.decider import must_vote
 from maw.llm.llm import LLM
 from maw.llm.prompts import Prompts, chat_limit, pin_game
-from maw.llm.telemetry import Tally, account
+from maw.llm.telemetry import Tally, account, note_retries
 from maw.policies import claims, gate
 from maw.policies.base import AsyncDecider, ModelSeat, register_decider
 from maw.policies.hybrid import HybridStrategy, Intent, intent_of
@@ -134,8 +134,11 @@ class HybridDecider(AsyncDecider):
         self.started = True
 
     async def _call(self, record: dict, text: str, schema: dict, max_tokens: int) -> str:
-        answer = await self.llm.prompt(text, schema, max_tokens=max_tokens,
-                                       temperature=self.temperature, remember=False)
+        try:
+            answer = await self.llm.prompt(text, schema, max_tokens=max_tokens,
+                                           temperature=self.temperature, remember=False)
+        finally:  # (a failed call's retries too)
+            note_retries(record, self.llm)
         account(record, self.llm, answer)
         return answer.text
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from maw.errors import ConfigError
 from maw.llm.base import Backend, Completion, Message, request_key
+from maw.llm.retry import Retry, send
 
 
 @dataclass
@@ -27,6 +28,9 @@ class LLM:
     last_sent: list[Message] = field(default_factory=list)  # the messages of the last call
     # ... and the rest of that request: its key (``request_key``), schema and options
     last_request: dict[str, Any] = field(default_factory=dict)
+    retry: Retry = field(default_factory=Retry)  # how a call meets a server away a moment
+    # the retries of its calls not yet taken into a record (``take_retries``)
+    retried: list[dict] = field(default_factory=list)
 
     @property
     def model(self) -> str:
@@ -57,10 +61,9 @@ class LLM:
         self.last_request = {
             "key": request_key(self.last_sent, schema, max_tokens, temperature),
             "schema": schema, "max_tokens": max_tokens, "temperature": temperature}
-        try:
-            async with self.backend.slot():  # (the wait for a free slot is not the call's)
-                completion = await self.backend.chat(self.context, schema, max_tokens,
-                                                     temperature)
+        try:  # (in one of the server's slots each try: maw.llm.retry)
+            completion = await send(self.backend, self.context, schema, max_tokens,
+                                    temperature, self.retry, self.retried)
         except BaseException:
             self.context = before
             raise
@@ -70,6 +73,12 @@ class LLM:
         else:
             self.context.pop()
         return completion
+
+    def take_retries(self) -> list[dict]:
+        """The retries of its calls since the last time they were taken (a decision's
+        record keeps them, a failed call's too)."""
+        taken, self.retried = self.retried, []
+        return taken
 
     def truncate_context(self, max_tokens: int | None = None) -> int:
         """Drop the oldest unpinned messages until the context fits ``max_tokens``

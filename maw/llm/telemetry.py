@@ -15,7 +15,7 @@ from maw.policies import gate
 class Tally:
     """One record per decision (the game log's ``llm`` records); the counts derive from
     them: ``legal`` first time, ``repaired`` by the one re-prompt, ``fallback`` (never
-    legal, or the backend failed: ``errors``)."""
+    legal, or the backend failed: ``errors``), and the retries of their calls."""
 
     log: list[dict] = field(default_factory=list)
 
@@ -34,6 +34,10 @@ class Tally:
     @property
     def fallbacks(self) -> int:
         return summarize(self.log)["fallback"]
+
+    @property
+    def retries(self) -> int:
+        return summarize(self.log)["retries"]
 
     @property
     def errors(self) -> int:
@@ -70,18 +74,31 @@ def account(record: dict, llm: LLM, answer) -> None:
     record.setdefault("requests", []).append(request)
 
 
+def note_retries(record: dict, llm: LLM) -> None:
+    """Keep in a decision's record the retries its calls made (``retries``: why each try
+    failed and how long the call waited, ``maw.llm.retry``), a failed call's too."""
+    retries = llm.take_retries()
+    if retries:
+        record.setdefault("retries", []).extend(retries)
+
+
 def summarize(records: list[dict]) -> dict:
-    """Calls, tokens, seconds and outcomes of LLM decision records, and the lines the
-    gate refused (``gated``: said by the rule layer instead; ``why``: by kind of fault,
-    ``maw.policies.gate.fault_kind``)."""
+    """Calls, tokens, seconds and outcomes of LLM decision records, the retries of their
+    calls (``retries``), which fallback decided (``fallback_by``: rule, random, listen),
+    and the lines the gate refused (``gated``: said by the rule layer instead; ``why``: by
+    kind of fault, ``maw.policies.gate.fault_kind``)."""
     out: dict = {"calls": 0, "tokens": 0, "seconds": 0.0, "legal": 0, "repaired": 0,
-                 "fallback": 0, "gated": 0, "why": {}}
+                 "fallback": 0, "retries": 0, "fallback_by": {}, "gated": 0, "why": {}}
     for r in records:
         out["calls"] += r.get("calls", 0)
         out["tokens"] += r.get("tokens", 0)
         out["seconds"] += r.get("seconds", 0.0)
+        out["retries"] += len(r.get("retries") or ())
         if r["outcome"] in out:  # not "unfinished" (cut short by the game's end)
             out[r["outcome"]] += 1
+        if r["outcome"] == "fallback" and r.get("fallback_decider"):
+            by = out["fallback_by"]
+            by[r["fallback_decider"]] = by.get(r["fallback_decider"], 0) + 1
         if r.get("gated"):
             out["gated"] += 1
             for kind in dict.fromkeys(gate.fault_kind(f) for f in r["gated"]):

@@ -7,6 +7,7 @@ decider (``maw.llm``) and the human at a terminal return the same actions.
 
 from maw.policies.base import (
     DECIDERS,
+    FALLBACKS,
     AsyncDecider,
     Decider,
     DeciderKind,
@@ -25,7 +26,8 @@ from maw.policies.rule import RuleDecider
 
 register_decider_with_argument("learned", learned_decider)
 
-__all__ = ["DECIDERS", "AsyncDecider", "Decider", "DeciderKind", "ModelSeat", "check_decider",
+__all__ = ["DECIDERS", "FALLBACKS", "AsyncDecider", "Decider", "DeciderKind", "ModelSeat",
+           "check_decider",
            "decider_kind", "stand_ins", "make_decider", "register_decider",
            "register_decider_with_argument", "RandomDecider", "RuleDecider", "HybridStrategy",
            "LearnedDecider"]

@@ -62,6 +62,11 @@ class AsyncDecider(Decider):
                         "its adecide")
 
 
+# who decides for a model seat when its model gives no legal action (a roster's
+# ``fallback``): the rule player, a random legal action, or nobody (it listens)
+FALLBACKS = ("rule", "random", "listen")
+
+
 @dataclass
 class ModelSeat:
     """What a decider that needs a model is made from (``DeciderKind.with_model``): its

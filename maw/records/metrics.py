@@ -13,6 +13,7 @@ from typing import Any
 
 from maw import engine
 from maw.errors import ReplayError
+from maw.policies.base import FALLBACKS
 from maw.policies.beliefs import brier, flat, log_loss
 
 # refusals that are timing, not a bad move: the action arrived after its phase ended
@@ -40,6 +41,11 @@ class PlayerMetrics:
     llm_seconds: float = 0.0
     repaired: int = 0
     fallbacks: int = 0
+    # ... by which fallback decided (a roster's ``fallback``: maw.llm.decider)
+    fallback_rule: int = 0
+    fallback_random: int = 0
+    fallback_listen: int = 0
+    retries: int = 0  # model calls tried again after a server's transient error
     gated: int = 0  # lines the gate refused (maw.policies.gate): the rule layer's said
     wolf_votes: int = 0  # accepted execution votes on a werewolf
     beliefs: int = 0  # phases in which its decider stated its beliefs (Decider.beliefs)
@@ -145,6 +151,10 @@ def game_metrics(records: Sequence[Any], agents: dict[str, str]) -> GameMetrics:
             p.llm_seconds = round(p.llm_seconds + r.get("seconds", 0.0), 3)
             p.repaired += r.get("outcome") == "repaired"
             p.fallbacks += r.get("outcome") == "fallback"
+            which = r.get("fallback_decider")
+            if r.get("outcome") == "fallback" and which in FALLBACKS:
+                setattr(p, f"fallback_{which}", getattr(p, f"fallback_{which}") + 1)
+            p.retries += len(r.get("retries") or ())
             p.gated += bool(r.get("gated"))
     for p in out.values():
         p.unanswered = max(0, p.questions + p.unanswered)

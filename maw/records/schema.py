@@ -207,8 +207,11 @@ class Llm(Record):
     repair_answer: str | None = None
     repair_error: str | None = None
     exception: str | None = None
+    # which fallback decided (rule, random, listen: a roster's ``fallback``) and what
     fallback_decider: str | None = None
     fallback_action: str | None = None
+    # the retries of its calls (``maw.llm.retry``): why each try failed, and the wait
+    retries: list[dict[str, Any]] | None = None
     # the hybrid agent (maw.llm.hybrid): the facts it read from the talk (speaker, kind,
     # target, value) and by whom ("model" or "grammar"), the action or intent its rule
     # layer chose, the sentences the model wrote and what the consistency check caught

@@ -15,6 +15,7 @@ from typing import Any
 
 from maw.engine.roles import role_named
 from maw.errors import MawError
+from maw.policies import FALLBACKS
 
 Z = 1.959964  # the 97.5th percentile of the standard normal
 
@@ -155,17 +156,23 @@ class Report:
                 "seconds": s, "seconds_ci": sci, "wall": mean_ci(walls)[0], "draws": draws}
 
     def llm_cost(self) -> dict[str, float]:
-        """Per game: model calls, tokens, seconds of calls, repairs, fallbacks, lines the
-        gate refused (``gated``), and the money the tokens cost (``cost``, in the
-        currency of the roster's ``price_per_million``; ``priced``: whether any seat had
-        a price)."""
-        calls, tokens, secs, repaired, fallbacks, gated, cost, priced = self.db.execute(
+        """Per game: model calls, tokens, seconds of calls, repairs, fallbacks (and by
+        which fallback decided: ``fallback_rule``, ``_random``, ``_listen``), calls tried
+        again (``retries``), lines the gate refused (``gated``), and the money the tokens
+        cost (``cost``, in the currency of the roster's ``price_per_million``;
+        ``priced``: whether any seat had a price)."""
+        (calls, tokens, secs, repaired, fallbacks, gated, cost, priced, retries, rule,
+         random_, listen) = self.db.execute(
             "SELECT SUM(llm_calls), SUM(tokens), SUM(llm_seconds), SUM(repaired), "
-            "SUM(fallbacks), SUM(gated), SUM(cost), COUNT(cost) FROM players").fetchone()
+            "SUM(fallbacks), SUM(gated), SUM(cost), COUNT(cost), SUM(retries), "
+            "SUM(fallback_rule), SUM(fallback_random), SUM(fallback_listen) "
+            "FROM players").fetchone()
         g = self.games
         return {"calls": (calls or 0) / g, "tokens": (tokens or 0) / g,
                 "seconds": (secs or 0) / g, "repaired": (repaired or 0) / g,
                 "fallbacks": (fallbacks or 0) / g, "gated": (gated or 0) / g,
+                "retries": (retries or 0) / g, "fallback_rule": (rule or 0) / g,
+                "fallback_random": (random_ or 0) / g, "fallback_listen": (listen or 0) / g,
                 "cost": (cost or 0) / g, "priced": bool(priced)}
 
     def judgement(self) -> list[dict]:
@@ -353,12 +360,14 @@ class Report:
                 f"{r.group} {r.wins}/{r.games} ({_rate(r.wins, r.games)})" for r in key))
         c = self.llm_cost()
         if c["calls"]:
+            by = ", ".join(f"{k} {c['fallback_' + k]:.1f}" for k in FALLBACKS)
             cost = f"; cost {c['cost']:.4f} a game" if c["priced"] else \
                 " (no price: give price_per_million in the roster's [llm] for the cost)"
             lines.append(f"LLM per game: {c['calls']:.1f} calls, {c['tokens']:.0f} tokens, "
-                         f"{c['seconds']:.1f} s of calls, {c['repaired']:.1f} repaired, "
-                         f"{c['fallbacks']:.1f} fallbacks, {c['gated']:.1f} lines the "
-                         f"gate refused (said by rule){cost}")
+                         f"{c['seconds']:.1f} s of calls, {c['retries']:.1f} retried, "
+                         f"{c['repaired']:.1f} repaired, {c['fallbacks']:.1f} fallbacks "
+                         f"({by}), {c['gated']:.1f} lines the gate refused (said by "
+                         f"rule){cost}")
         k = self.checks()
         lines.append(f"maw audit: {k['audited']} of {self.games} games checked against "
                      f"the rules, {k['violations']} violations (must be 0)")

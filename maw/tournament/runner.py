@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from maw.errors import MawError
-from maw.hosting.roster import Roster, load_roster
+from maw.hosting.roster import Roster, group_of, load_roster
 from maw.hosting.xmpp import die_with_parent
 from maw.policies import decider_kind
 
@@ -49,7 +49,9 @@ CREATE TABLE IF NOT EXISTS players (
 # columns added since the first schema (a database made before them gains them, NULL)
 ADDED = {"wolf_votes": "INTEGER", "beliefs": "INTEGER", "brier": "REAL",
          "brier_uniform": "REAL", "log_loss": "REAL", "top_suspect_wolf": "INTEGER",
-         "substitute": "TEXT", "cost": "REAL", "gated": "INTEGER"}
+         "substitute": "TEXT", "cost": "REAL", "gated": "INTEGER", "retries": "INTEGER",
+         "fallback_rule": "INTEGER", "fallback_random": "INTEGER",
+         "fallback_listen": "INTEGER"}
 # ... and to the games (maw audit's violations: must be 0)
 ADDED_GAMES = {"violations": "INTEGER", "first_violation": "TEXT"}
 GAME_COLUMNS = ("idx", "seed", "seats", "ruleset", "winner", "reason", "days", "phases",
@@ -85,11 +87,15 @@ class GameSpec:
 
 
 def agent_label(roster: Roster, name: str) -> str:
+    """What plays seat ``name``: its decider, and its model ("llm:ollama:llama3.1"), with
+    the model of each group whose differs ("...+wolves=ollama:qwen3:8b")."""
     p = next(p for p in roster.player if p.name == name)
     if not decider_kind(p.decider).needs_model:
         return p.decider
     spec = roster.llm_for(p)
-    return f"{p.decider}:{spec.backend}:{spec.model or 'default'}"
+    groups = "".join(f"+{group}={g.label()}" for group, g in roster.groups_for(p).items()
+                     if g.label() != spec.label())
+    return f"{p.decider}:{spec.label()}{groups}"
 
 
 def schedule(roster: Roster, plan: Plan) -> list[GameSpec]:
@@ -264,11 +270,13 @@ async def play_one(spec: GameSpec, plan: Plan, worker: Worker | RemoteWorker, xm
             over()
     if not done.get("ok"):
         return Finished(spec, False, done.get("wall", 0.0), done.get("error", "failed"))
-    results.record(spec, plan.ruleset, metrics_of(done["metrics"]), Path(done["log"]),
+    metrics = metrics_of(done["metrics"])
+    roles = {p.name: p.role for p in metrics.players}
+    results.record(spec, plan.ruleset, metrics, Path(done["log"]),
                    done["wall"], {"players": plan.players, "rules": list(plan.rules),
                                   "day_seconds": plan.day_seconds,
                                   "night_seconds": plan.night_seconds},
-                   done["violations"], prices_of(roster, spec.seats))
+                   done["violations"], prices_of(roster, spec.seats, roles))
     return Finished(spec, True, done["wall"])
 
 
@@ -386,12 +394,14 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
     return finished
 
 
-def prices_of(roster: Roster, seats) -> dict[str, float]:
-    """What a million tokens cost each model seat of ``seats``, where the roster says."""
+def prices_of(roster: Roster, seats, roles: dict[str, str] | None = None) -> dict[str, float]:
+    """What a million tokens cost each model seat of ``seats``, where the roster says
+    (``roles``: the role each played, for a roster whose groups price their models)."""
     out = {}
     for p in roster.player:
         if p.name in seats and decider_kind(p.decider).needs_model:
-            price = roster.llm_for(p).price_per_million
+            group = group_of((roles or {}).get(p.name))
+            price = roster.llm_for(p, group).price_per_million
             if price is not None:
                 out[p.name] = price
     return out

@@ -661,7 +661,7 @@ async def _ann_interface(decider, **options):
     from maw.agents.model_interface import ModelInterfaceAgent, SendInput
     from maw.records.log import NULL_LOG
 
-    agent = ModelInterfaceAgent("ui-ann@localhost", "pw", "Ann", lambda r: decider,
+    agent = ModelInterfaceAgent("ui-ann@localhost", "pw", "Ann", lambda r, role=None: decider,
                                 NULL_LOG, **options)
     sent: list = []
 

@@ -139,6 +139,36 @@ async def test_an_illegal_answer_is_repaired_once_then_falls_back_to_listen():
     assert d2.tally.fallbacks == 1 and d2.tally.log[-1]["outcome"] == "fallback"
 
 
+@pytest.mark.parametrize("which", ["rule", "random", "listen"])
+async def test_after_a_failed_repair_the_seats_fallback_decides_and_the_record_says_which(
+        which):
+    from maw.policies import make_decider
+
+    _, view, legal = game_and_view("Ann")
+
+    def failing(seed: str) -> LLMDecider:
+        fallback = None if which == "listen" else (
+            which, make_decider(which, "Ann", random.Random(f"{seed}:{which}")))
+        return LLMDecider("Ann", random.Random(seed), LLM(ScriptedBackend(
+            replies=["not json at all", '{"action": "fly"}']), window=4096),
+            fallback=fallback)
+
+    d = failing("1:1")
+    action = await d.adecide(view, legal, [])
+    record = d.tally.log[-1]
+    assert record["outcome"] == "fallback" and record["fallback_decider"] == which
+    assert record["fallback_action"] == repr(action)
+    if which == "listen":
+        assert action is None
+    else:
+        assert action in legal or isinstance(action, engine.Chat)
+    if which == "random":  # drawn from the seat's seeded stream: the same seed, the same
+        draws = {repr(await failing("1:1").adecide(view, legal, [])) for _ in range(3)}
+        assert draws == {repr(action)}
+        others = {repr(await failing(f"1:{i}").adecide(view, legal, [])) for i in range(8)}
+        assert len(others) > 1  # (and chance, from one seed to the next)
+
+
 @pytest.mark.parametrize("first", ['{"action": "chat", "text": "I suspect someone."}',
                                    '{"action": "listen"}'])
 async def test_after_its_turn_a_player_that_must_still_vote_is_offered_the_choice_alone(first):

@@ -154,3 +154,41 @@ def test_the_game_length_chart_has_one_bar_per_whole_day(days):
     assert ticks == list(range(min(days) - 1, max(days) + 2))
     assert labels == [str(d) for d in ticks]
     assert bars == {d: days.count(d) for d in ticks}
+
+
+def test_retries_and_each_kind_of_fallback_are_counted_from_the_log_to_the_report(tmp_path):
+    from maw.records.metrics import game_metrics
+
+    def llm(player, outcome, t, **more):
+        return {"kind": "llm", "t": t, "player": player, "calls": 1, "tokens": 10,
+                "seconds": 0.1, "outcome": outcome, **more}
+
+    gone = [{"error": "no OpenAI-compatible server answers", "wait": 0.5}]
+    records = [
+        {"kind": "round", "t": 0.0, "round": 1, "roles": {"Ann": "Villager",
+                                                          "Bob": "Werewolf"}},
+        llm("Ann", "legal", 1.0, retries=gone * 2),
+        llm("Ann", "fallback", 2.0, retries=gone * 3, fallback_decider="random",
+            exception="BackendUnavailable(...)"),
+        llm("Bob", "fallback", 3.0, fallback_decider="listen"),
+        llm("Bob", "fallback", 4.0, fallback_decider="rule"),
+        {"kind": "outcome", "t": 5.0, "winner": "village", "reason": "", "day": 1}]
+    players = {p.name: p for p in game_metrics(records, {}).players}
+    assert (players["Ann"].retries, players["Ann"].fallbacks,
+            players["Ann"].fallback_random) == (5, 1, 1)
+    assert (players["Bob"].fallback_listen, players["Bob"].fallback_rule) == (1, 1)
+    tournament(tmp_path / "f.db", [("village", {"Ann": "village", "Bob": "werewolves"})] * 2)
+    results = Results(tmp_path / "f.db")
+    with results.db:
+        for p in players.values():
+            results.db.execute(
+                "UPDATE players SET llm_calls = 2, retries = ?, fallbacks = ?, "
+                "fallback_rule = ?, fallback_random = ?, fallback_listen = ? WHERE name = ?",
+                (p.retries, p.fallbacks, p.fallback_rule, p.fallback_random,
+                 p.fallback_listen, p.name))
+    results.close()
+    report = Report(tmp_path / "f.db")
+    cost = report.llm_cost()
+    assert cost["retries"] == 5 and cost["fallback_random"] == 1 and cost["fallbacks"] == 3
+    assert ("5.0 retried, 0.0 repaired, 3.0 fallbacks (rule 1.0, random 1.0, listen 1.0)"
+            in " ".join(report.notes()))
