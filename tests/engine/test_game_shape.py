@@ -129,6 +129,9 @@ def play_open_roles(folder: str) -> dict:
 
 
 async def _xmpp_game(rules, folder: str, out: dict) -> None:
+    """Games over XMPP, seed after seed, until one has had a dusk (a game whose days all
+    end without an execution has none: the players decide that, and the load, not the
+    test); each checked as every course must be."""
     from test_roles import xmpp_games
 
     from maw.agents.gamemaster import GameConfig
@@ -138,12 +141,31 @@ async def _xmpp_game(rules, folder: str, out: dict) -> None:
     results = []
 
     async def play(address) -> None:
-        config = GameConfig(players=6, rules=rules, seed=2, day_seconds=5, night_seconds=3,
-                            early_end=True, log_dir=Path(folder))
-        results.append(await run_game(config, default_seats(6), address, timeout=120))
+        for seed in range(2, 7):
+            config = GameConfig(players=6, rules=rules, seed=seed, day_seconds=5,
+                                night_seconds=3, early_end=True,
+                                log_dir=Path(folder) / f"seed{seed}")
+            result = await run_game(config, default_seats(6), address, timeout=120)
+            results.append(result)
+            if '"phase": "dusk"' in result.log_path.read_text():
+                break
 
     await xmpp_games(play)
-    result = results[0]
+    out["xmpp_games"] = len(results)
+    out["xmpp_dusk_after_execution"] = True
+    for result in results:  # every game: a dusk comes only after a day's execution
+        records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+        executed, previous = False, ""
+        for r in records:
+            if r["kind"] == "event" and r["event"] == "Executed":
+                executed = True
+            if r["kind"] == "event" and r["event"] == "PhaseStarted":
+                phase = r["data"]["phase"]
+                if phase == "dusk" and not (executed and previous == "day"):
+                    out["xmpp_dusk_after_execution"] = False
+                executed, previous = False, phase
+    result = results[-1]  # (the one with a dusk, if any had)
+    out["xmpp_folder"] = str(result.log_path.parent)
     records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
     events = [r for r in records if r["kind"] == "event"]
     out["xmpp_ruleset"] = next(r for r in records if r["kind"] == "round")["ruleset"]
@@ -155,9 +177,8 @@ async def _xmpp_game(rules, folder: str, out: dict) -> None:
                                 r.get("type") == "phase_change" and
                                 r["body"].get("new_phase") == "dusk")
     out["xmpp_winner"] = result.outcomes[0].winner.value if result.outcomes[0].winner else None
-    audit = audit_log(result.log_path)
-    out["audit_ok"] = audit.ok
-    out["audit"] = [str(v) for v in audit.violations[:3]]
+    out["audit_ok"] = all(audit_log(r.log_path).ok for r in results)
+    out["audit"] = [str(v) for r in results for v in audit_log(r.log_path).violations[:3]]
 
 
 @pytest.mark.xmpp
@@ -183,10 +204,11 @@ def test_a_game_shape_defined_here_plays_in_the_engine_simulate_over_xmpp_and_on
     assert DUSK_TEXT in got["text"]
     assert got["dusks"] > 0 and got["dusks"] <= got["executions"], got
     assert got["dusk_chats"] > 0 and got["dusk_votes"] == 0, got
+    assert got["xmpp_dusk_after_execution"], got
     assert "dusk" in got["xmpp_phases"] and got["xmpp_dusk_sent"] > 0, got
     # the web replay of that game, served by a process that never heard of the shape,
     # has a step for each of its dusks, and goes there
-    dusks = replayed_dusks(tmp_path, browser)
+    dusks = replayed_dusks(Path(got["xmpp_folder"]), browser)
     assert dusks and len(dusks) == got["xmpp_phases"].count("dusk"), (dusks, got)
 
 
