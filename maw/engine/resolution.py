@@ -383,9 +383,11 @@ def night_order(state: GameState) -> list[ActionSpec]:
     return sorted(specs, key=lambda s: s.night.order)  # type: ignore[union-attr]
 
 
-def finish_night(state: GameState, target: int, events: list[Event]) -> GameState:
-    """Each night action chosen resolves by its table entry, in the night's order (the
-    pack's attack once, on ``target``); then the dying die, and dawn comes."""
+def resolved(state: GameState, target: int, events: list[Event]
+             ) -> tuple[Dawn, list[tuple[int, str | None, int]]]:
+    """The night's choices, each resolved by its table entry in the night's order (the
+    pack's attack once, on ``target``), and the choices: nobody has died yet (werewolf-12
+    asks it ahead, to see whom the night kills)."""
     dawn = Dawn(state, events, target)
     chosen = list(state.tonight) + [  # (a night of steps: the earlier steps' choices too)
         (i, state.chosen[i], t) for i, t in enumerate(state.votes)
@@ -399,10 +401,17 @@ def finish_night(state: GameState, target: int, events: list[Event]) -> GameStat
         for i, ability, t in chosen:
             if ability == spec.ability:
                 night.resolve(dawn, i, t)
+    return dawn, chosen
+
+
+def finish_night(state: GameState, target: int, events: list[Event]) -> GameState:
+    """Each night action chosen resolves by its table entry, in the night's order (the
+    pack's attack once, on ``target``); then the dying die, and dawn comes."""
+    dawn, chosen = resolved(state, target, events)
     for i, ability, _t in chosen:
         if ability is not None and state.roles[i].uses:
             dawn.state = count_use(dawn.state, i, ability)
-    state = dawn.state._replace(tonight=(), victim=NOBODY)
+    state = dawn.state._replace(tonight=(), victim=NOBODY, attack=NOBODY)
     day = state.day
     for seat in dawn.dying:
         state = state._replace(alive=replaced(state.alive, seat, False), deaths=state.deaths

@@ -20,6 +20,7 @@ from maw.engine import (  # noqa: F401 - register the shipped nights, flows
     abilities,
     flows,
     werewolf,
+    werewolf_sizes,
 )
 from maw.engine.actions import (
     ACTIONS,

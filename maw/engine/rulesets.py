@@ -8,7 +8,8 @@ its rulesets beside its day flow, OpenSpiel-style:
   first, live public votes with an early majority, unanimous night murder.
 * ``aiwolf-5|9|13|15`` (``maw.engine.flows``) — AIWolf's roles and contest rules, in the
   variants ``nlp`` (aiwolf-nlp-server's, the default) and ``2021``.
-* ``werewolf-12`` (``maw.engine.werewolf``) — AutoWerewolf's twelve-player game.
+* ``werewolf-12`` (``maw.engine.werewolf``) — AutoWerewolf's twelve-player game, and
+  ``werewolf-6`` to ``werewolf-16`` (``maw.engine.werewolf_sizes``), its role sets scaled.
 """
 
 from __future__ import annotations
@@ -102,6 +103,10 @@ class Ruleset:
             a deal balanced for rule players at any size (``maw.engine.compose``).
         night_order: the night's actions in the order they resolve, by name (empty: the
             table's order, ``maw.engine.abilities``).
+        night_steps: werewolf-*: the night's steps by role, in the order they take effect
+            (``maw.engine.werewolf_night``): whether the Witch hears of a victim the Guard
+            protected, whether a Seer killed that night learns anything (empty: the
+            seed's seer, wolves, witch, guard).
         variant: the AIWolf variant ("nlp", "2021"), empty for MAW.
         role_set: werewolf-12's special roles: "A" (Seer, Witch, Hunter, Guard) or "B"
             (Seer, Witch, Hunter, Village Idiot).
@@ -148,6 +153,7 @@ class Ruleset:
     whisper: bool = False
     deal: tuple[tuple[str, int], ...] = ()
     night_order: tuple[str, ...] = ()
+    night_steps: tuple[str, ...] = ()
     variant: str = ""
     role_set: str = ""
     witch_self_heal_n1: bool = True
@@ -204,7 +210,7 @@ _OPTION_TYPES: dict[str, Any] = {
     "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
     "same_guard_same_save_kills": bool, "self_knife": bool, "self_explode": bool,
     "sheriff": bool, "speaking_order": bool, "talk_mode": TalkMode, "base_length": int,
-    "mention_length": int, "guard_repeat": bool,
+    "mention_length": int, "guard_repeat": bool, "night_steps": tuple,
 }
 
 

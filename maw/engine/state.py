@@ -180,6 +180,9 @@ class GameState(NamedTuple):
     # target), and the pack's victim, until dawn resolves them
     tonight: tuple[tuple[int, str, int], ...] = ()
     victim: int = -1
+    # the pack's victim, whom dawn's attack strikes, while the Witch chooses: ``victim``
+    # is whom she was told (werewolf-12's night_steps may tell her nobody)
+    attack: int = -1
     shooter: int = -1  # the Hunter who shoots now (Phase.HUNT)
     resume: Phase | None = None  # the phase that follows the steps after deaths
     exposed: frozenset[int] = frozenset()  # Idiots who survived their execution

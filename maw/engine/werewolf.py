@@ -19,7 +19,7 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from maw.engine import resolution as r
-from maw.engine import werewolf_text
+from maw.engine import werewolf_night, werewolf_text
 from maw.engine.actions import (
     Action,
     Badge,
@@ -329,13 +329,13 @@ class WerewolfFlow(AiwolfFlow):
             if any(state.chosen[i] is None and _may_act(state, i)
                    for i, a in enumerate(state.alive) if a):
                 return state
-            return r.finish_night(state, state.victim, events)
+            return werewolf_night.dawn(state, state.attack, events)
         return super().after_night_choice(state, t, events)
 
     def end_phase(self, state: GameState, events: list[Event]) -> GameState:
         phase = state.phase
         if phase is Phase.WITCH:
-            return r.finish_night(state, state.victim, events)
+            return werewolf_night.dawn(state, state.attack, events)
         if phase is Phase.HUNT:  # no shot
             return self.next_step(state._replace(shooter=NOBODY), events)
         if phase is Phase.BADGE:  # the timer: the badge is lost
@@ -387,26 +387,28 @@ class WerewolfFlow(AiwolfFlow):
     # ------------------------------------------------------------ the night's steps
 
     def night_decided(self, state: GameState, target: int, events: list[Event]) -> GameState:
-        """The pack's victim is known: the Witch's step, if a Witch may act tonight."""
+        """The pack's victim is known: the Witch's step, if a Witch may act tonight, told
+        the victim (``night_steps``: not one the Guard protected first)."""
         n = len(state.names)
         tonight = tuple((i, ability, t) for i, (t, ability) in enumerate(zip(
             state.votes, state.chosen, strict=True))
             if t != NOBODY and state.alive[i] and ability is not None)
-        step = state._replace(phase=Phase.WITCH, victim=target, tonight=tonight,
+        told = werewolf_night.told(state, target, tonight)
+        step = state._replace(phase=Phase.WITCH, victim=told, attack=target, tonight=tonight,
                               vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n)
         witches = [i for i in range(n) if _may_act(step, i)]
         if not witches:
-            return r.finish_night(state, target, events)
+            return werewolf_night.dawn(state, target, events)
         names = state.names
         audience = frozenset(names[i] for i in witches)
         events.append(PhaseStarted(state.day, Phase.WITCH.value, 0, state.living(), (),
                                    audience))
-        if target != NOBODY:
-            results = step.results + tuple(Result(state.day, "attacked", i, target, "")
+        if told != NOBODY:
+            results = step.results + tuple(Result(state.day, "attacked", i, told, "")
                                            for i in witches)
             step = step._replace(results=results)
             for i in witches:
-                events.append(NightResult(state.day, names[i], "save", names[target],
+                events.append(NightResult(state.day, names[i], "save", names[told],
                                           "attacked", frozenset((names[i],))))
         return step
 
@@ -474,7 +476,13 @@ ROLE_SETS = {"A": role_counts(ww=4, vil=4, seer=1, witch=1, hunter=1, guard=1),
              "B": role_counts(ww=4, vil=4, seer=1, witch=1, hunter=1, idiot=1)}
 
 
+# the options only the werewolf-* rulesets take
+OPTIONS = ("role_set", "witch_self_heal_n1", "guard_self_guard", "same_guard_same_save_kills",
+           "self_knife", "self_explode", "sheriff", "speaking_order", "night_steps")
+
+
 def _role_set(changes: dict) -> None:
+    werewolf_night.check(changes)
     if (role_set := str(changes.get("role_set", "A")).upper()) not in ROLE_SETS:
         raise ConfigError(f"bad value {changes['role_set']!r} for ruleset option "
                           "'role_set' (A: a Guard, B: a Village Idiot)")
@@ -487,6 +495,5 @@ register_ruleset(
             max_players=12, first_day=0, tie=TiePolicy.RUNOFF, attack_tie=TiePolicy.RANDOM,
             win=WinCondition.SIDE, self_knife=True, talks_per_day=3, whispers_per_day=None,
             day0_talk=False, role_set="A", guard_repeat=False, sheriff=True,
-            self_explode=True, speaking_order=True),
-    own=("role_set", "witch_self_heal_n1", "guard_self_guard", "same_guard_same_save_kills",
-         "self_knife", "self_explode", "sheriff", "speaking_order"), adjust=_role_set)
+            self_explode=True, speaking_order=True, night_steps=werewolf_night.STEPS),
+    own=OPTIONS, adjust=_role_set)

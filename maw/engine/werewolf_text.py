@@ -1,13 +1,15 @@
 """werewolf-12's rules in plain English (:meth:`WerewolfFlow.rules_text
 <maw.engine.werewolf.WerewolfFlow.rules_text>`), written from its options as
-``maw.engine.werewolf`` applies them: the night's steps and each power, the sheriff, the
-day's turns and vote, last words, the win. ``tests/engine/test_rules_claims.py`` checks every
-sentence against engine games of each option."""
+``maw.engine.werewolf`` applies them: the night's steps (and their order, when it is not
+the seed's) and each power, the sheriff, the day's turns and vote, last words, the win.
+``tests/engine/test_rules_claims.py`` checks every sentence against engine games of each
+option."""
 
 from __future__ import annotations
 
 from maw.engine.describe import deal, draw, sentence, tie, win
 from maw.engine.rulesets import Ruleset
+from maw.engine.werewolf_night import STEPS, before
 
 
 def rules_text(rules: Ruleset, players: int) -> str:
@@ -42,14 +44,32 @@ def _night(rules: Ruleset, roles: set[str]) -> list[str]:
         also.append(f"the Guard protects one player from the attack, {limits}")
     if also:
         out.append(sentence("meanwhile " + ", and ".join(also)))
+    steps = [x for x in rules.night_steps or STEPS if x == "wolves" or _ROLE[x] in roles]
+    seed = [x for x in STEPS if x in steps]
     if "Witch" in roles:
         itself = ("she may save herself on the first night only" if rules.witch_self_heal_n1
                   else "she may never save herself")
+        unless = (", and unless the Guard protected them"
+                  if "Guard" in roles and before(rules, "guard", "witch") else "")
         out.append("Then the Witch, while she lives and has a potion she may use, is told whom "
-                   "the werewolves attack (if anyone) and may either save that player or "
-                   "poison any living player but herself, never both in one night: each "
+                   f"the werewolves attack (if anyone{unless}) and may either save that player "
+                   "or poison any living player but herself, never both in one night: each "
                    f"potion serves once a game, and {itself}.")
+    if steps != seed:  # (the seed's order is what the sentences above tell)
+        named = [_STEP[x] for x in steps]
+        out.append(f"The night's steps take effect in this order: {', '.join(named[:-1])}, "
+                   f"then {named[-1]}.")
+        by = [how for how, step in (("the werewolves' attack", "wolves"),
+                                    ("the Witch's poison", "witch"))
+              if step in steps and "Seer" in roles and before(rules, step, "seer")]
+        if by:
+            out.append(f"A Seer killed that night by {' or '.join(by)} learns nothing.")
     return out
+
+
+_ROLE = {"seer": "Seer", "witch": "Witch", "guard": "Guard"}
+_STEP = {"seer": "the Seer's", "wolves": "the werewolves'", "witch": "the Witch's",
+         "guard": "the Guard's"}
 
 
 def _deaths(rules: Ruleset, roles: set[str]) -> list[str]:

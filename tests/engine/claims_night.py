@@ -39,7 +39,7 @@ def victim(step: Step) -> str | None:
     or the attack is blocked, or murders; ``None``: nobody."""
     s = step.after
     if s.phase is Phase.WITCH and step.before.phase is not Phase.WITCH:
-        return s.names[s.victim] if s.victim >= 0 else None
+        return s.names[s.attack] if s.attack >= 0 else None  # (victim: whom she is told)
     for e in step.events:
         if isinstance(e, AttackBlocked):
             return e.target

@@ -102,7 +102,8 @@ def _guard(ctx: Ctx, m: re.Match) -> Iterator[str]:
 
 
 @claim("witch", r"Then the Witch, while she lives and has a potion she may use, is told whom "
-                r"the werewolves attack \(if anyone\) and may either save that player or poison "
+                r"the werewolves attack \(if anyone(?P<unless>, and unless the Guard protected "
+                r"them)?\) and may either save that player or poison "
                 r"any living player but herself, never both in one night: each potion serves "
                 r"once a game, and (?P<self>she may save herself on the first night only|she "
                 r"may never save herself)\.")
@@ -113,7 +114,7 @@ def _witch(ctx: Ctx, m: re.Match) -> Iterator[str]:
         for step in g.steps:
             if any(isinstance(e, VotesRevealed) and e.kind == "attack" for e in step.events) \
                     and not any(type(e).__name__ == "Revote" for e in step.events):
-                yield from _witch_step(g, step, used, first_night_self)
+                yield from _witch_step(g, step, used, first_night_self, bool(m["unless"]))
             for e in step.events:
                 if isinstance(e, Acted) and e.action in ("save", "poison"):
                     used[e.action] += 1
@@ -122,12 +123,15 @@ def _witch(ctx: Ctx, m: re.Match) -> Iterator[str]:
             yield f"{g}: potions {dict(used)}, by night {dict(nightly)}"
 
 
-def _witch_step(g: Game, step, used: Counter, first_night_self: bool) -> Iterator[str]:
-    """The pack has chosen (``step``): the Witch's step comes if she may act, and offers
-    what the text says."""
+def _witch_step(g: Game, step, used: Counter, first_night_self: bool, unless_guarded: bool
+                ) -> Iterator[str]:
+    """The pack has chosen (``step``): the Witch's step comes if she may act, told the
+    victim (not a guarded one, ``unless_guarded``), and offers what the text says."""
     s, before = step.after, step.before
     begun = any(isinstance(e, PhaseStarted) and e.phase == "witch" for e in step.events)
     attacked = victim(step)
+    if unless_guarded and attacked in {e.target for e in g.of(Guarded) if e.day == before.day}:
+        attacked = None
     for w in g.of_role("Witch"):
         may_self = first_night_self and before.day == g.rules.first_day
         saves = bool(attacked) and not used["save"] and (attacked != w or may_self)

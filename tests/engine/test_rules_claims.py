@@ -3,11 +3,11 @@
 Each ruleset (and the options that change its rules) plays seeded engine games of random
 legal play (``claims_games``). Its rules text, as the players' prompts carry it, is cut
 into sentences; the claims (``claims_setup``, ``claims_day``, ``claims_night``,
-``claims_w12``, ``claims_w12_day``) find their words in them, and each claim's check holds
-those words to the games: "there is no attack on the first night" fails as soon as one
-game's pack attacks on night 0. A sentence with words no claim accounts for is an error
-(every word the players are told has a check), and so is a rule the games show that the
-text never tells (a sheriff elected, a tie, a Hunter's shot).
+``claims_w12``, ``claims_w12_day``, ``claims_w12_steps``) find their words in them, and
+each claim's check holds those words to the games: "there is no attack on the first
+night" fails as soon as one game's pack attacks on night 0. A sentence with words no claim
+accounts for is an error (every word the players are told has a check), and so is a rule
+the games show that the text never tells (a sheriff elected, a tie, a Hunter's shot).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import claims_night  # noqa: F401
 import claims_setup  # noqa: F401
 import claims_w12  # noqa: F401
 import claims_w12_day  # noqa: F401
+import claims_w12_steps  # noqa: F401
 import pytest
 from claims_games import CLAIMS, SEEN, Ctx, first, games
 
@@ -48,6 +49,15 @@ CONFIGS = [
     ("werewolf-12", 12, {"speaking_order": "false", "tie": "random", "win": "elimination",
                          "self_vote": "true"}, 60),
     ("werewolf-12", 12, {"sheriff": "false"}, 60),
+    ("werewolf-12", 12, {"night_steps": "guard,wolves,witch,seer"}, 100),
+    ("werewolf-12", 12, {"night_steps": "wolves,seer,witch,guard", "guard_self_guard": "true"},
+     60),
+    # the other sizes, and an order whose Guard's step is before the Witch's at 13
+    ("werewolf-7", 7, {}, 100),
+    ("werewolf-9", 9, {"role_set": "B"}, 100),
+    ("werewolf-13", 13, {"night_steps": "seer,guard,wolves,witch"}, 60),
+    ("werewolf-15", 15, {"role_set": "B", "sheriff": "false"}, 60),  # (a lone candidate
+    # of fifteen is too rare in random play for the sheriff's claim: it is held at 7 to 13)
 ]
 
 SENTENCE = re.compile(r"(?<=\.)\s+(?=[A-Z0-9])")
