@@ -320,7 +320,7 @@ def test_stopping_the_embedded_server_leaves_no_task_of_its_own_behind():
     ``stop`` returns (one left pending made a flooded game print "Task was destroyed but
     it is pending!" at exit, in CI). In a process of its own: pyjabber's state is
     process-wide, one server's to a process."""
-    got = subprocess.run([sys.executable, "-c", STOPPING, str(Path(__file__).parent)],
+    got = subprocess.run([sys.executable, "-c", STOPPING, str(Path(__file__).parents[1])],
                          capture_output=True, text=True, timeout=120)
     assert got.returncode == 0, got.stderr[-2000:]
     assert got.stdout.split() == ["4", "0", "0"], got.stdout  # (4 clients, none left)
