@@ -118,7 +118,7 @@ def test_an_llm_seat_is_benched_with_its_model_thinking_asynchronously(tmp_path)
         made.append(d)
         return d
 
-    result = b.bench(ruleset("maw", max_days=2), 4, keep, 2, seed=1, calibration=10, label="Lin")
+    result = b.bench(ruleset("maw", max_days=1), 4, keep, 2, seed=1, calibration=10, label="Lin")
     assert len(made) == 2 and result.candidate == "Lin"
     assert {s: v.games for s, v in result.sides.items()} == {"village": 1, "werewolves": 1}
     tallies = [d.tally for d in made]
