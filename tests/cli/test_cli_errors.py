@@ -74,7 +74,7 @@ CASES = [  # (arguments, what the one line says)
 # call the same ``main`` in this process, and a few of them again through ``python -m
 # maw``, so that the entry point's exit status is checked too (a process of MAW costs
 # seconds of imports: 33 of them were most of the fast tier's time)
-OWN_PROCESS = ("--xmpp", "{busy}", "server ")
+OWN_PROCESS = ("--xmpp", "{busy}", "server ", "--log-dir")  # (the last starts a server)
 ENTRY = {"game --ruleset nope", "replay {binary}", "simulate --players 2",
          "tournament --roster {dir}/missing.toml"}
 
