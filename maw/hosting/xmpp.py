@@ -163,7 +163,8 @@ class EmbeddedServer:
         # so two servers (or a test run beside a game) can coexist
         plugins = [p for p in Parameters().plugins if p != "urn:xmpp:http:upload:0"]
         params = Parameters(host="localhost", client_port=self.port, server_port=free_port(),
-                            database_in_memory=True, plugins=plugins)
+                            database_in_memory=True, plugins=plugins,
+                            cert_path=await asyncio.to_thread(certificates))
         self._server = Server(params)
         # pyjabber's per-connection PluginManager builds the upload plugin's singleton
         # whether or not the plugin is on, and without the HTTP app that fails inside
@@ -248,3 +249,42 @@ class EmbeddedServer:
             for task in leftovers:
                 task.cancel()
             await asyncio.wait(leftovers, timeout=2)
+
+
+def certificates() -> str:
+    """The folder of localhost's certificate and key for the embedded server, made once
+    per user and whole. pyjabber writes its own into its package's folder, the key first
+    and the certificate after, so servers starting at once (a fresh install's first
+    tests, two games) read one's key with another's certificate: every embedded server
+    of that install then failed with "KEY_VALUES_MISMATCH" (a fresh-clone CI run). Here
+    the pair is made in a folder of its own under a lock and renamed into place."""
+    import fcntl
+    import shutil
+    import tempfile
+
+    from pyjabber.network import CertGenerator
+
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "maw"
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:  # (a home that cannot be written: the machine's temporary folder)
+        cache = Path(tempfile.gettempdir()) / f"maw-{os.getuid()}"
+        cache.mkdir(parents=True, exist_ok=True)
+    folder = cache / "pyjabber-certs"
+    if (folder / "localhost_cert.pem").is_file():
+        return str(folder)
+    with open(cache / "pyjabber-certs.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "localhost_cert.pem").is_file():
+            made = Path(tempfile.mkdtemp(dir=cache, prefix="certs-"))
+            shipped = Path(CertGenerator.__file__).parent / "certs"
+            for name in ("ca_cert.pem", "ca_key.pem"):
+                shutil.copy(shipped / name, made / name)
+            here = os.getcwd()
+            try:  # (pyjabber's generator works in the current folder)
+                CertGenerator.generate_hostname_cert("localhost", str(made))
+            finally:
+                os.chdir(here)
+            shutil.rmtree(folder, ignore_errors=True)
+            made.rename(folder)
+    return str(folder)
