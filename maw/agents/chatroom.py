@@ -8,7 +8,8 @@ claimed sender, so a forged request reveals nothing.
 
 The rooms hear the results, as the document's interaction model says (AnnounceVoteResult,
 AnnounceWinningTeam; AnnounceScores in the Lobby room): the GameMaster's ``vote_result``,
-``end_game`` and ``scores`` become announcement lines of the room's log (speaker "GM"), in
+``end_game``, ``scores`` and a narrating moderator's ``narration`` become announcement
+lines of the room's log (speaker "GM"), in
 its archive with the chat, so the rooms alone tell the whole game. Players heard them from
 the GameMaster already: announcements are not pushed to them.
 """
@@ -28,8 +29,8 @@ from maw.agents.transport import FirstIn, bare, of_types
 from maw.protocol import messages as m
 
 ROOM_TYPES = ("open_room", "close_room", "chat", "chat_verdict", "get_new_messages",
-              "vote_result", "end_game", "scores")
-ANNOUNCEMENTS = (m.VoteResult, m.EndGame, m.Scores)
+              "vote_result", "end_game", "scores", "narration")
+ANNOUNCEMENTS = (m.VoteResult, m.EndGame, m.Scores, m.Narration)
 
 
 def announcement_text(body: m.Body) -> str:
@@ -44,6 +45,8 @@ def announcement_text(body: m.Body) -> str:
                                           order=list(body.order)))
     if isinstance(body, m.EndGame):
         return render.heard(h.GameEnded(winner=body.winning_team, reason=body.reason))
+    if isinstance(body, m.Narration):
+        return render.heard(h.Narrated(day=body.day, text=body.text, summary=body.summary))
     assert isinstance(body, m.Scores)
     board = ", ".join(f"{n} {p}" for n, p in body.leaderboard)
     return f"[GM] Scores after round {body.round} of {body.rounds}: {board}."

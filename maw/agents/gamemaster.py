@@ -29,6 +29,7 @@ from maw.agents.moderator import (  # noqa: F401 - the GameMaster's names, where
     Moderator,
     share_host_key,
 )
+from maw.agents.narration import Narrating
 from maw.agents.referee import Referee, RoomReplies
 from maw.agents.seats import GameConfig, Occupant, StandIn  # noqa: F401 - (as above)
 from maw.agents.transport import of_types
@@ -71,6 +72,8 @@ class GameMasterAgent(Moderator):
         self.add_behaviour(Referee(), of_types(*refereed))
         self.add_behaviour(RoomReplies(), of_types(*ROOM_REPLIES))
         self.add_catch_all(refereed + ROOM_REPLIES)
+        if self.narration is not None:
+            self.add_behaviour(Narrating())
 
 
 class Refresh(OneShotBehaviour):

@@ -232,6 +232,8 @@ class EndPhaseState(GMState):
         gm.game_log.write("outcome", round=gm.round, winner=out.winner.value if out.winner
                           else None, reason=out.termination.value, day=out.day,
                           points=dict(out.points), roles=dict(out.roles), absent=gm.absent())
+        if gm.narration is not None:  # (its summary: before the scores end the game)
+            await gm.narration.drain()
         scores = m.Scores(round=gm.round, rounds=gm.config.rounds,
                           leaderboard=gm.board.standings(), final=final)
         await gm.send_bodies(self, [seat.jid for seat in gm.seats.values()], scores)

@@ -166,6 +166,10 @@ def _end(k: Knowledge, body: m.EndGame) -> None:
                            roles=dict(body.roles), points=dict(body.points)))
 
 
+def _narrated(k: Knowledge, body: m.Narration) -> None:
+    k.note(h.Narrated(day=body.day, text=body.text, summary=body.summary))
+
+
 def _scores(k: Knowledge, body: m.Scores) -> None:
     if body.round < k.round:
         return  # the next round has already begun
@@ -219,6 +223,7 @@ TAKE: dict[type, Callable[[Knowledge, Any], None]] = {
     m.StartGame: _start, m.AssignRole: _role, m.Kill: _kill, m.PhaseChange: _phase,
     m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
     m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal, m.PrivateLine: _whispered,
+    m.Narration: _narrated,
 }
 
 

@@ -18,6 +18,7 @@ from spade.behaviour import CyclicBehaviour
 
 from maw import engine
 from maw.agents.base import GameLog, MawAgent
+from maw.agents.narration import Narration
 from maw.agents.seats import STAND_IN_ACTIONS, GameConfig, Occupant, StandIn
 from maw.agents.toolkit import Awaiting, Changes, Deadline
 from maw.agents.transport import bare
@@ -40,8 +41,10 @@ class Moderator(MawAgent):
     def __init__(self, jid: str, password: str, config: GameConfig, village: str,
                  hideout: str, game_log: GameLog, port: int = 5222,
                  on_event: Callable[[object], None] | None = None,
-                 lobby_room: str | None = None) -> None:
+                 lobby_room: str | None = None, narration: Narration | None = None) -> None:
         super().__init__(jid, password, port=port)
+        # the narrating moderator (a roster's [moderator]), or None: the templates alone
+        self.narration = narration
         self.config = config
         self.rooms = {engine.Room.VILLAGE: village, engine.Room.HIDEOUT: hideout}
         self.lobby_room = lobby_room  # hears each round's winner and the scores
@@ -266,6 +269,11 @@ class Moderator(MawAgent):
                 await self.send_bodies(behaviour, [self.seats[p].jid for p in to], body)
                 if name is None and e.audience is None:
                     await self.announce(behaviour, body)
+        if self.narration is not None:
+            first = len(self.history) - len(events)  # (``apply`` kept them last)
+            if first >= 0 and all(a is b for a, b in zip(self.history[first:], events,
+                                                          strict=True)):
+                self.narration.hear(self.round, s.day, list(enumerate(events, first)))
         now = self.marker()
         if now[:4] != before[:4]:
             audience = self._private_step(events, before)

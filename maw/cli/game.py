@@ -109,6 +109,7 @@ def cmd_game(args: argparse.Namespace) -> int:
 
     from maw.hosting.game import run_game
     from maw.hosting.plan import GameRequest, plan_game
+    from maw.hosting.seats import narration_of
     from maw.records.transcript import record_line
 
     rules = rules_of(args)
@@ -161,6 +162,9 @@ def cmd_game(args: argparse.Namespace) -> int:
           f"ruleset {rules.name}, seed {config.seed}, XMPP {address}"
           + (f", models answered from {args.replay_llm}" if args.replay_llm else ""),
           flush=True)
+    if plan.moderator is not None:
+        print(f"maw game: a narrating moderator ({plan.moderator.llm.label()}) retells the "
+              "public events in the Village", flush=True)
     if lobby:
         where = f"{address.host}:{address.port}"
         how = f"--xmpp {where}" + (f" --lobby {lobby}" if lobby != "main" else "")
@@ -188,7 +192,8 @@ def cmd_game(args: argparse.Namespace) -> int:
             return run_game(config, seated, address, timeout=args.timeout,
                             remote=joining, lobby=lobby, watch=watching,
                             say=lambda line: print(f"maw game: {line}", file=sys.stderr,
-                                                   flush=True), on_gm=on_gm)
+                                                   flush=True), on_gm=on_gm,
+                            narration=narration_of(plan.moderator))
         if not args.aiwolf:
             return run(seats)
         from maw.aiwolf.link import Limits

@@ -24,7 +24,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         result = audit_log(Path(name))
         if result.ok:
             print(f"{name}: ok ({result.rounds} round(s), {result.actions} actions replayed, "
-                  f"{result.events} events, {result.messages} messages to players checked)")
+                  f"{result.events} events, {result.messages} messages to players checked"
+                  + (f", {result.narrations} narrator's lines" if result.narrations else "")
+                  + ")")
         else:
             failed += 1
             print(f"{name}: {len(result.violations)} violation(s); the first, "

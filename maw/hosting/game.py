@@ -21,6 +21,7 @@ from maw.agents.base import GameLog, MawAgent, link
 from maw.agents.chatroom import ChatRoomAgent
 from maw.agents.gamemaster import GameConfig, GameMasterAgent, Refresh, share_host_key
 from maw.agents.model_interface import ModelInterfaceAgent
+from maw.agents.narration import Narration
 from maw.agents.player import PlayerAgent
 from maw.agents.transport import bare
 from maw.errors import MawError
@@ -98,12 +99,14 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                    remote: int = 0, lobby: str | None = None,
                    watch: Callable[[dict], None] | None = None,
                    say: Callable[[str], None] | None = None,
-                   on_gm: Callable[[GameMasterAgent], None] | None = None) -> GameResult:
+                   on_gm: Callable[[GameMasterAgent], None] | None = None,
+                   narration: Narration | None = None) -> GameResult:
     """Play ``config.rounds`` rounds: ``seats`` are AI players hosted here, and ``remote``
     more seats wait for players joining the lobby (named ``lobby``, so they can find it).
     ``watch`` is given every record of the game log as it is written (the web observer);
     ``say`` is told, in one line, if the XMPP server goes away during the game; ``on_gm``
-    is given the GameMaster (to end the game: ``abort``)."""
+    is given the GameMaster (to end the game: ``abort``); ``narration``, the narrating
+    moderator's (``maw.hosting.seats.narration_of``)."""
     if remote < 0 or len(seats) + remote != config.players:
         raise MawError(f"{len(seats)} AI seats and {remote} remote seats do not make a "
                        f"{config.players}-player game")
@@ -143,7 +146,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     archive = path.with_suffix("") if path else None
     # (each agent is given the server's address as it starts: ``start_agents``)
     gm = GameMasterAgent(gm_jid, gm_password, config, village, hideout, game_log,
-                         on_event=on_event, lobby_room=lobby_room)
+                         on_event=on_event, lobby_room=lobby_room, narration=narration)
     room_agents = [
         ChatRoomAgent(village, password(), "Village", gm_jid, game_log, archive),
         ChatRoomAgent(hideout, password(), "Hideout", gm_jid, game_log, archive),

@@ -25,9 +25,11 @@ from maw.hosting.defaults import (
 from maw.hosting.roster import Roster
 from maw.hosting.seats import (
     ModelTime,
+    Moderator,
     Seat,
     check_backends,
     default_seats,
+    moderator_of,
     seats_from_roster,
     time_models,
 )
@@ -69,6 +71,7 @@ class GamePlan:
     address: Address
     joining: int
     lobby: str | None
+    moderator: Moderator | None = None  # the roster's narrating moderator, if any
 
 
 def talks(seat: Seat) -> bool:
@@ -152,11 +155,12 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
         if r.seats:
             loaded = pick_seats(loaded, r.seats, roster)
         seats = seats_from_roster(loaded, ai, fill)
-        models = await check_backends(seats)
+        moderator = moderator_of(loaded)
+        models = await check_backends(seats, moderator)
         if models:
             say(f"maw game: models: {', '.join(models)}")
     else:
-        seats = default_seats(ai, r.policy or "rule")
+        seats, moderator = default_seats(ai, r.policy or "rule"), None
     timed: list[ModelTime] = []
     if r.day_seconds is None or r.night_seconds is None:
         timed = await time_models(seats)
@@ -205,7 +209,7 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
                         log_dir=r.log_dir, early_end=early_end, substitute=substitute,
                         pace=pace, ready_end=bool(r.humans))
-    return GamePlan(config, seats, address, joining, lobby)
+    return GamePlan(config, seats, address, joining, lobby, moderator)
 
 
 def pick_seats(roster: Roster, names: str, path: Path) -> Roster:

@@ -22,6 +22,10 @@
     [llm.village]              # ... of the village's side
     temperature = 0.5
 
+    [moderator]                # optional: a narrating moderator (maw.llm.narrator), a
+    model = "llama3.1"         # model that retells the public events in the Village and
+    summary = true             # sums the game up at its end; any [llm] key over [llm]
+
     [[player]]
     name = "Ann"
     decider = "llm"            # llm | hybrid | rule | random | learned, or one registered
@@ -151,16 +155,24 @@ class RosterLLM(LLMSpec):
 
     wolves: GroupSpec | None = None
     village: GroupSpec | None = None
-    # (AutoWerewolf's moderator is a model; MAW's is the GameMaster, which asks none)
+    # (the narrating moderator's settings are its own table's, [moderator])
     moderator: Any = None
 
     @field_validator("moderator")
     @classmethod
-    def _no_model(cls, value: Any) -> Any:
+    def _elsewhere(cls, value: Any) -> Any:
         if value is not None:
-            raise ValueError("MAW's moderator is the GameMaster, which follows the rules "
-                             "and asks no model: it has no model settings")
+            raise ValueError("the narrating moderator's settings go in a [moderator] table "
+                             "of their own (the rules stay the GameMaster's, which asks no "
+                             "model)")
         return value
+
+
+class ModeratorSpec(GroupSpec):
+    """A roster's ``[moderator]``: a narrating moderator (``maw.llm.narrator``), with any
+    ``[llm]`` key of its own over ``[llm]``'s."""
+
+    summary: bool = True  # sum the game up for those who watched, at its end
 
 
 class PlayerSpec(GroupSpec):
@@ -189,6 +201,7 @@ class Roster(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     llm: RosterLLM = RosterLLM()
+    moderator: ModeratorSpec | None = None
     player: list[PlayerSpec] = Field(min_length=1)
     prompts: str | None = None  # a prompts/ folder of this roster's own
 
@@ -201,6 +214,15 @@ class Roster(BaseModel):
         if p.max_wait is not None:
             own["max_wait"] = p.max_wait
         return LLMSpec.model_validate({**base, **(table.settings() if table else {}), **own})
+
+    def moderator_llm(self) -> LLMSpec | None:
+        """The narrating moderator's model settings (``[moderator]`` over ``[llm]``), or
+        ``None``: the roster has none."""
+        if self.moderator is None:
+            return None
+        base = self.llm.model_dump(exclude=set(GROUPS) | {"moderator"})
+        own = self.moderator.settings()
+        return LLMSpec.model_validate({**base, **own})
 
     def groups_for(self, p: PlayerSpec) -> dict[str, LLMSpec]:
         """The settings of seat ``p`` in each group the roster sets (``[llm.wolves]``...)."""

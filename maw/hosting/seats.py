@@ -17,6 +17,7 @@ from maw.policies import Decider, ModelSeat, decider_kind, make_decider
 
 if TYPE_CHECKING:  # (the agents, SPADE's, load only where a game is played)
     from maw.agents.model_interface import DeciderFactory
+    from maw.agents.narration import Narration
 
 DEFAULT_NAMES = list(NAMES)  # (the engine's: maw.engine.state)
 
@@ -53,6 +54,48 @@ class Seat:
         return [s for s in (self.llm, *self.groups.values()) if s is not None]
 
 
+@dataclass
+class Moderator:
+    """A roster's narrating moderator (``[moderator]``): its model settings, whether it
+    sums the game up, and the roster's prompts folder."""
+
+    llm: LLMSpec
+    summary: bool = True
+    prompts: str | None = None
+
+
+def moderator_of(roster: Roster) -> Moderator | None:
+    spec = roster.moderator_llm()
+    if spec is None or roster.moderator is None:
+        return None
+    return Moderator(spec, roster.moderator.summary, roster.prompts)
+
+
+def narration_of(moderator: Moderator | None) -> Narration | None:
+    """The GameMaster's narration with ``moderator``'s model (``None``: none)."""
+    if moderator is None:
+        return None
+    from maw.agents.narration import Narration
+    from maw.llm import make_backend
+    from maw.llm.narrator import narrator_for
+    from maw.llm.prompts import Prompts
+    from maw.llm.retry import Retry
+
+    spec = moderator.llm
+    timeout = spec.timeout or NARRATION_SECONDS
+    narrator = narrator_for(
+        make_backend(spec.backend, **spec.backend_config()),
+        Prompts(Path(moderator.prompts) if moderator.prompts else None),
+        temperature=spec.temperature, max_tokens=spec.max_tokens,
+        max_chars=spec.max_chars,
+        retry=Retry(spec.retries, spec.backoff, timeout), summary=moderator.summary)
+    return Narration(narrator, timeout)
+
+
+# the longest a narrator's line may take, tries included, when its roster sets no timeout
+NARRATION_SECONDS = 60.0
+
+
 def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> list[Seat]:
     """The first ``players`` seats of ``roster``; a roster too short is an error, unless
     ``fill`` names a decider for the seats it lacks."""
@@ -73,13 +116,16 @@ def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> 
     return seats
 
 
-async def check_backends(seats: Sequence[Seat]) -> list[str]:
-    """Ask every distinct backend of ``seats`` whether it can answer, before any agent
-    starts: a roster naming an Ollama server that is not running fails now, saying so."""
+async def check_backends(seats: Sequence[Seat], moderator: Moderator | None = None
+                         ) -> list[str]:
+    """Ask every distinct backend of ``seats`` (and the narrating ``moderator``'s) whether
+    it can answer, before any agent starts: a roster naming an Ollama server that is not
+    running fails now, saying so."""
     from maw.llm import make_backend
 
     seen: dict[str, str] = {}
-    for spec in (spec for seat in seats for spec in seat.specs()):  # (its groups' too)
+    specs = [spec for seat in seats for spec in seat.specs()]  # (its groups' too)
+    for spec in specs + ([moderator.llm] if moderator else []):
         key = model_key(spec)
         if key not in seen:
             backend = make_backend(spec.backend, **spec.backend_config())

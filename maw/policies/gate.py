@@ -139,6 +139,11 @@ def foreign_roles(text: str, view: PlayerView) -> list[str]:
     return out
 
 
+def roles_named(text: str) -> set[str]:
+    """The roles ``text`` names as roles (``_role_pattern``), by their names in MAW."""
+    return {role.name for role in ROLES.values() if _role_pattern(role.name).search(text)}
+
+
 def whole_sentences(text: str, max_chars: int) -> tuple[str | None, bool]:
     """``text`` within ``max_chars``, ending with a full sentence: as it is, or cut back to
     its last full sentence (``True``: it was cut); ``None``: not one full sentence."""

@@ -150,6 +150,16 @@ class GameEnded(_Heard):
     points: dict[str, int] = {}
 
 
+class Narrated(_Heard):
+    """The narrating moderator's line (a roster's ``[moderator]``), made from public
+    events only; ``summary``: its account of the game at the end."""
+
+    kind: Literal["narration"] = "narration"
+    day: int
+    text: str
+    summary: bool = False
+
+
 class Notice(_Heard):
     """Something the player's own side says: joined, refused and why, no room open..."""
 
@@ -161,7 +171,7 @@ class Notice(_Heard):
 
 
 Heard = Annotated[Union[Said, WhisperHeard, RoomOpened, VoteHeard, ResultHeard, Revealed,
-                        RoleDealt, Died, PhaseBegan, RoundBegan, GameEnded, Notice],
+                        RoleDealt, Died, PhaseBegan, RoundBegan, GameEnded, Narrated, Notice],
                   Field(discriminator="kind")]
 HEARD: TypeAdapter[Heard] = TypeAdapter(Heard)
 

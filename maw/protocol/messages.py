@@ -332,6 +332,18 @@ class EndGame(Body):
     points: dict[str, int]
 
 
+class Narration(Body):
+    """GameMaster -> Players and the Village: the narrating moderator's line (a roster's
+    ``[moderator]``) on what every player has just been told, or its ``summary`` of the
+    game at the end. It was made from public events only (``maw.llm.narrator``)."""
+
+    type: Literal["narration"] = "narration"
+    round: int = 1
+    day: int
+    text: Annotated[str, Field(min_length=1, max_length=1000)]
+    summary: bool = False
+
+
 class Scores(Body):
     """GameMaster -> Players: the leaderboard after a round (``final`` after the last)."""
 
@@ -449,8 +461,8 @@ def _union() -> tuple[Any, TypeAdapter]:
     bodies: tuple[type[Body], ...] = (
         JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
         NameChoice, *ACTION_TYPES.values(), PrivateLine, VoteCast, VoteResult, Kill, Reveal,
-        EndGame, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages, NewMessages, ChatCheck,
-        ChatVerdict, Agree, Refuse, NotUnderstood,
+        EndGame, Narration, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages,
+        NewMessages, ChatCheck, ChatVerdict, Agree, Refuse, NotUnderstood,
     )
     union: Any = Annotated[Union[bodies], Field(discriminator="type")]
     return union, TypeAdapter(union)

@@ -51,6 +51,8 @@ def heard(record: Any) -> str:
                     f"{len(record.players)} players: {', '.join(record.players)}.")
         case h.GameEnded():
             return _ended(record)
+        case h.Narrated():
+            return f"[Moderator] {record.text}"
         case h.Notice():
             return f"[GM] {record.text}"
     raise TypeError(f"not a heard record: {record!r}")

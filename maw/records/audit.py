@@ -18,6 +18,9 @@ the GameMaster accepted (``action`` records), in order. The audit finds:
   ``assign_role`` that is not the player's own role and pack; a Hideout message to a
   player outside the pack. (The views in ``phase_change`` are left out of logs, which are
   shared; the GameMaster computes them with the engine's ``view``.)
+* a narrating moderator (a roster's ``[moderator]``) told an event that is not public, or
+  one not yet logged (each ``narration`` record names the round's events it tells, by
+  their numbers); a ``narration`` sent to a player that is not a logged narrator's line.
 
 Only a host's log can be audited (a player's own log has no deal).
 """
@@ -63,6 +66,7 @@ class Audit:
     actions: int = 0
     events: int = 0
     messages: int = 0  # messages to players checked
+    narrations: int = 0  # a narrating moderator's lines checked
     violations: list[Violation] = field(default_factory=list)
 
     @property
@@ -128,6 +132,8 @@ def audit_records(records: list[dict]) -> Audit:
     # a step only some may know of (the pack's attack revote, a Witch's or a Hunter's
     # step): (its audience, its phase, its vote round); None while everyone may know
     hidden: tuple[frozenset[str], str, int] | None = None
+    told: list[engine.Event] = []  # the round's events logged so far, in order
+    narrated: set[str] = set()  # the narrator's lines logged so far
     for line, r in enumerate(records, 1):
         kind = r.get("kind")
         ended = ended or kind == "outcome"
@@ -150,7 +156,7 @@ def audit_records(records: list[dict]) -> Audit:
             if dealt != r["roles"]:
                 bad(line, f"round {round_}: the seed deals {dealt}, the log says {r['roles']}")
             expected = list(engine.opening_events(state))
-            deliveries, carry = set(), {}
+            deliveries, carry, told = set(), {}, []
         elif state is None:
             continue
         elif kind == "action":
@@ -185,6 +191,7 @@ def audit_records(records: list[dict]) -> Audit:
                 bad(line, f"the engine did not produce {r['event']} {r['data']}")
                 continue
             e = expected.pop(0)
+            told.append(e)
             mine = {"event": type(e).__name__, "data": _fields(e, r["data"])}
             theirs = {"event": r["event"], "data": r["data"]}
             if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
@@ -199,6 +206,16 @@ def audit_records(records: list[dict]) -> Audit:
                 bad(line, f"the log's outcome ({r['winner']}, {r['reason']}, day {r['day']}) "
                           f"is not the engine's ({winner}, {got.termination.value}, day "
                           f"{got.day})")
+        elif kind == "narration":
+            out.narrations += 1
+            narrated.add(r["text"])
+            for n in r["events"]:
+                if not 0 <= n < len(told):
+                    bad(line, f"the narrator tells event {n} of round {round_}, which was not "
+                              "logged before it")
+                elif told[n].audience is not None:
+                    bad(line, f"the narrator was told {type(told[n]).__name__} (event {n}), "
+                              f"which only {', '.join(sorted(told[n].audience))} may know of")
         elif kind == "timer" and hidden is not None:
             # (a timer record is public: a new one in a private step tells it exists)
             bad(line, f"a timer was logged in a step only {', '.join(sorted(hidden[0]))} "
@@ -212,6 +229,8 @@ def audit_records(records: list[dict]) -> Audit:
                                       sort_keys=True)
                 except Exception:  # (not a message of this protocol: say so)
                     news = ""
+            if kind_ == "narration" and body_.get("text") not in narrated:
+                bad(line, "a narration was sent that no narrator's record holds")
             for player in [seat_of[to] for to in recipients(r) if to in seat_of]:
                 out.messages += 1
                 wrong = _told(player, kind_, body_, news, state, hidden, deliveries)

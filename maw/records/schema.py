@@ -98,6 +98,26 @@ class Outcome(Record):
     absent: list[str]
 
 
+class Narration(Record):
+    """The narrating moderator's line (``maw.llm.narrator``), sent to every player and the
+    Village: the round's events it tells (their numbers among the round's ``event``
+    records, from 0: ``maw audit`` checks that each is public), whose words it is
+    (``model``, or ``template`` when the model failed or its line did not pass the gate,
+    and why), and its model's calls."""
+
+    kind: Literal["narration"]
+    round: int
+    day: int
+    text: str
+    by: Literal["model", "template"]
+    events: list[int]
+    summary: bool = False
+    why: str = ""  # (by template: what the model's line lacked, or its error)
+    model: str = ""
+    seconds: float = 0.0
+    tokens: int = 0
+
+
 class Timer(Record):
     """The GameMaster opened a phase with this many seconds on its clock."""
 
@@ -398,9 +418,9 @@ class Aborted(Record):
 
 
 RECORDS: tuple[type[Record], ...] = (
-    Started, Join, Round, Action, Event, Outcome, Timer, State, Msg, Input, Turn, Typed, Dropped,
-    Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError, Bounced, Gone,
-    Substituted, Returned, Reconnected, Rejoined,
+    Started, Join, Round, Action, Event, Outcome, Narration, Timer, State, Msg, Input, Turn,
+    Typed, Dropped, Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError,
+    Bounced, Gone, Substituted, Returned, Reconnected, Rejoined,
     ServerLost, ConnectRetry, Multicast, ReplayHold, AgentError, Aborted,
 )
 BY_KIND: dict[str, type[Record]] = {

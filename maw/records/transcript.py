@@ -30,6 +30,8 @@ def record_line(r: dict[str, Any] | schema.Record, show_roles: bool = False) -> 
         if data.get("audience") is not None and not show_roles:
             return None
         return line(r["event"], data)
+    if kind == "narration":
+        return f"[Moderator] {r['text']}"
     if kind == "gone":
         return f"** {r['player']} left the game"
     if kind == "substituted":

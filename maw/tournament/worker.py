@@ -61,6 +61,7 @@ async def play(order: Order) -> Done:
     from maw.errors import MawError, ReplayError
     from maw.hosting.game import run_game
     from maw.hosting.plan import GameRequest, plan_game
+    from maw.hosting.seats import narration_of
     from maw.records.accounting import read_log
     from maw.records.audit import audit_records
     from maw.records.metrics import game_metrics
@@ -82,7 +83,8 @@ async def play(order: Order) -> Done:
         plan = await plan_game(request, say=lambda line: None)
         await asyncio.wait_for(
             run_game(plan.config, plan.seats, plan.address, timeout=order.timeout,
-                     lobby=plan.lobby, say=lambda line: None),
+                     lobby=plan.lobby, say=lambda line: None,
+                     narration=narration_of(plan.moderator)),
             order.timeout + 60)
     except (MawError, asyncio.TimeoutError, OSError) as exc:
         return Done(order.index, False, time.monotonic() - t0,

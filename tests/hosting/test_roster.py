@@ -105,6 +105,35 @@ async def test_each_rounds_decider_is_made_with_the_settings_of_the_role_it_was_
     assert villager.llm.retry.retries == 3 and villager.llm.retry.timeout is None
 
 
+def test_the_moderator_takes_its_own_keys_over_the_rosters_and_the_shipped_one_loads(tmp_path):
+    from maw.hosting.seats import moderator_of
+
+    path = tmp_path / "r.toml"
+    path.write_text('[llm]\nbackend = "scripted"\ntemperature = 1.0\nmax_chars = 150\n'
+                    '[llm.wolves]\nmodel = "big"\n[moderator]\ntemperature = 0.2\n'
+                    'summary = false\n[[player]]\nname = "Ann"\ndecider = "llm"\n')
+    moderator = moderator_of(load_roster(path))
+    assert moderator is not None and not moderator.summary
+    assert (moderator.llm.backend, moderator.llm.temperature, moderator.llm.max_chars,
+            moderator.llm.model) == ("scripted", 0.2, 150, "")  # (no group's: wolves')
+    path.write_text('[[player]]\nname = "Ann"\ndecider = "rule"\n')
+    assert moderator_of(load_roster(path)) is None
+    shipped = moderator_of(load_roster(REPO / "agents" / "narrated.toml"))
+    assert shipped is not None and shipped.llm.backend == "llamacpp" and shipped.summary
+
+
+async def test_the_moderators_server_is_checked_before_the_game(tmp_path):
+    from maw.hosting.seats import moderator_of
+
+    nobody = f"http://127.0.0.1:{free_port()}"
+    path = tmp_path / "r.toml"
+    path.write_text(f'[moderator]\nbackend = "ollama"\nbase_url = "{nobody}"\n'
+                    '[[player]]\nname = "Ann"\ndecider = "rule"\n')
+    roster = load_roster(path)
+    with pytest.raises(BackendError, match=f"no Ollama server answers at {nobody}"):
+        await check_backends(seats_from_roster(roster, 1), moderator_of(roster))
+
+
 async def test_a_groups_server_is_checked_before_the_game(tmp_path):
     nobody = f"http://127.0.0.1:{free_port()}"
     path = tmp_path / "r.toml"
@@ -117,7 +146,9 @@ async def test_a_groups_server_is_checked_before_the_game(tmp_path):
 @pytest.mark.parametrize("text,where", [
     ('[llm.wolves]\nmodle = "big"', "llm.wolves.modle: Extra inputs are not permitted"),
     ('[llm.village]\nmax_wait = 2', "llm.village.max_wait: Extra inputs"),
-    ('[llm.moderator]\nmodel = "big"', "llm.moderator: .*the GameMaster, which follows"),
+    ('[llm.moderator]\nmodel = "big"', "llm.moderator: .*go in a \\[moderator\\] table"),
+    ('[moderator]\nmodle = "big"', "moderator.modle: Extra inputs are not permitted"),
+    ('[moderator]\nsummary = "often"', "moderator.summary: Input should be a valid boolean"),
     ('[llm]\nfallback = "coin"', "llm.fallback: Input should be 'rule', 'random' or"),
     ('[llm]\nretries = -1', "llm.retries: Input should be greater than or equal to 0"),
     ('[llm]\ntimeout = 0', "llm.timeout: Input should be greater than 0"),

@@ -65,6 +65,7 @@ CASES = [
      "     Ann  Werewolf  1 point\n"
      "     Bob  Villager  0 points"),
     (h.Notice(text="Refused: Bob is dead"), "[GM] Refused: Bob is dead"),
+    (h.Narrated(day=2, text="Dawn finds Bob dead."), "[Moderator] Dawn finds Bob dead."),
 ]
 
 

@@ -332,9 +332,10 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
 
     port = free_port()
     # (no --early-end: each phase runs to its timer, the game lasts to be watched, long
-    # enough for the browser's steps on a loaded machine; two days at most)
+    # enough for the browser's steps on a loaded machine: a first day of 20 s, three days
+    # at most)
     proc = maw("game", "--policy", "rule", "--players", "6", "--seed", "2", "--day-seconds",
-               "10", "--night-seconds", "4", "--rule", "max_days=2",
+               "20", "--night-seconds", "4", "--rule", "max_days=3",
                "--xmpp", f"embedded:{free_port()}",
                "--log-dir", str(tmp_path), "--web", str(port), "--web-spectator")
     url = f"http://127.0.0.1:{port}/"
@@ -344,7 +345,11 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
         wait(lambda: len(texts(browser, "#players .seat[data-name]")) == 6, what="six players")
         box = wait(lambda: browser.find_element(By.ID, "spectator-box"), what="the switch")
         wait(box.is_displayed, what="the switch shown")
-        assert texts(browser, "#players .seat .role") == [""] * 6
+        # (the roles and the status read at once: at the end every role is shown to all)
+        roles, status = browser.execute_script(
+            "return [[...document.querySelectorAll('#players .seat .role')]"
+            ".map(e => e.innerText), document.getElementById('status').innerText]")
+        assert status == "LIVE" and roles == [""] * 6, (status, roles)
         browser.find_element(By.ID, "spectator").click()
         wait(lambda: "" not in texts(browser, "#players .seat .role"), what="roles")
         # still live: the roles came from the switch, not from the end

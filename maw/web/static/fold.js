@@ -185,6 +185,7 @@ function apply(s, r) {
     case "msg":
       if (r.type === "refuse" && s.jids[r.to]) seat(s, s.jids[r.to]).refused = r.body.reason;
       break;
+    case "narration": note(s, `🎙 ${r.text}`, "narration"); break;
     case "gone": seat(s, r.player).gone = true; note(s, `${r.player} left the game`); break;
     case "substituted":
       seat(s, r.player).standIn = r.decider;

@@ -38,7 +38,8 @@ function line({text, heard}) {
   else {
     const refused = text.startsWith("!") || text.startsWith("[GM] Refused");
     const kind = refused ? "refused" : text.includes("\n") ? "block"
-      : r.kind === "phase" ? "phase" : r.kind === "death" || DEATHS.has(r.status) ? "death" : "";
+      : r.kind === "phase" ? "phase" : r.kind === "death" || DEATHS.has(r.status) ? "death"
+      : r.kind === "narration" ? "narration" : "";
     li = el("li", {class: `line system ${kind}` + (!heard && text === NAME_QUESTION ? " ask" : "")}, text);
   }
   if (r.kind === "round") { dead = new Set(); ended = null; }
