@@ -308,7 +308,8 @@ class LLMDecider(AsyncDecider):
             return action, ()
         verdict = gate.check(text, view, self.max_chars,
                              instructions=self.prompts.instructions(
-                                 view, "turn.md", "repair.md", "refused.md"))
+                                 view, "turn.md", "repair.md", "refused.md",
+                                 persona=self.persona))
         if verdict.text is None:
             record.setdefault("caught", []).extend(verdict.faults)
             return action, verdict.faults

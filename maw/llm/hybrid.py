@@ -185,7 +185,8 @@ class HybridDecider(AsyncDecider):
             "voice.md", persona=self.persona, day=view.day, room=view.room or "Village",
             living=", ".join(view.living), intent=intent.text, reason=intent.reason or "-",
             max_chars=self.max_chars)
-        instructions = self.prompts.instructions(view, "voice.md", "voice_again.md")
+        instructions = self.prompts.instructions(view, "voice.md", "voice_again.md",
+                                                 persona=self.persona)
         caught: list[str] = []
         record["intent"] = template
         for attempt in ("legal", "repaired"):

@@ -33,11 +33,14 @@ class Prompts:
         except OSError:
             return ""
 
-    def instructions(self, view: engine.PlayerView, *templates: str) -> tuple[str, ...]:
+    def instructions(self, view: engine.PlayerView, *templates: str,
+                     persona: str = "") -> tuple[str, ...]:
         """The instructions a model of ``view.player`` reads in ``templates``, besides the
-        rules and its role's prompt: what its words may not echo (``maw.policies.gate``)."""
+        rules, its role's prompt and its ``persona``: what its words may not echo
+        (``maw.policies.gate``; a line that was its persona's own description, "You are
+        Eve, a cheerful virtual mascot...", passed before the persona was among them)."""
         return (*(self.source(t) for t in templates), self.source("rules.md"),
-                self.source(f"roles/{view.role}.md"), game_rules(view))
+                self.source(f"roles/{view.role}.md"), game_rules(view), persona)
 
     def render(self, template: str, /, **values: object) -> str:
         path = self.folder / template
