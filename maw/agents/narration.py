@@ -12,16 +12,13 @@ and speaks in its templates alone.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from spade.behaviour import CyclicBehaviour
 
 from maw import engine
 from maw.engine import events as ev
 from maw.protocol import messages as m
-
-if TYPE_CHECKING:
-    from maw.agents.moderator import Moderator
 
 
 class Narration:
@@ -56,7 +53,7 @@ class Narrating(CyclicBehaviour):
     """Takes the batches in order; sends each line to the players and the Village."""
 
     async def run(self) -> None:
-        gm: Moderator = self.agent  # type: ignore[assignment]
+        gm = self.agent  # (the GameMaster: maw.agents.moderator, which imports this)
         narration = gm.narration
         assert narration is not None
         round_, day, events = await narration.queue.get()
