@@ -85,3 +85,16 @@ def test_the_game_is_over_for_a_player_at_its_last_round_s_end_or_its_final_scor
     told = Knowledge()
     told.take(m.Scores(round=1, rounds=1, leaderboard=[], final=True))
     assert told.game_over and not Knowledge().game_over
+
+
+def test_a_narrators_line_is_heard_as_the_moderator_s_and_the_village_logs_it():
+    from maw.agents.chatroom import announcement_text
+    from maw.protocol import render
+
+    k = Knowledge()
+    k.take(phase(1))
+    line = m.Narration(round=1, day=2, text="Dawn finds Bob dead.")
+    k.take(line)
+    heard = [x for x in k.unread if isinstance(x, h.Narrated)]
+    assert [render.heard(x) for x in heard] == ["[Moderator] Dawn finds Bob dead."]
+    assert announcement_text(line) == "[Moderator] Dawn finds Bob dead."
