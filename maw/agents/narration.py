@@ -68,7 +68,7 @@ class Narrating(CyclicBehaviour):
             gm.game_log.write("narration", round=round_, day=day, text=line.text, by=line.by,
                               events=list(line.events), summary=line.summary, why=line.why,
                               model=narration.narrator.label, seconds=round(line.seconds, 3),
-                              tokens=line.tokens)
+                              tokens=line.tokens, refused=line.refused)
             body = m.Narration(round=round_, day=day, text=line.text, summary=line.summary)
             await gm.send_bodies(self, [s.jid for s in gm.seats.values()], body)
             await gm.send_body(self, gm.rooms[engine.Room.VILLAGE], body)

@@ -72,6 +72,7 @@ class Line:
     why: str = ""
     seconds: float = 0.0
     tokens: int = 0
+    refused: str = ""  # (by template: the model's own answer, that the gate refused)
 
 
 def fact(e: ev.Event) -> str:
@@ -129,7 +130,8 @@ class Narrator:
 
     async def _ask(self, prompt_file: str, day: int, players: Sequence[str],
                    ruleset: str, template: str, must: str, summary: bool,
-                   kinds: set[type], winner: str | None) -> tuple[str, str, str, float, int]:
+                   kinds: set[type], winner: str | None
+                   ) -> tuple[str, str, str, float, int, str]:
         chars = self.chars(summary)
         prompt = self.prompts.render(
             prompt_file, ruleset=ruleset, players=", ".join(players), day=day,
@@ -144,13 +146,14 @@ class Narrator:
                                 self.max_tokens, self.temperature, self.retry, [])
         except BackendError as exc:
             return template, "template", f"the model failed: {exc}", \
-                time.monotonic() - t0, 0
+                time.monotonic() - t0, 0, ""
         seconds = time.monotonic() - t0
         tokens = answer.prompt_tokens + answer.completion_tokens
         try:
             said = str(json.loads(answer.text, strict=False)["text"]).strip()
         except (json.JSONDecodeError, KeyError, TypeError):
-            return template, "template", "not the answer's form", seconds, tokens
+            return template, "template", "not the answer's form", seconds, tokens, \
+                answer.text
         if said and said[-1].isalnum():  # (a whole answer, its JSON closed: a full stop)
             said += "."
         text, why = self.check(said, template, players, summary, must)
@@ -158,8 +161,8 @@ class Narrator:
             why = self.untrue(text, kinds, winner)
             text = None if why else text
         if text is None:
-            return template, "template", why, seconds, tokens
-        return text, "model", "", seconds, tokens
+            return template, "template", why, seconds, tokens, said
+        return text, "model", "", seconds, tokens, ""
 
     @staticmethod
     def untrue(text: str, kinds: set[type], winner: str | None) -> str:

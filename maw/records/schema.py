@@ -113,6 +113,7 @@ class Narration(Record):
     events: list[int]
     summary: bool = False
     why: str = ""  # (by template: what the model's line lacked, or its error)
+    refused: str = ""  # (... and the model's line itself)
     model: str = ""
     seconds: float = 0.0
     tokens: int = 0

@@ -68,7 +68,7 @@ async def test_it_is_told_public_events_only_and_chat_or_votes_are_no_news():
 async def test_a_line_that_strays_from_the_news_is_replaced_by_the_news(reply, why):
     n, _ = narrator(reply)
     line = await n.narrate(numbered(ev.Murdered(2, "Bob")), PLAYERS, "maw")
-    assert line.by == "template" and why in line.why
+    assert line.by == "template" and why in line.why and line.refused == reply
     assert line.text == "Bob is found murdered."
 
 
