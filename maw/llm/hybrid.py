@@ -35,7 +35,7 @@ from maw.llm.llm import LLM
 from maw.llm.prompts import Prompts, chat_limit, pin_game
 from maw.llm.telemetry import Tally, account, note_retries
 from maw.policies import claims, gate
-from maw.policies.base import AsyncDecider, ModelSeat, register_decider
+from maw.policies.base import DECIDERS, AsyncDecider, ModelSeat, register_decider
 from maw.policies.hybrid import HybridStrategy, Intent, intent_of
 
 KINDS = {  # the schema's fact kinds -> the claims grammar's
@@ -102,9 +102,10 @@ class HybridDecider(AsyncDecider):
 
     def __init__(self, player: str, rng: random.Random, llm: LLM,
                  prompts: Prompts | None = None, persona: str = "", max_chars: int = 160,
-                 temperature: float = 0.7, max_tokens: int | None = None) -> None:
+                 temperature: float = 0.7, max_tokens: int | None = None,
+                 strategy: type[HybridStrategy] = HybridStrategy) -> None:
         super().__init__(player, rng)
-        self.strategy = HybridStrategy(player, rng)
+        self.strategy = strategy(player, rng)
         self.llm = llm
         self.prompts = prompts or Prompts()
         self.persona = persona
@@ -292,12 +293,17 @@ class HybridDecider(AsyncDecider):
                 self.tally.log.append(record)
 
 
-def seated(seat: ModelSeat) -> HybridDecider:
+def seated(seat: ModelSeat, strategy: type[HybridStrategy] = HybridStrategy) -> HybridDecider:
     """The ``hybrid`` decider of a roster seat: its strategy decides every action, so a
     model that cannot answer costs only the voice (the template line is said)."""
     spec = seat.spec
     return HybridDecider(seat.player, random.Random(seat.seed), seat.llm, seat.prompts,
-                         seat.persona, spec.max_chars, spec.temperature, spec.max_tokens)
+                         seat.persona, spec.max_chars, spec.temperature, spec.max_tokens,
+                         strategy)
 
 
 register_decider("hybrid", HybridStrategy, with_model=seated, talks=True)
+for _name, _kind in list(DECIDERS.items()):  # the knockouts (hybrid-no-...), with a model
+    if _name.startswith("hybrid-no-") and _kind.make is not None:
+        register_decider(_name, _kind.make, talks=True,
+                         with_model=lambda seat, s=_kind.make: seated(seat, s))

@@ -42,6 +42,10 @@ _FAKE_COIN = 0.5  # the authors' Possessed fakes the Seer at its first talk half
 class HybridStrategy(RuleDecider):
     """See the module docstring."""
 
+    # tactics it plays without (``KNOCKOUTS``: the decider ``hybrid-no-<tactic>``, what
+    # each is worth, measured by ``maw bench``)
+    without: frozenset[str] = frozenset()
+
     def __init__(self, player, rng) -> None:
         super().__init__(player, rng)
         self.argued: tuple[int, str] | None = None  # the phase in which it closed its talk
@@ -126,7 +130,7 @@ class HybridStrategy(RuleDecider):
     def _counter(self, view: PlayerView) -> Intent | None:
         """COUNTER_SEER, a werewolf's: exposed by a lone Seer claimant, it comes out as the
         real one and votes for the accuser."""
-        if self.countered:
+        if self.countered or "counter-co" in self.without:
             return None
         exposed = tactics.exposed_by(view, self.claimed, self.results_heard)
         if exposed is None:
@@ -149,7 +153,8 @@ class HybridStrategy(RuleDecider):
         if first and tactics.sacrifice(view) and self.sacrificed != view.day:
             self.sacrificed = view.day
             return tactics.werewolf_declare(self.player)
-        if self.fake == "hidden" or not tactics.night_passed(view):
+        if self.fake == "hidden" or not tactics.night_passed(view) or \
+                "fake-seer" in self.without:
             return None
         if self.fake == "out":
             return self._fake_result(view, role.fakes) if first else None
@@ -226,7 +231,7 @@ class HybridStrategy(RuleDecider):
         if mine is not None:
             self.said = (view.day, mine)  # (what it says next binds its vote: rule.py)
         if waiting and not last:
-            if self.mentioned == view.day:
+            if self.mentioned == view.day or "mention" in self.without:
                 return None
             self.mentioned = view.day
             return tactics.mention(waiting, mine)
@@ -286,6 +291,21 @@ class HybridStrategy(RuleDecider):
 
 
 register_decider("hybrid", HybridStrategy, talks=True)  # (with a model: maw.llm.hybrid)
+
+# the hybrid without one of the authors' tactics, each a decider of its own: the
+# werewolf's counter-CO; the Possessed's fake Seer (and its counter-CO); asking the
+# undeclared by name (it waits for them instead). (The closing stays: without it the
+# agent still ends its talk once all have declared, only in other words.)
+KNOCKOUTS = ("counter-co", "fake-seer", "mention")
+
+
+def _knockout(tactic: str) -> type[HybridStrategy]:
+    return type(f"HybridWithout{tactic.title().replace('-', '')}", (HybridStrategy,),
+                {"without": frozenset({tactic}), "__doc__": f"The hybrid without {tactic}."})
+
+
+for _tactic in KNOCKOUTS:
+    register_decider(f"hybrid-no-{_tactic}", _knockout(_tactic), talks=True)
 
 
 def intent_of(action: Action | None, intent: Intent | None) -> str:

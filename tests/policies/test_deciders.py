@@ -81,6 +81,10 @@ def test_the_registry_carries_each_deciders_traits():
 
     assert decider_kind("llm").needs_model and decider_kind("llm").talks
     assert decider_kind("hybrid").needs_model and decider_kind("hybrid").talks
+    # the hybrid without each tactic plays with a model too, and without one
+    for knockout in ("hybrid-no-counter-co", "hybrid-no-fake-seer", "hybrid-no-mention"):
+        kind = decider_kind(knockout)
+        assert kind.needs_model and kind.talks and kind.make is not None
     assert not decider_kind("rule").needs_model and decider_kind("rule").stand_in
     assert decider_kind("learned:x.json").argument == "FILE"
     assert set(stand_ins()) >= {"rule", "random"} and "llm" not in stand_ins()

@@ -271,3 +271,36 @@ def test_every_hybrid_line_of_engine_games_passes_the_gate(name):
     if name.startswith("aiwolf"):  # the talk's situations, in real games
         assert {"SEER_DECLARE", "VOTE_INQUIRE"} <= said
         assert said & {"DAY1_EVENING", "DAY2_EVENING", "DAY1_ENDING", "DAY2_ENDING"}
+
+
+def _lines(policy: str, games: int = 60) -> dict[str, int]:
+    """What hybrid players of ``policy`` say in seeded aiwolf-5 engine games: werewolves'
+    counter-COs, the Possessed's Seer claims, and asks by name."""
+    from maw.engine import events as ev
+
+    out = {"wolf counter-CO": 0, "possessed as Seer": 0, "mentions": 0}
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve"]
+    for seed in range(games):
+        events: list = []
+        play_game(engine.ruleset("aiwolf-5"), names, policy, seed, events=events)
+        roles = {e.player: e.role for e in events if isinstance(e, ev.RoleAssigned)}
+        for e in events:
+            if not isinstance(e, ev.Chatted):
+                continue
+            role = roles.get(e.speaker)
+            out["wolf counter-CO"] += role == "Werewolf" and "I am the real one" in e.text
+            out["possessed as Seer"] += role == "Possessed" and "I am the Seer" in e.text
+            out["mentions"] += "@" in e.text
+    return out
+
+
+def test_each_knockout_plays_without_its_tactic_and_the_hybrid_with_it():
+    """``hybrid-no-<tactic>`` (the deciders ``maw bench`` rates to tell what each tactic
+    is worth) never uses its tactic, where the whole hybrid does on the same seeds."""
+    whole = _lines("hybrid")
+    assert all(whole.values()), whole
+    assert _lines("hybrid-no-counter-co")["wolf counter-CO"] == 0
+    assert _lines("hybrid-no-fake-seer")["possessed as Seer"] == 0
+    assert _lines("hybrid-no-mention")["mentions"] == 0
+    rest = _lines("hybrid-no-mention")  # (and the others are kept)
+    assert rest["wolf counter-CO"] and rest["possessed as Seer"]
