@@ -1,4 +1,4 @@
-"""MAW's Protocol 3.6 (``maw/aiwolf/protocol36.py``) held to the AIWolf platform's own
+"""MAW's Protocol 3.6 (``maw/policies/protocol36.py``) held to the AIWolf platform's own
 library: AIWolfCommon's ``org.aiwolf.client.lib`` compiled here with ``javac``.
 
     .venv/bin/python benchmarks/protocol36.py --sources DIR [--sentences 3000] [--record]
@@ -34,7 +34,7 @@ from record import save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from maw.aiwolf import protocol36 as p  # noqa: E402
+from maw.policies import protocol36 as p  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "aiwolf_java"
 

@@ -10,7 +10,7 @@ import org.aiwolf.common.data.Species;
 
 /**
  * The AIWolf platform's own Protocol 3.6 library (AIWolfCommon 0.6.x), for
- * benchmarks/protocol36.py to hold MAW's maw/aiwolf/protocol36.py to.
+ * benchmarks/protocol36.py to hold MAW's maw/policies/protocol36.py to.
  *
  * java Protocol36 build SEED N  : N sentences built by the ContentBuilder classes, of
  *                                 every kind (each line: the builder's text)

@@ -5,6 +5,14 @@ Statements (one per sentence, any order, case-insensitive on the keywords):
 * ``I am the Seer.`` — a coming-out (any role name);
 * ``Bob is a werewolf.`` / ``Bob is human.`` — a divination or reading claimed as fact;
 * ``I suspect Bob.`` / ``I vote for Bob.`` / ``I accuse Bob.`` — an accusation.
+
+A line that is a sentence of the AIWolf Protocol division's language (Protocol 3.6,
+``maw.policies.protocol36``) is read as the same claims, ``Agent[NN]`` being the game's
+NN-th player in seat order: ``COMINGOUT`` of oneself a coming-out, ``DIVINED`` and
+``IDENTIFIED`` a result, ``VOTE`` and ``ESTIMATE X WEREWOLF`` (or ``POSSESSED``) an
+accusation, ``ESTIMATE X`` of a village role a defence, and what ``BECAUSE``, ``AND`` and
+``DAY`` join, or a ``REQUEST`` to vote, likewise. Another's statement that the speaker
+only reports (a subject not its own) claims nothing.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from maw.engine.roles import ROLES, role_named
+from maw.policies import protocol36 as p36
 
 _ROLE: dict[tuple[str, ...], re.Pattern] = {}
 
@@ -44,6 +53,9 @@ def parse(speaker: str, text: str, players: tuple[str, ...]) -> list[Claim]:
 def parsed(speaker: str, text: str, players: tuple[str, ...]) -> tuple[Claim, ...]:
     """:func:`parse`, shared: every listener of a line reads the same statements (the line
     is read once); ``players`` a tuple."""
+    said = _protocol(speaker, text, players)
+    if said is not None:
+        return said
     claims: list[Claim] = []
     m = _role_pattern().search(text)
     if m:
@@ -69,6 +81,62 @@ def _name_patterns(key: str) -> tuple[re.Pattern, re.Pattern]:
     pat = re.escape(key)
     return (re.compile(pat + r" is (?:a |an )?(werewolf|wolf|human|villager)\b"),
             re.compile(r"\bi (?:suspect|vote for|accuse) " + pat + r"\b"))
+
+
+# a line that may be a Protocol 3.6 sentence: it starts with a subject or a word in capitals
+_PROTOCOL = re.compile(r"^\s*(?:Agent\[\d+\]|ANY|Over\s*$|Skip\s*$|[A-Z]{3,}\b)")
+_ACCUSED = ("WEREWOLF", "POSSESSED")
+
+
+def _protocol(speaker: str, text: str, players: tuple[str, ...]) -> tuple[Claim, ...] | None:
+    """The claims of ``text`` if it is a Protocol 3.6 sentence (``None``: it is not)."""
+    if not _PROTOCOL.match(text) or not p36.valid(text):
+        return None
+    me = p36.Agent(players.index(speaker) + 1) if speaker in players else None
+    return tuple(dict.fromkeys(_read(p36.parse(text), speaker, me, players)))
+
+
+def _read(c: p36.Content, speaker: str, me: p36.Agent | None, players: tuple[str, ...]):
+    if c.subject not in (None, me):
+        return  # (another's statement, reported: nothing the speaker claims)
+    name = players[c.target.idx - 1] if 0 < c.target.idx <= len(players) else None
+    if c.topic == "COMINGOUT" and c.target == me and _maw_role(c.role or ""):
+        yield Claim("role", speaker, speaker, _maw_role(c.role or ""))
+    elif c.topic in ("DIVINED", "IDENTIFIED") and name and c.result in ("HUMAN", "WEREWOLF"):
+        yield Claim("species", speaker, name, c.result.lower())
+    elif c.topic == "VOTE" and name:
+        yield Claim("suspect", speaker, name, "")
+    elif c.topic == "ESTIMATE" and name and c.role != "ANY":
+        yield Claim("suspect" if c.role in _ACCUSED else "defend", speaker, name, "")
+    elif c.operator in ("BECAUSE", "AND", "DAY"):
+        for x in c.contents:
+            yield from _read(x, speaker, me, players)
+    elif c.operator == "REQUEST" and c.contents[0].topic == "VOTE":
+        target = c.contents[0].target
+        if 0 < target.idx <= len(players):
+            yield Claim("suspect", speaker, players[target.idx - 1], "")
+
+
+def _maw_role(name: str) -> str:
+    """MAW's name of Protocol 3.6's role ``name`` (``SEER`` -> ``Seer``); "" if MAW has
+    none (FOX, FREEMASON, ANY)."""
+    return next((role_named(r).name for r in ROLES if r.upper() == name
+                 and name in p36.ROLES), "")
+
+
+def say_protocol(claim: Claim, players: tuple[str, ...]) -> str:
+    """``claim`` as a Protocol 3.6 sentence of its speaker (``Agent[NN]`` by seat)."""
+    def agent(name: str) -> p36.Agent:
+        return p36.Agent(players.index(name) + 1)
+
+    me = agent(claim.speaker)
+    if claim.kind == "role":
+        return p36.comingout(me, claim.value.upper(), me).text
+    if claim.kind == "species":
+        return p36.divined(agent(claim.target), claim.value.upper(), me).text
+    if claim.kind == "defend":
+        return p36.estimate(agent(claim.target), "VILLAGER", me).text
+    return p36.vote(agent(claim.target), me).text
 
 
 def say_role(role: str) -> str:

@@ -5,7 +5,6 @@ own words when the model fails, and a summary at the end."""
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 

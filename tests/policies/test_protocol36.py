@@ -1,4 +1,4 @@
-"""The AIWolf Protocol division's talk language, Protocol 3.6 (``maw.aiwolf.protocol36``),
+"""The AIWolf Protocol division's talk language, Protocol 3.6 (``maw.policies.protocol36``),
 held to the platform's own Java library through fixtures recorded from it
 (``benchmarks/protocol36.py --sources AIWolfCommon --record``: 600 sentences built by its
 ``ContentBuilder`` classes, and 600 sentences, half of them broken, read by its
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from maw.aiwolf import protocol36 as p
+from maw.policies import protocol36 as p
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BUILT = (DATA / "protocol36-java-built.txt").read_text().splitlines()
@@ -100,3 +100,61 @@ def test_the_builders_make_what_the_parser_reads_with_subjects_as_the_platform_s
     assert p.parse("Over").kind == "OVER" and p.parse("Skip").kind == "SKIP"
     with pytest.raises(p.ContentError, match="needs a role"):
         p.estimate(a1, "WIZARD")
+
+
+PLAYERS = ("Ann", "Bob", "Cid", "Dee", "Eve")  # Agent[01] ... Agent[05], by seat
+
+
+@pytest.mark.parametrize("text, said", [
+    ("Agent[01] COMINGOUT Agent[01] SEER", [("role", "Ann", "Seer")]),
+    ("COMINGOUT Agent[01] MEDIUM", [("role", "Ann", "Medium")]),
+    ("COMINGOUT Agent[02] SEER", []),  # (that Bob came out: not Ann's claim)
+    ("DIVINED Agent[03] WEREWOLF", [("species", "Cid", "werewolf")]),
+    ("IDENTIFIED Agent[04] HUMAN", [("species", "Dee", "human")]),
+    ("VOTE Agent[02]", [("suspect", "Bob", "")]),
+    ("ESTIMATE Agent[02] POSSESSED", [("suspect", "Bob", "")]),
+    ("ESTIMATE Agent[05] VILLAGER", [("defend", "Eve", "")]),
+    ("Agent[01] BECAUSE (DIVINED Agent[03] WEREWOLF) (REQUEST ANY (VOTE Agent[03]))",
+     [("species", "Cid", "werewolf"), ("suspect", "Cid", "")]),
+    ("DAY 1 (DIVINED Agent[04] HUMAN)", [("species", "Dee", "human")]),
+    ("Agent[02] VOTE Agent[04]", []),  # (Bob's vote, reported)
+    ("Over", []),
+])
+def test_a_protocol_sentence_is_read_as_the_claims_every_decider_hears(text, said):
+    from maw.policies import claims
+
+    got = claims.parse("Ann", text, PLAYERS)
+    assert [(c.kind, c.target, c.value) for c in got] == said
+    for c in got:  # ... and MAW's claims said as sentences read back the same
+        if c.kind != "defend":
+            assert claims.parse("Ann", claims.say_protocol(c, PLAYERS), PLAYERS) == [c]
+
+
+def test_the_rule_player_hears_a_protocol_seer_and_votes_for_the_werewolf_it_named():
+    """An engine game where the Seer's claims come as Protocol 3.6 sentences: the rule
+    players' beliefs take them as they take the grammar's."""
+    import random
+
+    from maw import engine
+    from maw.engine import Room
+    from maw.policies.rule import RuleDecider
+
+    state = engine.new_game(engine.ruleset("aiwolf-5"), list(PLAYERS), random.Random(3))
+    roles = dict(zip(state.names, (r.name for r in state.roles), strict=True))
+    wolf = next(n for n, r in roles.items() if r == "Werewolf")
+    listener = next(n for n, r in roles.items() if r == "Villager")
+    seer = next(n for n, r in roles.items() if r == "Seer")
+    d = RuleDecider(listener, random.Random(0))
+    for e in engine.opening_events(state):
+        if e.audience is None or listener in e.audience:
+            d.observe(e)
+    before = d.beliefs(engine.view(state, listener))
+    i = PLAYERS.index
+    for text in (f"COMINGOUT Agent[{i(seer) + 1:02d}] SEER",
+                 f"DIVINED Agent[{i(wolf) + 1:02d}] WEREWOLF"):
+        d.observe(engine.events.Chatted(1, Room.VILLAGE, seer, text))
+    view = engine.view(state, listener)
+    belief = d.beliefs(view)
+    assert before is not None and belief is not None
+    assert belief[wolf] > 1.5 * before[wolf] and belief[wolf] == max(belief.values())
+    assert belief[seer] < before[seer]  # (and the Seer it took for one is less suspect)
