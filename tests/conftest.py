@@ -48,6 +48,19 @@ def pytest_itemcollected(item):
         item.add_marker(pytest.mark.xdist_group("model"))
 
 
+def in_the_model_group(item) -> bool:
+    marker = item.get_closest_marker("xdist_group")
+    return marker is not None and marker.args[:1] == ("model",)
+
+
+def pytest_collection_modifyitems(items):
+    """The model group first: it is the suite's longest unit of work (one worker runs its
+    tests in turn, some ten minutes), and ``--dist loadgroup`` hands the units out in
+    the order collected, so from tests/llm it started minutes into a run and ended last.
+    (A stable sort: every other test keeps its order; each worker sorts alike.)"""
+    items.sort(key=lambda item: not in_the_model_group(item))
+
+
 def in_a_fresh_process(module: str, function: str, *args: str, timeout: float = 300) -> dict:
     """``module.function(*args)`` (a module of tests/) run in a new Python process, and the
     JSON it returns: what a test registers there (a role, a game shape) stays there."""
