@@ -218,7 +218,7 @@ def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path):
     before the day's votes open (so before anyone can be executed), AI players act at a
     person's pace, the screen tells things in order, and the status bar shows all of
     itself at 80 and at 160 columns (the person widens its terminal every day)."""
-    game, xmpp = host(free_port(), tmp_path, "--day-seconds", "40", "--night-seconds",
+    game, xmpp = host(free_port(), tmp_path, "--day-seconds", "60", "--night-seconds",
                       "15", "--seed", "11", "--rule", "max_days=2")
     rows, columns = 30, 80
     child = person(xmpp, "Alice", rows, columns)
