@@ -22,6 +22,7 @@ template was sent), with the facts, the intent, the sentences and what the check
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 import re
@@ -304,6 +305,6 @@ def seated(seat: ModelSeat, strategy: type[HybridStrategy] = HybridStrategy) -> 
 
 register_decider("hybrid", HybridStrategy, with_model=seated, talks=True)
 for _name, _kind in list(DECIDERS.items()):  # the knockouts (hybrid-no-...), with a model
-    if _name.startswith("hybrid-no-") and _kind.make is not None:
+    if _name.startswith("hybrid-no-") and isinstance(_kind.make, type):
         register_decider(_name, _kind.make, talks=True,
-                         with_model=lambda seat, s=_kind.make: seated(seat, s))
+                         with_model=functools.partial(seated, strategy=_kind.make))

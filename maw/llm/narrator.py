@@ -102,8 +102,8 @@ class Narrator:
     def tells(events: Sequence[tuple[int, ev.Event]]) -> list[tuple[int, ev.Event]]:
         """The events of a batch it tells (with their numbers), or none: public ones
         only, and only if one of them is news (``TOLD``)."""
-        public = [(i, e) for i, e in events if e.audience is None
-                  and isinstance(e, TOLD + CONTEXT)]
+        public: list[tuple[int, ev.Event]] = [
+            (i, e) for i, e in events if e.audience is None and isinstance(e, TOLD + CONTEXT)]
         return public if any(isinstance(e, TOLD) for _, e in public) else []
 
     async def narrate(self, events: Sequence[tuple[int, ev.Event]], players: Sequence[str],

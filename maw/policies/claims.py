@@ -53,9 +53,9 @@ def parse(speaker: str, text: str, players: tuple[str, ...]) -> list[Claim]:
 def parsed(speaker: str, text: str, players: tuple[str, ...]) -> tuple[Claim, ...]:
     """:func:`parse`, shared: every listener of a line reads the same statements (the line
     is read once); ``players`` a tuple."""
-    said = _protocol(speaker, text, players)
-    if said is not None:
-        return said
+    protocol = _protocol(speaker, text, players)
+    if protocol is not None:
+        return protocol
     claims: list[Claim] = []
     m = _role_pattern().search(text)
     if m:
