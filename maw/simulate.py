@@ -66,9 +66,14 @@ def _deciders(state: GameState, names: list[str], policy, teams, rng) -> dict[st
         policies = {n: teams.get(r.team.value, policies[n])
                     for n, r in zip(names, state.roles, strict=True)}
     out = {}
-    for n in names:
+    for n, role in zip(names, state.roles, strict=True):
         p, stream = policies[n], random.Random(rng.getrandbits(64))
-        out[n] = make_decider(p, n, stream) if isinstance(p, str) else p(n, stream)
+        if isinstance(p, str):
+            out[n] = make_decider(p, n, stream)
+        elif getattr(p, "takes_role", False):  # (a roster seat: its group's settings)
+            out[n] = p(n, stream, role=role.name)
+        else:
+            out[n] = p(n, stream)
     return out
 
 
@@ -77,7 +82,9 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict, seed: int,
               teams: dict[str, str] | None = None,
               beliefs: list | None = None, events: list | None = None) -> GameRecord:
     """Play one game with deciders named by ``policy`` (one name, or one per player: a
-    decider's name or a factory ``(player, rng) -> Decider``), or by ``teams`` (team ->
+    decider's name or a factory ``(player, rng) -> Decider``; one whose ``takes_role`` is
+    true is also given the role its player was dealt, ``role=``, as a roster seat takes
+    its group's settings), or by ``teams`` (team ->
     decider, once the roles are dealt: "village", "werewolves"). ``beliefs`` (a list)
     receives, at the end of every phase, each living player's beliefs as its decider
     states them: (player, role, day, phase, {name: P(wolf)}). ``events`` (a list) receives

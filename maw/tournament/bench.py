@@ -61,8 +61,10 @@ def seat_policy(seat: Seat) -> Policy:
         return seat.decider
     from maw.hosting.seats import deciders
 
-    def make(name: str, rng: random.Random) -> Decider:
-        return deciders(dataclasses.replace(seat, name=name), rng.getrandbits(32))(0)
+    def make(name: str, rng: random.Random, role: str | None = None) -> Decider:
+        """(``role``: the seat's own, dealt: its roster group's model settings)"""
+        return deciders(dataclasses.replace(seat, name=name), rng.getrandbits(32))(0, role)
+    make.takes_role = True  # type: ignore[attr-defined]
     return make
 
 

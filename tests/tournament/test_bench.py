@@ -127,3 +127,35 @@ def test_an_llm_seat_is_benched_with_its_model_thinking_asynchronously(tmp_path)
         assert t.legal + t.repaired + t.fallbacks == len(t.log)
         # (the small model's first answers are not always legal: some are repaired)
         assert t.legal + t.repaired > 0 and t.calls >= len(t.log)
+
+
+def test_a_roster_seat_is_benched_with_its_groups_settings_for_the_role_it_is_dealt(tmp_path):
+    """``[llm.wolves]`` and ``[llm.village]`` reach a benched seat: the engine game gives
+    the seat's factory the role it was dealt (its own), as a hosted game's interface does."""
+    import asyncio
+
+    from maw.hosting.roster import load_roster
+    from maw.hosting.seats import seats_from_roster
+    from maw.simulate import aplay_game
+
+    path = tmp_path / "r.toml"
+    path.write_text('[llm]\nbackend = "scripted"\nmodel = "plain"\n'
+                    '[llm.wolves]\nmodel = "wolfish"\n'
+                    '[[player]]\nname = "Ann"\ndecider = "hybrid"\n')
+    factory = b.seat_policy(seats_from_roster(load_roster(path), 1)[0])
+    seen: dict[str, str] = {}
+
+    def keep(name, rng, role=None):
+        d = factory(name, rng, role=role)
+        seen[role] = d.llm.backend.model
+        return d
+    keep.takes_role = True  # type: ignore[attr-defined]
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve"]
+    for seed in range(12):  # (the scripted model answers nothing: the hybrid's templates)
+        asyncio.run(aplay_game(ruleset("aiwolf-5", max_days=1), names,
+                               {n: keep if n == "Ann" else "rule" for n in names}, seed))
+    from maw.hosting.roster import group_of
+
+    assert {"Werewolf", "Villager"} <= set(seen)  # (both sides were dealt to Ann)
+    assert all(model == ("wolfish" if group_of(role) == "wolves" else "plain")
+               for role, model in seen.items()), seen
