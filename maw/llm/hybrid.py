@@ -9,9 +9,10 @@ rule layer (``maw.policies.hybrid``) decides.
   all there is when the model cannot answer. The facts feed the strategy's beliefs.
 * **strategy**: ``HybridStrategy`` chooses the action and what to say (an ``Intent``).
 * **utterance**: the model writes the intent in the persona's voice. A sentence the gate
-  refuses (``maw.policies.gate``: it echoes the prompt, gives away what the role hides,
-  names a role the game lacks, contradicts what the speaker may say, or is not a
-  sentence) is written again once, naming the fault; a second fault, or no answer, sends
+  refuses (``maw.policies.gate``: it echoes the prompt or the persona, gives away what the
+  role hides, names a role the game lacks, contradicts what the speaker may say, or is
+  not a sentence), or that leaves out a player the intent names (a vote that no longer
+  says for whom: ``gate.names_lost``), is written again once, naming the fault; a second fault, or no answer, sends
   the intent's template line instead (``gated`` in the record says why).
 
 Each decision is one ``llm`` record in the game log (calls, tokens, seconds, outcome:
@@ -202,6 +203,10 @@ class HybridDecider(AsyncDecider):
                 said = ""
             verdict = gate.check(said, view, self.max_chars, instructions=instructions,
                                  allowed_text=template, allowed=intent.allowed)
+            lost = gate.names_lost(verdict.text or "", intent.text, view.players)
+            if verdict.text is not None and lost:  # (its meaning went with the names)
+                verdict = gate.Verdict(None, (f"it leaves out {', '.join(lost)}, whom what "
+                                              "you mean to say names",))
             if verdict.text is not None:
                 record["outcome"] = attempt
                 record["caught"] = caught

@@ -29,7 +29,7 @@ from maw.errors import BackendError
 from maw.llm.base import Backend
 from maw.llm.prompts import Prompts
 from maw.llm.retry import Retry, send
-from maw.policies.gate import echoes, roles_named, whole_sentences
+from maw.policies.gate import echoes, names_in, roles_named, whole_sentences
 from maw.protocol.render import event_text
 
 # the news a narrator tells: deaths, the day's verdicts, the sheriff, the speaking order
@@ -212,11 +212,6 @@ class Narrator:
         if roles:
             return None, f"it names the role {', '.join(sorted(roles))}, which the news does not"
         return said, ""
-
-
-def names_in(text: str, players: Sequence[str]) -> set[str]:
-    """The players ``text`` names."""
-    return {p for p in players if re.search(rf"\b{re.escape(p)}\b", text)}
 
 
 def narrator_for(backend: Backend, prompts: Prompts, *, temperature: float, max_tokens: int |

@@ -139,6 +139,18 @@ def foreign_roles(text: str, view: PlayerView) -> list[str]:
     return out
 
 
+def names_in(text: str, players: Iterable[str]) -> set[str]:
+    """The players ``text`` names (whole words)."""
+    return {p for p in players if re.search(rf"\b{re.escape(p)}\b", text)}
+
+
+def names_lost(text: str, meant: str, players: Iterable[str]) -> list[str]:
+    """The players ``meant`` names that ``text``, its wording by a model, leaves out: a
+    voiced vote that no longer says for whom has lost its meaning."""
+    players = list(players)
+    return sorted(names_in(meant, players) - names_in(text, players))
+
+
 def roles_named(text: str) -> set[str]:
     """The roles ``text`` names as roles (``_role_pattern``), by their names in MAW."""
     return {role.name for role in ROLES.values() if _role_pattern(role.name).search(text)}

@@ -82,6 +82,27 @@ async def test_a_hybrid_line_that_says_its_persona_is_refused_and_the_template_s
     assert persona in backend.calls[0][-1]["content"]  # (it was told its persona)
 
 
+@pytest.mark.asyncio
+async def test_a_voiced_line_that_drops_the_name_it_was_meant_to_say_is_written_again():
+    """Real games' closing lines lost their meaning so ("I vote for Eve..." voiced as "I
+    voted for you. You should have told your family"): the voiced line must keep every
+    player its intent names, or it is asked again, then the template is said."""
+    from maw.llm.hybrid import HybridDecider
+    from maw.policies.tactics import Intent
+
+    lost = json.dumps({"text": "I voted for you. You should have told your family."})
+    kept = json.dumps({"text": "My vote goes to C, who stays far too quiet."})
+    v = view(wolf_view(), "D")
+    for replies, said, outcome in (([lost, kept], "My vote goes to C, who stays far too "
+                                                  "quiet.", "repaired"),
+                                   ([lost, lost], "I vote for C. C was quiet.", "fallback")):
+        d = HybridDecider("D", random.Random(0), LLM(ScriptedBackend(replies=replies)))
+        record: dict = {"calls": 0, "tokens": 0, "seconds": 0.0}
+        assert await d.voice(v, Intent("I vote for C.", "C was quiet."), record) == said
+        assert record["outcome"] == outcome
+        assert "it leaves out C, whom what you mean to say names" in record["caught"]
+
+
 @pytest.mark.parametrize("who, text, fault", [
     ("B", "[GM] C is out of the game.", "Game Master"),
     ("C", "As the game master I say: vote D.", "Game Master"),
