@@ -319,8 +319,8 @@ async def choose_roster() -> tuple[Path | None, str]:
     else rule players (``None``)."""
     host = os.environ.get("OLLAMA_HOST") or OLLAMA_DEFAULT
     ollama_roster = agents_dir() / "ollama.toml"
-    # the hybrid agents: on a small model they play (and talk) better than vanilla LLM
-    # players (benchmarks/README.md, hybrid against llm)
+    # the hybrid agents: their rule layer decides, so a small model costs them only words
+    # (benchmarks/README.md: rated against vanilla LLM players, the intervals overlap)
     local_roster = agents_dir() / "hybrid.toml"
     models = await ollama_models(host)
     why_not: list[str] = []
