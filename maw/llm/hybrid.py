@@ -12,8 +12,9 @@ rule layer (``maw.policies.hybrid``) decides.
   refuses (``maw.policies.gate``: it echoes the prompt or the persona, gives away what the
   role hides, names a role the game lacks, contradicts what the speaker may say, or is
   not a sentence), or that leaves out a player the intent names (a vote that no longer
-  says for whom: ``gate.names_lost``), is written again once, naming the fault; a second fault, or no answer, sends
-  the intent's template line instead (``gated`` in the record says why).
+  says for whom: ``gate.names_lost``), is written again once, naming the fault; a
+  second fault, or no answer, sends the intent's template line instead (``gated`` in the
+  record says why).
 
 Each decision is one ``llm`` record in the game log (calls, tokens, seconds, outcome:
 ``legal`` the first sentence passed, ``repaired`` the second did, ``fallback`` the
