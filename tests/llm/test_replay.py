@@ -119,8 +119,10 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
     # other way round (CI, once: Bob's vote 1 ms either side of the day's end). Such a
     # recording is played again, once: the second recording must replay exactly)
     for attempt in (1, 2):
-        config = GameConfig(players=6, rules=rules, seed=9, day_seconds=3,
-                            night_seconds=1.5, log_dir=tmp_path / f"first{attempt}")
+        # (phases long enough that a loaded machine's lag is far from their timers: with
+        # 3 s days and 1.5 s nights a fresh-clone run's replay lost moves to them)
+        config = GameConfig(players=6, rules=rules, seed=9, day_seconds=5,
+                            night_seconds=2.5, log_dir=tmp_path / f"first{attempt}")
         first = await run_game(config, seats, server, timeout=300)
         original = decisions(first.log_path)
         # a small window: contexts were truncated, and the replay must drop the same lines

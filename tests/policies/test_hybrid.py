@@ -71,12 +71,13 @@ async def test_the_voice_is_regenerated_once_then_replaced_by_the_template():
     strategy = HybridStrategy("B", random.Random(1))
     _action, intent = strategy.decide_intent(v, engine.legal_actions(s, "B"))
     assert intent is not None and "I suspect " in intent.text  # (after its good morning)
+    suspect = intent.text.split("I suspect ")[1][0]  # (the voiced line must name it too)
     backend = ScriptedBackend(replies=[
-        json.dumps({"text": "Between us wolves, I suspect C."}),
-        json.dumps({"text": "Honestly, C worries me the most today."})])
+        json.dumps({"text": f"Between us wolves, I suspect {suspect}."}),
+        json.dumps({"text": f"Honestly, {suspect} worries me the most today."})])
     d = HybridDecider("B", random.Random(1), LLM(backend, window=4096), persona="Blunt.")
     action = await d.adecide(v, engine.legal_actions(s, "B"), [])
-    assert action == Chat("B", Room.VILLAGE, "Honestly, C worries me the most today.")
+    assert action == Chat("B", Room.VILLAGE, f"Honestly, {suspect} worries me the most today.")
     record = d.tally.log[-1]
     assert record["outcome"] == "repaired" and record["calls"] == 2
     assert "gives away its role or its pack" in record["caught"][0]

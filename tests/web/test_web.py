@@ -621,8 +621,10 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
         look(browser, "live", apart(*TABLE_APART))
         # a seat's mind, live: nothing of it is sent to this page, and it says so rather
         # than show empty sections
-        browser.find_element(By.CSS_SELECTOR, "#players .seat[data-name]").click()
-        wait(lambda: shown(browser, "mind"), what="a mind")
+        # (clicked again until it takes: the seats are redrawn as the game goes on, and a
+        # seat found a moment before may be gone, "stale", when it is clicked)
+        wait(lambda: browser.find_element(By.CSS_SELECTOR, "#players .seat[data-name]")
+             .click() or shown(browser, "mind"), what="a mind")
         assert shown(browser, "mind-secret")
         for part in ("beliefs-box", "question-box", "prompt-box", "answer-box"):
             assert not shown(browser, part), part
