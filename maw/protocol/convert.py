@@ -42,23 +42,20 @@ def to_engine(body: m.PlayerAction, player: str, room: str | None = None) -> eng
         return spec.cls(player, body.target, body.message)
     if spec.target:
         return spec.cls(player, body.target)
-    if spec.name == "chat":
-        return engine.Chat(player, engine.Room(room or body.room or "Village"), body.message)
-    if spec.room:
-        return spec.cls(player, engine.Room(room or "Village"))
+    if spec.room:  # where it came through, or where it says, or the Village
+        where = engine.Room(room or body.room or "Village")
+        return spec.cls(player, where, body.message) if spec.text else spec.cls(player, where)
     return spec.cls(player)
 
 
 def option_to_engine(option: m.Option, player: str, text: str = "") -> engine.Action:
     spec = ACTIONS[option.action]
-    if spec.name == "chat":
-        return engine.Chat(player, engine.Room(option.room), text)
-    if spec.room:
-        return spec.cls(player, engine.Room(option.room))
-    if spec.target and spec.text:
-        return spec.cls(player, option.target, text)
     if spec.target:
-        return spec.cls(player, option.target)
+        return spec.cls(player, option.target, text) if spec.text else spec.cls(
+            player, option.target)
+    if spec.room:
+        where = engine.Room(option.room)
+        return spec.cls(player, where, text) if spec.text else spec.cls(player, where)
     return spec.cls(player)
 
 
@@ -72,8 +69,7 @@ def event_messages(event: engine.Event, day: int, round_: int,
             return [(event.target, m.PrivateLine(day=event.day, speaker=event.speaker,
                                                  text=event.text))]
         case ev.VoteCast():
-            return [(None, m.VoteCast(day=event.day, kind=event.kind, voter=event.voter,
-                                      target=event.target))]
+            return [(None, m.VoteCast.model_validate(event, from_attributes=True))]
         case ev.VotesRevealed() if event.audience is None:
             carry["votes"] = [tuple(v) for v in event.votes]
             return []

@@ -7,10 +7,13 @@ performative (``PERFORMATIVE``) that the codec writes into the SPADE metadata.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar, Literal, Union
+from dataclasses import MISSING
+from dataclasses import fields as dataclass_fields
+from typing import Annotated, Any, ClassVar, Literal, Union, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model, field_validator
 
+from maw.engine import events
 from maw.engine.actions import ACTIONS, ActionSpec, when_registered
 from maw.errors import ConfigError
 from maw.protocol.heard import Heard, View
@@ -183,68 +186,52 @@ class PlayerActionBase(Body):
     stamp: str = ""
 
 
-class Chat(PlayerActionBase):
-    """Say something in a room (Player -> ChatRoom; the room relays it to the GameMaster)."""
-
-    type: Literal["chat"] = "chat"
-    message: Text
-    room: str | None = None
-
-
-class Unvote(PlayerActionBase):
-    type: Literal["unvote"] = "unvote"
-
-
 class Targeted(PlayerActionBase):
-    """An action that names a player: one model per targeted action of the engine's table
-    (``vote``, ``attack``, ``divine``, ``guard``...), made from the table below."""
+    """An action that names a player (``vote``, ``attack``, ``whisper``...)."""
 
     type: str
     target: Name
 
 
-def _targeted(spec: ActionSpec) -> type[Targeted]:
-    model = create_model(spec.cls.__name__, __base__=Targeted, __module__=__name__,
-                         type=(Literal[spec.name], spec.name))  # type: ignore[arg-type]
-    model.__doc__ = f"{spec.usage}: {spec.help}."
-    return model
+class Spoken(PlayerActionBase):
+    """An action that carries words (``chat``, ``whisper``)."""
 
-
-TARGETED: dict[str, type[Targeted]] = {
-    s.name: _targeted(s) for s in ACTIONS.values() if s.target and not s.text}
-
-
-def _plain(spec: ActionSpec) -> type[PlayerActionBase]:
-    """The wire model of an action that names nobody (``run``, ``tear``, ``explode``)."""
-    model = create_model(spec.cls.__name__, __base__=PlayerActionBase, __module__=__name__,
-                         type=(Literal[spec.name], spec.name))  # type: ignore[arg-type]
-    model.__doc__ = f"{spec.usage}: {spec.help}."
-    return model
-
-
-_WRITTEN = ("chat", "unvote", "over", "whisper")  # the models written out below
-PLAIN: dict[str, type[PlayerActionBase]] = {
-    s.name: _plain(s) for s in ACTIONS.values()
-    if not s.target and not s.text and not s.room and s.name not in _WRITTEN}
-Vote = TARGETED["vote"]
-Attack = TARGETED["attack"]
-Divine = TARGETED["divine"]
-Guard = TARGETED["guard"]
-
-
-class Whisper(PlayerActionBase):
-    """Player -> GameMaster: say ``message`` to ``target`` alone (``whisper=on``); the
-    GameMaster checks it as it checks a chat and sends it to that player only."""
-
-    type: Literal["whisper"] = "whisper"
-    target: Name
+    type: str
     message: Text
 
 
-class Over(PlayerActionBase):
-    """Done talking in the open room for this phase (AIWolf Over)."""
+class InRoom(PlayerActionBase):
+    """An action taken in a room (``chat``, ``over``): ``room``, or when it is unset the
+    room it came through (a chat goes Player -> ChatRoom, which relays it to the
+    GameMaster; a whisper goes to the GameMaster, which sends it to its target alone)."""
 
-    type: Literal["over"] = "over"
+    type: str
+    room: RoomName | None = None
+
+
+def _model(spec: ActionSpec) -> Any:
+    """The wire model of an action of the engine's table, the one place it is written:
+    its fields are the bases its traits call for (a target, words, a room)."""
+    bases = tuple(base for base, has in ((Targeted, spec.target), (Spoken, spec.text),
+                                         (InRoom, spec.room)) if has) or (PlayerActionBase,)
+    model = create_model(spec.cls.__name__, __base__=bases, __module__=__name__,
+                         type=(Literal[spec.name], spec.name))  # type: ignore[arg-type]
+    model.__doc__ = f"{spec.usage}: {spec.help}."
+    return model
+
+
+# every action of the engine's table has its wire model (and "listen", below)
+ACTION_TYPES: dict[str, Any] = {s.name: _model(s) for s in ACTIONS.values()}
+TARGETED: dict[str, type[Targeted]] = {
+    n: c for n, c in ACTION_TYPES.items() if issubclass(c, Targeted)}
+Chat = ACTION_TYPES["chat"]
+Unvote = ACTION_TYPES["unvote"]
+Over = ACTION_TYPES["over"]
+Whisper = ACTION_TYPES["whisper"]
+Vote = ACTION_TYPES["vote"]
+Attack = ACTION_TYPES["attack"]
+Divine = ACTION_TYPES["divine"]
+Guard = ACTION_TYPES["guard"]
 
 
 class Listen(PlayerActionBase):
@@ -258,14 +245,8 @@ class Listen(PlayerActionBase):
     ready: bool = False
 
 
-# every action of the engine's table has its wire model, and "listen" (nothing to do now)
-_ACTION_MODELS: dict[str, type[PlayerActionBase]] = {
-    "chat": Chat, "unvote": Unvote, "over": Over, "whisper": Whisper, **TARGETED, **PLAIN,
-    "listen": Listen}
-if set(_ACTION_MODELS) != {*ACTIONS, "listen"}:  # pragma: no cover - a table entry without
-    raise TypeError(f"wire models {sorted(_ACTION_MODELS)} do not match the actions "
-                    f"{sorted(ACTIONS)}")
-PlayerAction = Any  # one of _ACTION_MODELS' models
+ACTION_TYPES["listen"] = Listen
+PlayerAction = Any  # one of ACTION_TYPES' models
 
 
 class PrivateLine(Body):
@@ -277,14 +258,21 @@ class PrivateLine(Body):
     text: Text
 
 
-class VoteCast(Body):
-    """GameMaster -> those who may see it: a vote was cast (or withdrawn: target None)."""
+def _told(event: type, name: str, doc: str) -> Any:
+    """The wire model of an engine event told as it is: the event's own fields (but its
+    ``audience``, which says who is sent it), written once, in the engine."""
+    hints = get_type_hints(event)
+    fields: dict[str, Any] = {
+        f.name: (hints[f.name], ... if f.default is MISSING else f.default)
+        for f in dataclass_fields(event) if f.name != "audience"}
+    model = create_model(event.__name__, __base__=Body, __module__=__name__,
+                         type=(Literal[name], name), **fields)  # type: ignore[arg-type]
+    model.__doc__ = doc
+    return model
 
-    type: Literal["vote_cast"] = "vote_cast"
-    day: int
-    kind: str
-    voter: str
-    target: str | None
+
+VoteCast = _told(events.VoteCast, "vote_cast", "GameMaster -> those who may see it: a vote "
+                 "was cast (or withdrawn: target None).")
 
 
 class VoteResult(Body):
@@ -454,9 +442,6 @@ class NotUnderstood(Body):
     reason: str
 
 
-ACTION_TYPES: dict[str, Any] = dict(_ACTION_MODELS)  # name -> its model (each takes its own fields)
-
-
 def _union() -> tuple[Any, TypeAdapter]:
     bodies: tuple[type[Body], ...] = (
         JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
@@ -482,13 +467,9 @@ def _added(spec: ActionSpec) -> None:
         raise ConfigError(f"the action {spec.name!r} carries text or a room: only actions "
                           "that name a target, or nobody, may be added to the table after "
                           "MAW's own")
-    if spec.target:
-        model: type[PlayerActionBase] = _targeted(spec)
-        TARGETED[spec.name] = model  # type: ignore[assignment]
-    else:
-        model = _plain(spec)
-        PLAIN[spec.name] = model
-    ACTION_TYPES[spec.name] = model
+    model = ACTION_TYPES[spec.name] = _model(spec)
+    if issubclass(model, Targeted):
+        TARGETED[spec.name] = model
     AnyBody, ADAPTER = _union()
 
 
