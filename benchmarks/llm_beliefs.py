@@ -8,7 +8,9 @@ votes), or reads the game logs already under each ``--logs`` DIR, and scores eve
 ``beliefs`` record of the village's side against the roles dealt: the mean Brier score and
 log-loss, beside the uniform guess's with the same certainties (lower is better). The
 ``llm`` decider states its beliefs in its answer (``"suspicion"``, once a phase);
-``hybrid`` and ``rule`` give their belief state. Per decider (the roster's seats), in
+``hybrid`` and ``rule`` give their belief state. An ``llm`` player's beliefs are its rule
+layer's weighed by the percents its model stated; what the model stated alone is scored
+too, in the row "llm (model)". Per decider (the roster's seats), in
 ``benchmarks/results/llm_beliefs.json``.
 """
 
@@ -42,13 +44,17 @@ def score(logs: list[Path]) -> dict[str, dict]:
         for r in records:
             if r["kind"] == "llm" and (r.get("decider") or r["player"] not in kind):
                 kind[r["player"]] = r.get("decider") or "llm"
+        stated: list[tuple[str, dict]] = []  # (the decider, beliefs) per statement
         for r in records:
-            if r["kind"] != "beliefs" or r["player"] in wolves:
-                continue
-            row = out.setdefault(kind.get(r["player"], "rule"), {
+            if r["kind"] == "beliefs" and r["player"] not in wolves:
+                stated.append((kind.get(r["player"], "rule"), r["beliefs"]))
+            elif r["kind"] == "llm" and r.get("stated") and r["player"] not in wolves:
+                # what the model said alone, before it was weighed into the rule layer's
+                stated.append((f"{kind.get(r['player'], 'llm')} (model)", r["stated"]))
+        for decider, b in stated:
+            row = out.setdefault(decider, {
                 "games": set(), "beliefs": 0, "brier": 0.0, "brier_uniform": 0.0,
                 "log_loss": 0.0, "log_loss_uniform": 0.0})
-            b = r["beliefs"]
             row["games"].add(path.name)
             row["beliefs"] += 1
             row["brier"] += brier(b, wolves)
@@ -82,10 +88,10 @@ def main() -> None:
         folders = [out / "logs"]
     logs = sorted(p for d in folders for p in d.rglob("game-*.jsonl"))
     rows = [{"decider": k, **v} for k, v in sorted(score(logs).items())]
-    print(f"{'decider':<8} {'games':>5} {'beliefs':>8} {'Brier':>7} {'uniform':>8} "
+    print(f"{'decider':<12} {'games':>5} {'beliefs':>8} {'Brier':>7} {'uniform':>8} "
           f"{'log-loss':>9} {'uniform':>8}")
     for r in rows:
-        print(f"{r['decider']:<8} {r['games']:>5} {r['beliefs']:>8} {r['brier']:>7.4f} "
+        print(f"{r['decider']:<12} {r['games']:>5} {r['beliefs']:>8} {r['brier']:>7.4f} "
               f"{r['brier_uniform']:>8.4f} {r['log_loss']:>9.4f} {r['log_loss_uniform']:>8.4f}")
     save("llm_beliefs", rows)
 

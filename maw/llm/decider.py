@@ -26,8 +26,10 @@ from maw.llm.answers import (
     powers,
     read_suspicion,
     schema_for,
+    stated_percents,
     suspects,
     targeted,
+    weigh,
 )
 from maw.llm.llm import LLM
 from maw.llm.memory import Memory
@@ -93,8 +95,12 @@ class LLMDecider(AsyncDecider):
         self.started = False
         self.spoke_in: tuple[int, str] | None = None  # the phase it last spoke in
         self.answered_in: tuple[int, str] | None = None  # ... it last answered in
-        # the beliefs its answers stated, and the phase (day, phase) they were stated in
+        # the percents its answers stated, and the phase (day, phase) they were stated in
         self.stated: tuple[tuple[int, str], dict[str, float]] | None = None
+        # the rule layer whose beliefs the model's word is weighed into (``beliefs``): its
+        # rule fallback, or one of its own that only listens
+        self.reader: Decider = fallback[1] if fallback and fallback[0] == "rule" else \
+            make_decider("rule", player, random.Random(f"{player}:beliefs"))
         self.memory = Memory(player)  # the facts of its whole game, in every turn's prompt
 
     def _chose(self, action: engine.Action | None,
@@ -107,16 +113,22 @@ class LLMDecider(AsyncDecider):
     def observe(self, event) -> None:
         if self.fallback is not None:
             self.fallback[1].observe(event)
+        if self.fallback is None or self.reader is not self.fallback[1]:
+            self.reader.observe(event)
 
     def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:
-        """What its answers stated this phase (``"suspicion"``, normalised by
-        ``read_suspicion``); a wolf knows its pack (the uniform prior is certain)."""
+        """Once its answer has stated them this phase (``"suspicion"``): the rule layer's
+        beliefs (what the votes, the claims and the deaths say) weighed by the percents
+        the model stated (``maw.llm.answers.weigh``); what the model stated alone is in the
+        decision's record (``stated``). A wolf knows its pack (the uniform prior is
+        certain)."""
         from maw.policies.beliefs import uniform
 
         if view.pack:
             return uniform(view)
         if self.stated is not None and self.stated[0] == (view.day, view.phase):
-            return dict(self.stated[1])
+            prior = self.reader.beliefs(view) or uniform(view)
+            return weigh(prior, self.stated[1])
         return None
 
     def to_rate(self, view: engine.PlayerView) -> list[str]:
@@ -224,11 +236,13 @@ class LLMDecider(AsyncDecider):
         if rated is None:
             return
         try:
-            belief = read_suspicion(text, rated["required"], view)
+            percents = stated_percents(text, rated["required"])
         except ValueError as exc:
             record["beliefs_error"] = str(exc)
             return
-        self.stated = ((view.day, view.phase), belief)
+        record["stated"] = {n: round(p, 4) for n, p in read_suspicion(
+            text, rated["required"], view).items()}
+        self.stated = ((view.day, view.phase), percents)
 
     async def adecide(self, view: engine.PlayerView, legal: tuple[engine.Action, ...],
                       messages: list[str]) -> engine.Action | None:

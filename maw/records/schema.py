@@ -233,6 +233,9 @@ class Llm(Record):
     fallback_action: str | None = None
     # the retries of its calls (``maw.llm.retry``): why each try failed, and the wait
     retries: list[dict[str, Any]] | None = None
+    # the beliefs the model stated (``"suspicion"``, normalised), before they were weighed
+    # into the rule layer's (the ``beliefs`` record)
+    stated: dict[str, float] | None = None
     # the hybrid agent (maw.llm.hybrid): the facts it read from the talk (speaker, kind,
     # target, value) and by whom ("model" or "grammar"), the action or intent its rule
     # layer chose, the sentences the model wrote and what the consistency check caught

@@ -370,12 +370,21 @@ async def test_a_villager_states_its_beliefs_once_a_phase_validated_and_normalis
         assert rated["required"] == rate and not rated["additionalProperties"]
         assert all(p["enum"] == SCALE for p in rated["properties"].values())
     assert f"each of {', '.join(rate)} is a werewolf" in backend.calls[0][-1]["content"]
-    belief = d.beliefs(view)
-    # normalised: the pack's two wolves shared in proportion to what was stated, none > 1
-    assert pack_size(view) == 2 and sum(belief.values()) == pytest.approx(2)
+    # what the model stated, in its record: the pack's two wolves shared in proportion
+    # to the percents, none > 1
+    alone = d.tally.log[-1]["stated"]
+    assert pack_size(view) == 2 and sum(alone.values()) == pytest.approx(2)
     a, c = rate[0], rate[2]
-    assert belief[a] == 1.0 and belief[c] == pytest.approx(1.0)
-    assert all(belief[n] == 0 for n in rate if n not in (a, c))
+    assert alone[a] == 1.0 and alone[c] == pytest.approx(1.0)
+    assert all(alone[n] == 0 for n in rate if n not in (a, c))
+    # its beliefs: the rule layer's, tipped by the percents (the 90% up, the 0%s down, a
+    # factor of two at most), the two wolves still placed
+    prior = d.reader.beliefs(view)
+    belief = d.beliefs(view)
+    assert sum(belief.values()) == pytest.approx(2)
+    assert belief[a] > prior[a] and all(belief[n] < prior[n] for n in rate
+                                        if stated[n] == 0)
+    assert all(prior[n] / 2 <= belief[n] <= prior[n] * 2 for n in rate)
     # asked again in the same phase: no second statement (the log keeps one a phase)
     assert await d.adecide(view, legal, []) is None
     assert "suspicion" not in backend.schemas[1]["anyOf"][0]["properties"]
@@ -387,11 +396,18 @@ async def test_a_villager_states_its_beliefs_once_a_phase_validated_and_normalis
 
 
 def test_stated_suspicion_is_spread_over_the_wolves_left_and_checked():
-    from maw.llm.answers import read_suspicion, spread
+    from maw.llm.answers import read_suspicion, spread, weigh
 
     assert spread({"A": 100, "B": 0, "C": 0}, 2) == {"A": 1.0, "B": 0.5, "C": 0.5}
     assert spread({"A": 0, "B": 0}, 1) == {"A": 0.5, "B": 0.5}
     assert spread({"A": 30, "B": 10}, 1) == pytest.approx({"A": 0.75, "B": 0.25})
+    # a model's word weighed into a prior: 100% against 0% doubles a weight, no more; the
+    # certain and the unrated keep what the prior says
+    prior = {"A": 0.5, "B": 0.5, "C": 0.0, "D": 1.0, "E": 0.25}
+    assert weigh(prior, {"A": 100, "B": 0, "C": 90}) == pytest.approx(
+        {"A": 2 / 3, "B": 1 / 3, "C": 0.0, "D": 1.0, "E": 0.25})
+    assert weigh(prior, {"A": 100, "B": 0}, say=0) == pytest.approx(
+        {**prior, "A": 1.0, "B": 0.0})
     state, _, _ = game_and_view("Ann", seed=3)
     villager = next(n for n, r in zip(state.names, state.roles, strict=True) if not r.pack)
     view = engine.view(state, villager)
