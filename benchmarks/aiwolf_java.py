@@ -64,29 +64,36 @@ def maw_ms(players: int, games: int, runs: int) -> tuple[float, float, float]:
     return out[0], out[len(out) // 2], days / games
 
 
-def java_ms(sources: Path, games: int, runs: int) -> dict[int, tuple[float, float, float]]:
-    javac, java = shutil.which("javac"), shutil.which("java")
-    if javac is None or java is None:
+def build(sources: Path, *extra: Path) -> tuple[Path, str]:
+    """The AIWolf 0.6 platform's sources under ``sources`` and MAW's harnesses ``extra``
+    compiled with the machine's ``javac`` into a new folder: (the folder, the classpath).
+    The caller removes the folder."""
+    javac = shutil.which("javac")
+    if javac is None or shutil.which("java") is None:
         raise SystemExit("no javac/java on PATH (apt-get install -y default-jdk-headless)")
     jars = sorted(sources.rglob("jsonic-*.jar"))
     if not jars:
         raise SystemExit(f"{sources}: no AIWolfServer checkout (its lib/jsonic-*.jar)")
-    build = Path(tempfile.mkdtemp(prefix="maw-aiwolf-java-"))
+    out = Path(tempfile.mkdtemp(prefix="maw-aiwolf-java-"))
+    files = [str(p) for p in sorted(sources.rglob("*.java")) if "/test/" not in str(p)]
+    listing = out / "sources.txt"
+    listing.write_text("\n".join(files) + "\n")
+    cp = f"{out}:{jars[0]}"
+    subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-cp", str(jars[0]), "-d",
+                    str(out), f"@{listing}"], check=True, capture_output=True)
+    if extra:
+        subprocess.run([javac, "-encoding", "UTF-8", "-cp", cp, "-d", str(out),
+                        *map(str, extra)], check=True, capture_output=True)
+    return out, cp
+
+
+def java_ms(sources: Path, games: int, runs: int) -> dict[int, tuple[float, float, float]]:
+    build_dir, cp = build(sources, Path(__file__).parent / "aiwolf_java" / "Bench.java")
     try:
-        files = [str(p) for p in sorted(sources.rglob("*.java"))
-                 if "/test/" not in str(p)]
-        listing = build / "sources.txt"
-        listing.write_text("\n".join(files) + "\n")
-        cp = f"{build}:{jars[0]}"
-        subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-cp", str(jars[0]), "-d",
-                        str(build), f"@{listing}"], check=True, capture_output=True)
-        subprocess.run([javac, "-encoding", "UTF-8", "-cp", cp, "-d", str(build),
-                        str(Path(__file__).parent / "aiwolf_java" / "Bench.java")],
-                       check=True, capture_output=True)
-        done = subprocess.run([java, "-cp", cp, "Bench", "10000", str(games), str(runs),
+        done = subprocess.run(["java", "-cp", cp, "Bench", "10000", str(games), str(runs),
                                "5", "15"], check=True, capture_output=True, text=True)
     finally:
-        shutil.rmtree(build, ignore_errors=True)
+        shutil.rmtree(build_dir, ignore_errors=True)
     print(done.stdout.splitlines()[0])
     out = {}
     for m in re.finditer(r"players=(\d+).*?best ([\d.]+) median ([\d.]+).*?mean final day "

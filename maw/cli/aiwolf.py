@@ -1,19 +1,24 @@
 """``maw aiwolf-client``: one of MAW's players in AIWolf games (an aiwolf-nlp-server's, or
-``maw game --aiwolf``'s)."""
+``maw game --aiwolf``'s, over a WebSocket; or an AIWolf 0.6 platform server's game set,
+the Protocol division's, over TCP)."""
 
 from __future__ import annotations
 
 import argparse
 
-from maw.cli.options import add_games, add_seed, check_decider, command, roster_seat
+from maw.cli.options import add_seed, check_decider, command, roster_seat
 from maw.errors import MawError
 
 
 def add_aiwolf_client(sub) -> None:
     p = command(sub, "aiwolf-client", "one of MAW's players in AIWolf games (an aiwolf-nlp-"
-                "server, or maw game --aiwolf)")
-    p.add_argument("--url", required=True, metavar="URL",
-                   help="the server's WebSocket, e.g. ws://127.0.0.1:8080/ws")
+                "server, maw game --aiwolf, or an AIWolf 0.6 platform server)")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--url", metavar="URL",
+                       help="the server's WebSocket, e.g. ws://127.0.0.1:8080/ws")
+    where.add_argument("--tcp", metavar="HOST:PORT",
+                       help="an AIWolf 0.6 platform server (AIWolfServer): play its game "
+                            "set, talking in Protocol 3.6")
     p.add_argument("--name", required=True,
                    help="the agent's name (its team: the name without trailing digits)")
     p.add_argument("--policy", default=None,
@@ -22,7 +27,9 @@ def add_aiwolf_client(sub) -> None:
                    help="play a roster's seat (an LLM or hybrid player): give --seat")
     p.add_argument("--seat", default=None, metavar="NAME",
                    help="with --roster: the roster player who plays")
-    add_games(p, 1, "games to play, connecting again after each")
+    p.add_argument("--games", type=int, default=None,
+                   help="games to play (--url: connecting again after each, default 1; "
+                        "--tcp: default all of the set)")
     add_seed(p, "seeds the player's own choices", default=0)
     p.add_argument("--token", default=None,
                    help="a server's access token (sent as Authorization: Bearer)")
@@ -38,11 +45,12 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     from maw.aiwolf.client import Player, check_url, play
     from maw.hosting.seats import Seat, deciders
 
-    check_url(args.url)
+    if args.url:
+        check_url(args.url)
     if not args.name.strip():
         raise MawError("--name: give the agent's name (its team is the name without "
                        "trailing digits)")
-    if args.games < 1:
+    if args.games is not None and args.games < 1:
         raise MawError("--games must be at least 1")
     if args.roster and args.policy:
         raise MawError("give --policy or --roster (with --seat), not both")
@@ -64,7 +72,19 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"{args.name} | {line}", flush=True)
 
-    played = play(args.url, Player(args.name, new_decider, say), args.games, args.token,
-                  args.connect_seconds)
+    player = Player(args.name, new_decider, say)
+    if args.tcp:
+        from maw.aiwolf.platform import play_tcp
+
+        seconds: list[float] = []
+        played = play_tcp(args.tcp, player, args.games, args.connect_seconds,
+                          timed=lambda request, s: seconds.append(s))
+        seconds.sort()
+        p95 = 1000 * seconds[int(0.95 * (len(seconds) - 1))] if seconds else 0.0
+        print(f"maw aiwolf-client: {played} game(s) played, {len(seconds)} requests "
+              f"answered, 95th percentile {p95:.1f} ms, slowest "
+              f"{1000 * (seconds[-1] if seconds else 0):.1f} ms", flush=True)
+        return 0
+    played = play(args.url, player, args.games or 1, args.token, args.connect_seconds)
     print(f"maw aiwolf-client: {played} game(s) played", flush=True)
     return 0

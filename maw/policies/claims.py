@@ -80,7 +80,8 @@ def _name_patterns(key: str) -> tuple[re.Pattern, re.Pattern]:
     """"<name> is a werewolf/human" and "I suspect <name>" for one (lower-case) name."""
     pat = re.escape(key)
     return (re.compile(pat + r" is (?:a |an )?(werewolf|wolf|human|villager)\b"),
-            re.compile(r"\bi (?:suspect|vote for|accuse) " + pat + r"\b"))
+            # (not followed by a letter: a name may end in one that is not, "Agent[03]")
+            re.compile(r"\bi (?:suspect|vote for|accuse) " + pat + r"(?!\w)"))
 
 
 # a line that may be a Protocol 3.6 sentence: it starts with a subject or a word in capitals
