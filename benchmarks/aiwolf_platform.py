@@ -1,7 +1,9 @@
-"""MAW's player in a game set on the AIWolf 0.6 platform's own server, against the
-platform's own Java sample players (the Protocol division's table).
+"""MAW and the AIWolf 0.6 platform's own agents and server, both ways (the Protocol
+division's table): MAW's player in a game set on the platform's server, and the platform's
+Java sample players at MAW's table.
 
-    .venv/bin/python benchmarks/aiwolf_platform.py --sources DIR [--games 10] [--players 5]
+    .venv/bin/python benchmarks/aiwolf_platform.py --sources DIR [--games 10] [--players 5,15]
+                                                   [--at platform,maw]
 
 ``DIR`` holds checkouts of the AIWolf 0.6 platform's repositories (github.com/aiwolf:
 ``AIWolfCommon``, ``AIWolfServer``, ``AIWolfClient``, branch 0.6.x; not part of MAW), which
@@ -12,13 +14,18 @@ platform's log format). It starts that server, ``players - 1`` unmodified Java
 ``SampleRoleAssignPlayer`` agents (``ClientStarter``), and ``maw aiwolf-client --tcp`` with
 ``--policy``, then reads the platform's logs: MAW's agent's role and win in each game, the
 sample players' wins, and how fast MAW answered (the platform gives an agent 1 s; the
-regulation asks for 100 ms). Win rates with Wilson 95% intervals, in
-``benchmarks/results/aiwolf_platform.json``.
+regulation asks for 100 ms).
+
+``--at maw``: ``maw game --aiwolf-tcp K`` hosts games of ``players`` (the Java agents in
+K = 3 of 5 or 10 of 15 seats, MAW's rule players in the rest), the Java agents connecting
+with ``ClientStarter``, one game a connection; every game's log goes through ``maw audit``.
+Win rates with Wilson 95% intervals, in ``benchmarks/results/aiwolf_platform.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -27,7 +34,7 @@ import time
 from pathlib import Path
 
 from aiwolf_java import build  # benchmarks/aiwolf_java.py
-from record import save  # benchmarks/record.py
+from record import RESULTS, save  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -105,12 +112,78 @@ def play_set(cp: str, logs: Path, players: int, games: int, policy: str, seed: i
           f"{maw_wins}/{n} ({100 * maw_wins / n:.0f}%, 95% {100 * lo:.0f}-{100 * hi:.0f}); "
           f"the Java samples {sample_wins}/{sample_seats} ({100 * slo:.0f}-{100 * shi:.0f}); "
           f"MAW's roles: {', '.join(sorted(set(roles)))}; {minutes:.1f} min", flush=True)
-    return {"players": players, "games": n, "policy": policy,
+    return {"at": "platform", "players": players, "games": n, "policy": policy,
             "maw_wins": maw_wins, "maw_ci95": [round(lo, 3), round(hi, 3)],
             "sample_wins": sample_wins, "sample_seats": sample_seats,
             "sample_ci95": [round(slo, 3), round(shi, 3)],
             "maw_roles": {r: roles.count(r) for r in sorted(set(roles))},
             "answer_p95_ms": p95, "answer_max_ms": slowest, "minutes": round(minutes, 2)}
+
+
+def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
+    """``games`` games of ``players`` hosted by ``maw game --aiwolf-tcp``, the Java sample
+    players in most seats, MAW's rule players in the others."""
+    java = {5: 3, 15: 10}[players]
+    t0 = time.monotonic()
+    wins = {"java": [0, 0], "maw": [0, 0]}  # won, seats
+    p95s: list[float] = []
+    audited = 0
+    for g in range(games):
+        port = free_port()
+        folder = logs / f"game-{g + 1:03d}"
+        game = subprocess.Popen(
+            [sys.executable, "-m", "maw", "game", "--ruleset", f"aiwolf-{players}",
+             "--players", str(players), "--aiwolf-tcp", str(java), "--aiwolf-tcp-port",
+             str(port), "--policy", "rule", "--seed", str(seed + g), "--log-dir", str(folder),
+             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO)
+        agents = []
+        try:
+            deadline = time.monotonic() + 60
+            while "waiting" not in (game.stdout.readline() or "waiting"):  # type: ignore[union-attr]
+                if time.monotonic() > deadline:
+                    raise SystemExit("maw game did not start")
+            for _ in range(java):
+                agents.append(subprocess.Popen(
+                    ["java", "-cp", cp, "org.aiwolf.common.bin.ClientStarter", "-h",
+                     "localhost", "-p", str(port), "-c",
+                     "org.aiwolf.sample.player.SampleRoleAssignPlayer"],
+                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            out, _ = game.communicate(timeout=600)
+        finally:
+            for a in [game, *agents]:
+                if a.poll() is None:
+                    a.kill()
+        if game.returncode:
+            raise SystemExit(f"maw game failed:\n{out[-2000:]}")
+        p95s += [float(x) for x in re.findall(r"p95 (\d+) ms", out)]
+        log = next(folder.glob("game-*.jsonl"))
+        audit = subprocess.run([sys.executable, "-m", "maw", "audit", str(log)],
+                               capture_output=True, text=True, cwd=REPO)
+        if audit.returncode:
+            raise SystemExit(f"maw audit failed on {log}:\n{audit.stdout[-2000:]}")
+        audited += 1
+        outcome = next(json.loads(x) for x in log.read_text().splitlines()
+                       if '"kind":"outcome"' in x)
+        for name, points in outcome["points"].items():
+            side = "java" if name.startswith("SampleRoleAssign") else "maw"
+            wins[side][0] += points > 0
+            wins[side][1] += 1
+    minutes = (time.monotonic() - t0) / 60
+    p95s.sort()
+    row: dict = {"at": "maw", "players": players, "games": games, "java_seats": java,
+                 "audited": audited, "minutes": round(minutes, 2),
+                 "java_answer_p95_ms_median": p95s[len(p95s) // 2] if p95s else None,
+                 "java_answer_p95_ms_max": p95s[-1] if p95s else None}
+    for side, (won, n) in wins.items():
+        lo, hi = wilson(won, n)
+        row[f"{side}_wins"], row[f"{side}_seats"] = won, n
+        row[f"{side}_ci95"] = [round(lo, 3), round(hi, 3)]
+    print(f"{games} games of {players} at MAW's table ({java} Java sample agents over TCP, "
+          f"the rest MAW rule players): Java {wins['java'][0]}/{wins['java'][1]}, MAW "
+          f"{wins['maw'][0]}/{wins['maw'][1]} seats won; {audited} logs pass maw audit; the "
+          f"Java agents' p95 answer (MAW's measure) median {row['java_answer_p95_ms_median']} "
+          f"ms; {minutes:.1f} min", flush=True)
+    return row
 
 
 def main() -> None:
@@ -120,16 +193,28 @@ def main() -> None:
     parser.add_argument("--players", default="5", help="a set's size, or sizes: 5,15")
     parser.add_argument("--policy", default="rule")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--at", default="platform,maw",
+                        help="platform: MAW's client on AIWolfServer; maw: the Java agents "
+                             "at MAW's table")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args()
     build_dir, cp = build(args.sources, Path(__file__).parent / "aiwolf_java" / "SetServer.java")
     try:
-        rows = [play_set(cp, build_dir / f"logs-{n}", int(n), args.games, args.policy,
-                         args.seed) for n in args.players.split(",")]
+        rows = []
+        for at in args.at.split(","):
+            for n in map(int, args.players.split(",")):
+                logs = build_dir / f"logs-{at}-{n}"
+                rows.append(play_set(cp, logs, n, args.games, args.policy, args.seed)
+                            if at == "platform" else host_set(cp, logs, n, args.games,
+                                                              args.seed))
     finally:
         shutil.rmtree(build_dir, ignore_errors=True)
-    if not args.no_save:
-        save("aiwolf_platform", rows)
+    if not args.no_save:  # (the rows of the directions and sizes not run again are kept)
+        path = RESULTS / "aiwolf_platform.json"
+        kept = json.loads(path.read_text())["rows"] if path.exists() else []
+        ran = {(r["at"], r["players"]) for r in rows}
+        save("aiwolf_platform", [r for r in kept if (r.get("at", "platform"), r["players"])
+                                 not in ran] + rows)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,12 @@ def add_game(sub) -> None:
                         "ws://HOST:PORT/ws; the first K to connect play")
     p.add_argument("--aiwolf-port", default="8080", metavar="[HOST:]PORT",
                    help="where AIWolf agents connect (127.0.0.1 unless HOST)")
+    p.add_argument("--aiwolf-tcp", type=int, default=0, metavar="K",
+                   help="seats for AIWolf 0.6 platform agents (the Protocol division's: "
+                        "Java ClientStarter, aiwolfpy), who join over the platform's TCP "
+                        "protocol and talk in Protocol 3.6; the first K to connect play")
+    p.add_argument("--aiwolf-tcp-port", default="10000", metavar="[HOST:]PORT",
+                   help="where AIWolf platform agents connect (127.0.0.1 unless HOST)")
     p.add_argument("--aiwolf-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="how long an AIWolf agent may take to answer a request (the "
                         "server's timeout.action; 5 s more are accepted, then its NAME is "
@@ -112,6 +118,11 @@ def cmd_game(args: argparse.Namespace) -> int:
     from maw.hosting.seats import narration_of
     from maw.records.transcript import record_line
 
+    if args.aiwolf_tcp:  # (the same seats, over the platform's protocol)
+        if args.aiwolf:
+            raise MawError("give --aiwolf (aiwolf-nlp-server's WebSocket) or --aiwolf-tcp "
+                           "(the AIWolf 0.6 platform's TCP), not both")
+        args.aiwolf, args.aiwolf_port = args.aiwolf_tcp, args.aiwolf_tcp_port
     rules = rules_of(args)
     if args.web:
         from maw.web.server import web_address
@@ -203,7 +214,8 @@ def cmd_game(args: argparse.Namespace) -> int:
                            Limits(action=args.aiwolf_timeout), args.lobby_seconds,
                            say=lambda line: print(line, flush=True),
                            day_seconds=config.day_seconds, seed=config.seed,
-                           players=config.players, abort=args.aiwolf_errors == "abort")
+                           players=config.players, abort=args.aiwolf_errors == "abort",
+                           tcp=bool(args.aiwolf_tcp))
 
     if args.web:
         from maw.web.host import watched

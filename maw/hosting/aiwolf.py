@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 
 from maw.aiwolf.bridge import aiwolf_role, finish_packet
 from maw.aiwolf.link import Limits, Link
+from maw.aiwolf.platform_host import TcpEndpoint
 from maw.aiwolf.rounds import TalkRounds
 from maw.aiwolf.server import Endpoint
 from maw.engine import Flow, Ruleset
@@ -50,12 +51,15 @@ def abort_at(players: int) -> int:
 async def with_aiwolf(run: Callable[..., Awaitable[GameResult]], seats: list[Seat],
                       agents: int, host: str, port: int, limits: Limits, wait: float,
                       say: Callable[[str], None], day_seconds: float = 0.0, seed: int = 0,
-                      players: int = 0, abort: bool = True) -> GameResult:
+                      players: int = 0, abort: bool = True, tcp: bool = False) -> GameResult:
     """Seat ``agents`` AIWolf agents beside ``seats``, then ``run`` the game (of days of
     ``day_seconds``: a freeform talk's duration; ``seed`` orders the talk rounds). With
     ``abort``, as many agents in error as end an aiwolf-nlp-server game of ``players``
-    end this one, nobody winning. ``run(seats, on_gm)`` plays the game."""
-    endpoint = Endpoint(host, port, agents, limits, [s.name for s in seats], say)
+    end this one, nobody winning. ``run(seats, on_gm)`` plays the game. ``tcp``: the
+    agents are the AIWolf 0.6 platform's, over its TCP protocol
+    (``maw.aiwolf.platform_host``), not aiwolf-nlp-server's over a WebSocket."""
+    serve = TcpEndpoint if tcp else Endpoint
+    endpoint = serve(host, port, agents, limits, [s.name for s in seats], say)
     await endpoint.start()
     say(f"maw game: waiting {wait:.0f} s for {agents} AIWolf agent(s) at {endpoint.url}")
     try:

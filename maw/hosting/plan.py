@@ -196,8 +196,10 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     if early_end is None:
         # hosted AI players who all said "listen" would only wait for the timer; a person,
         # or an agent from elsewhere, may still be thinking: their phases run as the
-        # design document says
-        early_end = not (r.humans or r.remote or r.aiwolf)
+        # design document says. An AIWolf agent's seat is idle only once its request is
+        # answered (or failed), and the AIWolf servers do not wait for one that answered
+        # nothing they can use (a dead agent divined: no divination, the night goes on)
+        early_end = not (r.humans or r.remote)
         if early_end:
             say("maw game: a phase also ends once every player who may act has nothing "
                 "more to do (--no-early-end: only by the rules or the timer, as in the "
