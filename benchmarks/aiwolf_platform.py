@@ -170,7 +170,7 @@ def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
             wins[side][1] += 1
     minutes = (time.monotonic() - t0) / 60
     p95s.sort()
-    row: dict = {"at": "maw", "players": players, "games": games, "java_seats": java,
+    row: dict = {"at": "maw", "players": players, "games": games, "java_agents": java,
                  "audited": audited, "minutes": round(minutes, 2),
                  "java_answer_p95_ms_median": p95s[len(p95s) // 2] if p95s else None,
                  "java_answer_p95_ms_max": p95s[-1] if p95s else None}
