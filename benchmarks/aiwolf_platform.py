@@ -18,7 +18,8 @@ regulation asks for 100 ms).
 
 ``--at maw``: ``maw game --aiwolf-tcp K`` hosts games of ``players`` (the Java agents in
 K = 3 of 5 or 10 of 15 seats, MAW's rule players in the rest), the Java agents connecting
-with ``ClientStarter``, one game a connection; every game's log goes through ``maw audit``.
+with ``ClientStarter``, one game a connection; every game's log goes through ``maw audit``,
+and is exported in the platform's log form and replayed by MAW's engine to its result.
 Win rates with Wilson 95% intervals, in ``benchmarks/results/aiwolf_platform.json``.
 """
 
@@ -127,7 +128,7 @@ def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
     t0 = time.monotonic()
     wins = {"java": [0, 0], "maw": [0, 0]}  # won, seats
     p95s: list[float] = []
-    audited = 0
+    audited = replayed = 0
     for g in range(games):
         port = free_port()
         folder = logs / f"game-{g + 1:03d}"
@@ -162,6 +163,15 @@ def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
         if audit.returncode:
             raise SystemExit(f"maw audit failed on {log}:\n{audit.stdout[-2000:]}")
         audited += 1
+        # ... and in the platform's own log form, replayed by MAW's engine to its result
+        exported = log.with_suffix(".platform.log")
+        subprocess.run([sys.executable, "-m", "maw", "export", "--aiwolf", str(log), "--out",
+                        str(exported), "--platform"], check=True, capture_output=True, cwd=REPO)
+        again = subprocess.run([sys.executable, "-m", "maw.aiwolf.replay", str(exported)],
+                               capture_output=True, text=True, cwd=REPO)
+        if again.returncode or "1 of 1 games agree" not in again.stdout:
+            raise SystemExit(f"{exported} does not replay:\n{again.stdout[-2000:]}")
+        replayed += 1
         outcome = next(json.loads(x) for x in log.read_text().splitlines()
                        if '"kind":"outcome"' in x)
         for name, points in outcome["points"].items():
@@ -171,7 +181,7 @@ def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
     minutes = (time.monotonic() - t0) / 60
     p95s.sort()
     row: dict = {"at": "maw", "players": players, "games": games, "java_agents": java,
-                 "audited": audited, "minutes": round(minutes, 2),
+                 "audited": audited, "replayed": replayed, "minutes": round(minutes, 2),
                  "java_answer_p95_ms_median": p95s[len(p95s) // 2] if p95s else None,
                  "java_answer_p95_ms_max": p95s[-1] if p95s else None}
     for side, (won, n) in wins.items():
@@ -180,7 +190,8 @@ def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
         row[f"{side}_ci95"] = [round(lo, 3), round(hi, 3)]
     print(f"{games} games of {players} at MAW's table ({java} Java sample agents over TCP, "
           f"the rest MAW rule players): Java {wins['java'][0]}/{wins['java'][1]}, MAW "
-          f"{wins['maw'][0]}/{wins['maw'][1]} seats won; {audited} logs pass maw audit; the "
+          f"{wins['maw'][0]}/{wins['maw'][1]} seats won; {audited} logs pass maw audit, "
+          f"{replayed} replay in the platform's log form; the "
           f"Java agents' p95 answer (MAW's measure) median {row['java_answer_p95_ms_median']} "
           f"ms; {minutes:.1f} min", flush=True)
     return row

@@ -3,9 +3,11 @@ logger: one event a line, ``day,kind,...``; the format ``maw.aiwolf.replay`` rea
 ``tests/data/aiwolf-logs/README.md`` describes), one log a round.
 
 Agents are numbered in seat order from 1; an agent's team is its AIWolf team where an AIWolf
-agent sat (``maw game --aiwolf``), else its name. Talk and whispers keep their order, an
-``Over`` included; the votes are the last round's; a tie settled at random shows as the
-one executed (or attacked), as the server logs it.
+agent sat (``maw game --aiwolf``), else its name. ``platform``: the AIWolf 0.6 platform's
+own log (``AIWolfServer``'s ``FileGameLogger``, the Protocol division's), the same lines
+but a ``status`` without the team (``day,status,idx,role,ALIVE,name``). Talk and whispers
+keep their order, an ``Over`` included; the votes are the last round's; a tie settled at
+random shows as the one executed (or attacked), as the server logs it.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ def _clean(text: str) -> str:
     return " ".join(text.split())
 
 
-def export(records: list[dict]) -> list[list[str]]:
-    """The contest log of each finished round of a MAW game log's ``records``."""
+def export(records: list[dict], platform: bool = False) -> list[list[str]]:
+    """The contest log of each finished round of a MAW game log's ``records``
+    (``platform``: in the 0.6 platform's form)."""
     started = next((r for r in records if r.get("kind") == "started"), None)
     if started is None:
         raise MawError("not a MAW game log: it has no 'started' record")
@@ -56,13 +59,13 @@ def export(records: list[dict]) -> list[list[str]]:
         events = rounds[number]
         if not any(e["event"] == "GameOver" for e in events):
             continue
-        logs.append(_round(events, teams))
+        logs.append(_round(events, {} if platform else teams, platform))
     if not logs:
         raise MawError("the log holds no finished game")
     return logs
 
 
-def _round(events: list[dict], teams: dict[str, str]) -> list[str]:
+def _round(events: list[dict], teams: dict[str, str], platform: bool = False) -> list[str]:
     data = [(e["event"], e["data"]) for e in events]
     players = next(d["players"] for k, d in data if k == "GameStarted")
     over = next(d for k, d in data if k == "GameOver")
@@ -77,8 +80,9 @@ def _round(events: list[dict], teams: dict[str, str]) -> list[str]:
 
     def status(day: int) -> None:
         for p in players:
+            team = "" if platform else f"{teams.get(p, p)},"
             lines.append(f"{day},status,{idx[p]},{aiwolf_role(roles[p])},"
-                         f"{'ALIVE' if alive[p] else 'DEAD'},{teams.get(p, p)},{p}")
+                         f"{'ALIVE' if alive[p] else 'DEAD'},{team}{p}")
 
     for kind, d in data:
         day = d.get("day", 0)
@@ -125,10 +129,10 @@ def _round(events: list[dict], teams: dict[str, str]) -> list[str]:
     return lines
 
 
-def write(log: Path, out: Path | None = None) -> list[Path]:
+def write(log: Path, out: Path | None = None, platform: bool = False) -> list[Path]:
     """Export ``log`` to ``out`` (default: beside it, ``.aiwolf.log``; a game of several
     rounds gets ``-roundN`` before the suffix); the paths written."""
-    logs = export(read_records(log))
+    logs = export(read_records(log), platform)
     base = out or log.with_suffix(".aiwolf.log")
     paths = [base] if len(logs) == 1 else [
         base.with_name(f"{base.name.split('.')[0]}-round{i}.aiwolf.log")

@@ -43,6 +43,9 @@ def add_export(sub) -> None:
     p.add_argument("--out", default=None, metavar="FILE",
                    help="where (default: beside LOG, .aiwolf.log; -roundN for each round "
                         "of a game of several)")
+    p.add_argument("--platform", action="store_true",
+                   help="in the AIWolf 0.6 platform's own log form (the Protocol "
+                        "division's AIWolfServer), not aiwolf-nlp-server's")
     p.set_defaults(func=cmd_export)
 
 
@@ -51,7 +54,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     from maw.aiwolf.export import write
 
-    for path in write(Path(args.aiwolf), Path(args.out) if args.out else None):
+    for path in write(Path(args.aiwolf), Path(args.out) if args.out else None,
+                      args.platform):
         print(f"maw export: {path}", flush=True)
     return 0
 

@@ -293,6 +293,21 @@ def test_a_game_exported_as_an_aiwolf_log_replays_to_the_same_result(players, tm
                               capture_output=True, text=True, timeout=60)
     assert replayed.returncode == 0 and "1 of 1 games agree" in replayed.stdout, \
         replayed.stdout
+    # ... and in the AIWolf 0.6 platform's own form: the same lines, a status without team
+    platform = tmp_path / "platform.log"
+    exported = subprocess.run(maw("export", "--aiwolf", str(log), "--out", str(platform),
+                                  "--platform"), capture_output=True, text=True, timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    plines = platform.read_text(encoding="utf-8").splitlines()
+    assert [x for x in plines if ",status," not in x] == [x for x in lines
+                                                          if ",status," not in x]
+    status = [x.split(",") for x in plines if ",status," in x]
+    assert len(status) == len([x for x in lines if ",status," in x])
+    assert all(len(f) == 6 and f[4] in ("ALIVE", "DEAD") for f in status)
+    replayed = subprocess.run([sys.executable, "-m", "maw.aiwolf.replay", str(platform)],
+                              capture_output=True, text=True, timeout=60)
+    assert replayed.returncode == 0 and "1 of 1 games agree" in replayed.stdout, \
+        replayed.stdout
 
 
 def test_export_refuses_what_is_not_an_aiwolf_game(tmp_path):

@@ -9,6 +9,8 @@ from maw.aiwolf.replay import parse, replay
 from maw.errors import ReplayError
 
 LOGS = sorted((DATA / "aiwolf-logs").rglob("*.log"))
+# the AIWolf 0.6 platform's own server, its Java sample players (their README says how)
+PLATFORM = sorted((DATA / "aiwolf-platform-logs").glob("*.log"))
 
 
 def test_all_122_logs_are_present():
@@ -21,6 +23,16 @@ def test_log_replays_to_the_same_results(path):
     assert report.agrees, "\n".join(report.problems)
     assert report.checks >= 3
     # the only accepted quirk: pre-v0.4 servers ran a night after a decided execution
+    assert all("after the execution had decided the game" in q for q in report.quirks)
+
+
+@pytest.mark.parametrize("path", PLATFORM, ids=[p.name for p in PLATFORM])
+def test_a_platform_log_replays_to_the_same_results(path):
+    assert len(PLATFORM) == 7
+    report = replay(path)
+    assert report.agrees, "\n".join(report.problems)
+    assert report.checks >= 3
+    # (the 0.6 platform too runs the night after an execution that decided the game)
     assert all("after the execution had decided the game" in q for q in report.quirks)
 
 
