@@ -16,10 +16,11 @@ platform's log format). It starts that server, ``players - 1`` unmodified Java
 sample players' wins, and how fast MAW answered (the platform gives an agent 1 s; the
 regulation asks for 100 ms).
 
-``--at maw``: ``maw game --aiwolf-tcp K`` hosts games of ``players`` (the Java agents in
-K = 3 of 5 or 10 of 15 seats, MAW's rule players in the rest), the Java agents connecting
-with ``ClientStarter``, one game a connection; every game's log goes through ``maw audit``,
-and is exported in the platform's log form and replayed by MAW's engine to its result.
+``--at maw``: ``maw game --aiwolf-tcp K --rounds GAMES`` hosts a game set of ``players``
+(the Java agents in K = 3 of 5 or 10 of 15 seats, connected once with ``ClientStarter``
+for the whole set; MAW's rule players in the rest); the set's log goes through ``maw
+audit``, and each game is exported in the platform's log form and replayed by MAW's engine
+to its result.
 Win rates with Wilson 95% intervals, in ``benchmarks/results/aiwolf_platform.json``.
 """
 
@@ -122,78 +123,77 @@ def play_set(cp: str, logs: Path, players: int, games: int, policy: str, seed: i
 
 
 def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
-    """``games`` games of ``players`` hosted by ``maw game --aiwolf-tcp``, the Java sample
-    players in most seats, MAW's rule players in the others."""
+    """A game set of ``games`` games of ``players`` hosted by ``maw game --aiwolf-tcp
+    --rounds games``: the Java sample players in most seats, each connected once for the
+    whole set, MAW's rule players in the others."""
     java = {5: 3, 15: 10}[players]
     t0 = time.monotonic()
     wins = {"java": [0, 0], "maw": [0, 0]}  # won, seats
-    p95s: list[float] = []
-    audited = replayed = 0
-    for g in range(games):
-        port = free_port()
-        folder = logs / f"game-{g + 1:03d}"
-        game = subprocess.Popen(
-            [sys.executable, "-m", "maw", "game", "--ruleset", f"aiwolf-{players}",
-             "--players", str(players), "--aiwolf-tcp", str(java), "--aiwolf-tcp-port",
-             str(port), "--policy", "rule", "--seed", str(seed + g), "--log-dir", str(folder),
-             "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO)
-        agents = []
-        try:
-            deadline = time.monotonic() + 60
-            while "waiting" not in (game.stdout.readline() or "waiting"):  # type: ignore[union-attr]
-                if time.monotonic() > deadline:
-                    raise SystemExit("maw game did not start")
-            for _ in range(java):
-                agents.append(subprocess.Popen(
-                    ["java", "-cp", cp, "org.aiwolf.common.bin.ClientStarter", "-h",
-                     "localhost", "-p", str(port), "-c",
-                     "org.aiwolf.sample.player.SampleRoleAssignPlayer"],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            out, _ = game.communicate(timeout=600)
-        finally:
-            for a in [game, *agents]:
-                if a.poll() is None:
-                    a.kill()
-        if game.returncode:
-            raise SystemExit(f"maw game failed:\n{out[-2000:]}")
-        p95s += [float(x) for x in re.findall(r"p95 (\d+) ms", out)]
-        log = next(folder.glob("game-*.jsonl"))
-        audit = subprocess.run([sys.executable, "-m", "maw", "audit", str(log)],
-                               capture_output=True, text=True, cwd=REPO)
-        if audit.returncode:
-            raise SystemExit(f"maw audit failed on {log}:\n{audit.stdout[-2000:]}")
-        audited += 1
-        # ... and in the platform's own log form, replayed by MAW's engine to its result
-        exported = log.with_suffix(".platform.log")
-        subprocess.run([sys.executable, "-m", "maw", "export", "--aiwolf", str(log), "--out",
-                        str(exported), "--platform"], check=True, capture_output=True, cwd=REPO)
-        again = subprocess.run([sys.executable, "-m", "maw.aiwolf.replay", str(exported)],
-                               capture_output=True, text=True, cwd=REPO)
-        if again.returncode or "1 of 1 games agree" not in again.stdout:
-            raise SystemExit(f"{exported} does not replay:\n{again.stdout[-2000:]}")
-        replayed += 1
-        outcome = next(json.loads(x) for x in log.read_text().splitlines()
-                       if '"kind":"outcome"' in x)
+    port = free_port()
+    game = subprocess.Popen(
+        [sys.executable, "-m", "maw", "game", "--ruleset", f"aiwolf-{players}",
+         "--players", str(players), "--aiwolf-tcp", str(java), "--aiwolf-tcp-port",
+         str(port), "--policy", "rule", "--seed", str(seed), "--rounds", str(games),
+         "--log-dir", str(logs), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO)
+    agents = []
+    try:
+        deadline = time.monotonic() + 60
+        while "waiting" not in (game.stdout.readline() or "waiting"):  # type: ignore[union-attr]
+            if time.monotonic() > deadline:
+                raise SystemExit("maw game did not start")
+        for _ in range(java):
+            agents.append(subprocess.Popen(
+                ["java", "-cp", cp, "org.aiwolf.common.bin.ClientStarter", "-h",
+                 "localhost", "-p", str(port), "-c",
+                 "org.aiwolf.sample.player.SampleRoleAssignPlayer"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        out, _ = game.communicate(timeout=120 * games)
+    finally:
+        for a in [game, *agents]:
+            if a.poll() is None:
+                a.kill()
+    if game.returncode:
+        raise SystemExit(f"maw game failed:\n{out[-2000:]}")
+    p95s = sorted(float(x) for x in re.findall(r"p95 (\d+) ms", out))
+    log = next(logs.glob("game-*.jsonl"))
+    audit = subprocess.run([sys.executable, "-m", "maw", "audit", str(log)],
+                           capture_output=True, text=True, cwd=REPO)
+    if audit.returncode:
+        raise SystemExit(f"maw audit failed on {log}:\n{audit.stdout[-2000:]}")
+    # ... and each game in the platform's own log form, replayed by MAW's engine
+    exported = logs / "platform"
+    exported.mkdir()
+    subprocess.run([sys.executable, "-m", "maw", "export", "--aiwolf", str(log), "--out",
+                    str(exported / "set.log"), "--platform"], check=True, capture_output=True,
+                   cwd=REPO)
+    again = subprocess.run([sys.executable, "-m", "maw.aiwolf.replay", str(exported)],
+                           capture_output=True, text=True, cwd=REPO)
+    agree = re.search(r"(\d+) of (\d+) games agree", again.stdout)
+    if again.returncode or agree is None or agree.group(1) != str(games):
+        raise SystemExit(f"the set does not replay:\n{again.stdout[-2000:]}")
+    outcomes = [json.loads(x) for x in log.read_text().splitlines() if '"kind":"outcome"' in x]
+    for outcome in outcomes:
         for name, points in outcome["points"].items():
             side = "java" if name.startswith("SampleRoleAssign") else "maw"
             wins[side][0] += points > 0
             wins[side][1] += 1
     minutes = (time.monotonic() - t0) / 60
-    p95s.sort()
-    row: dict = {"at": "maw", "players": players, "games": games, "java_agents": java,
-                 "audited": audited, "replayed": replayed, "minutes": round(minutes, 2),
+    row: dict = {"at": "maw", "players": players, "games": len(outcomes),
+                 "java_agents": java, "audited": audit.stdout.count(": ok"),
+                 "replayed": int(agree.group(1)), "minutes": round(minutes, 2),
                  "java_answer_p95_ms_median": p95s[len(p95s) // 2] if p95s else None,
                  "java_answer_p95_ms_max": p95s[-1] if p95s else None}
     for side, (won, n) in wins.items():
         lo, hi = wilson(won, n)
         row[f"{side}_wins"], row[f"{side}_seats"] = won, n
         row[f"{side}_ci95"] = [round(lo, 3), round(hi, 3)]
-    print(f"{games} games of {players} at MAW's table ({java} Java sample agents over TCP, "
-          f"the rest MAW rule players): Java {wins['java'][0]}/{wins['java'][1]}, MAW "
-          f"{wins['maw'][0]}/{wins['maw'][1]} seats won; {audited} logs pass maw audit, "
-          f"{replayed} replay in the platform's log form; the "
-          f"Java agents' p95 answer (MAW's measure) median {row['java_answer_p95_ms_median']} "
-          f"ms; {minutes:.1f} min", flush=True)
+    print(f"a set of {len(outcomes)} games of {players} at MAW's table ({java} Java sample "
+          f"agents over TCP, one connection each, the rest MAW rule players): Java "
+          f"{wins['java'][0]}/{wins['java'][1]}, MAW {wins['maw'][0]}/{wins['maw'][1]} seats "
+          f"won; its log passes maw audit; {agree.group(1)} games replay in the platform's "
+          f"log form; the Java agents' p95 answer (MAW's measure) median "
+          f"{row['java_answer_p95_ms_median']} ms; {minutes:.1f} min", flush=True)
     return row
 
 

@@ -133,10 +133,12 @@ class AiwolfDecider(AsyncDecider):
     """A seat played by the AIWolf agent on ``link``, in the game ``game_id`` (see the
     module docstring). ``rng`` is unused: the agent decides."""
 
-    def __init__(self, player: str, rng: random.Random, link: Link, game_id: str) -> None:
+    def __init__(self, player: str, rng: random.Random, link: Link, game_id: str,
+                 round_: int = 1) -> None:
         super().__init__(player, rng)
         self.link = link
         self.game_id = game_id
+        self.round = round_  # its game's number in a set (MAW's round)
         self.started = False
         self.day_open: int | None = None  # the day of the last DAILY_INITIALIZE
         self.day_closed: int | None = None  # the day of the last DAILY_FINISH
@@ -193,6 +195,8 @@ class AiwolfDecider(AsyncDecider):
             await link.notify(self.outbox.pop(0))
         if not self.started:
             self.started = True
+            if link.before_game is not None:  # (a game set: the last game's FINISH first)
+                await link.before_game(link, self.round)
             await link.notify(self._packet(Request.INITIALIZE, view, setting=setting(
                 rules, len(view.players), link.limits, link.talk_seconds)))
         if self.chat_open is not None and self.chat_open != (view.day, ROOMS.get(view.phase)):

@@ -23,7 +23,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +80,10 @@ class Link:
         self.chat: asyncio.Queue[str | None] | None = None  # an open group chat's lines
         self.talk_seconds = 0.0  # how long a day's talk may last (freeform's duration)
         self.rounds: Any = None  # the game's talk rounds (maw.aiwolf.rounds.TalkRounds)
+        # a game set (the platform's, over one connection): awaited before a game's first
+        # packet, it sends the last game's FINISH and readies the link for the next
+        self.before_game: Callable[[Link, int], Awaitable[None]] | None = None
+        self.games = 0  # the games of the set it has been sent FINISH of
 
     # ------------------------------------------------------------ incoming
 
@@ -220,16 +224,23 @@ class Link:
         if not r.future.done():
             self.fail("did not answer in time, nor the NAME check after it")
 
-    async def finish(self, packet: dict) -> None:
-        """The game's last packet (FINISH), then the socket closes (as the server does:
-        agents reconnect for the next game)."""
+    async def finish(self, packet: dict, last: bool = True) -> None:
+        """The game's last packet (FINISH), then the socket closes (as aiwolf-nlp-server
+        does: agents reconnect for the next game); not ``last``: a game of a set, the
+        connection kept for the next, what was asked in this one forgotten."""
         if self.error is None:
-            try:
-                await asyncio.wait_for(self._idle(), self.limits.action
-                                       + self.limits.acceptable + self.limits.response)
-            except TimeoutError:
-                pass
-            await self._send(packet)
+            async with self.turn:
+                try:
+                    await asyncio.wait_for(self._idle(), self.limits.action
+                                           + self.limits.acceptable + self.limits.response)
+                except TimeoutError:
+                    pass
+                await self._send(packet)
+        self.games += 1
+        if not last:
+            self.asks.clear()
+            self.early.clear()
+            return
         self.finished = True
         try:
             result = self._close()

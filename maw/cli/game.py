@@ -157,7 +157,7 @@ def cmd_game(args: argparse.Namespace) -> int:
 
         if args.replay_llm:
             raise MawError("--replay-llm plays the logged game's own seats: no --aiwolf")
-        check(rules, config.players, args.aiwolf, config.rounds)
+        check(rules, config.players, args.aiwolf, config.rounds, tcp=bool(args.aiwolf_tcp))
         aiwolf_at = web_address(args.aiwolf_port, "--aiwolf-port")
         if args.aiwolf_timeout <= 0:
             raise MawError("--aiwolf-timeout must be positive")
@@ -215,7 +215,7 @@ def cmd_game(args: argparse.Namespace) -> int:
                            say=lambda line: print(line, flush=True),
                            day_seconds=config.day_seconds, seed=config.seed,
                            players=config.players, abort=args.aiwolf_errors == "abort",
-                           tcp=bool(args.aiwolf_tcp))
+                           tcp=bool(args.aiwolf_tcp), games=config.rounds)
 
     if args.web:
         from maw.web.host import watched

@@ -213,7 +213,7 @@ def deciders(seat: Seat, seed: int) -> DeciderFactory:
 
         def new_aiwolf(round_: int, role: str | None = None) -> Decider:
             return AiwolfDecider(seat.name, random.Random(f"{seed}:{round_}"), seat.link,
-                                 seat.game_id)
+                                 seat.game_id, round_)
         return new_aiwolf
 
     def new(round_: int, role: str | None = None) -> Decider:

@@ -1,8 +1,9 @@
 """Protocol-division agents at MAW's table: ``maw game --aiwolf-tcp K`` serves the AIWolf
 0.6 platform's TCP protocol (``maw.aiwolf.platform_host``). Two agents written from the
 platform's packets (``tests/aiwolf/platform_agent.py``) and MAW's own platform client
-(``maw aiwolf-client --tcp``) play a whole game beside two MAW rule players over XMPP;
-what each agent is sent is what the platform would send it, and no more."""
+(``maw aiwolf-client --tcp``) play a game set of two games over one connection each,
+beside two MAW rule players over XMPP; what each agent is sent is what the platform would
+send it, and no more."""
 
 from __future__ import annotations
 
@@ -74,10 +75,11 @@ def test_the_bridge_packets_go_out_in_the_platforms_form_and_answers_come_back_i
     assert all(x.endswith("\n") and x.count("\n") == 1 for x in sent)
 
 
-def test_platform_agents_and_maws_client_play_a_whole_game_at_maws_table(tmp_path):
+def test_platform_agents_and_maws_client_play_a_game_set_at_maws_table(tmp_path):
     port = free_port()
     game = subprocess.Popen(
         maw("game", "--ruleset", "aiwolf-5", "--players", "5", "--aiwolf-tcp", "3",
+            "--rounds", "2",
             "--aiwolf-tcp-port", str(port), "--policy", "rule", "--seed", "4",
             "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path),
             "--lobby-seconds", "120", "--aiwolf-timeout", "5"),
@@ -96,33 +98,38 @@ def test_platform_agents_and_maws_client_play_a_whole_game_at_maws_table(tmp_pat
         assert a.wait(timeout=30) == 0, a.stderr.read()[-2000:]
     said, client_err = client.communicate(timeout=30)
     assert client.returncode == 0, client_err[-2000:]
-    assert "1 game(s) played" in said
+    assert "2 game(s) played" in said  # (one connection, the whole set)
     for n in [*names, "mawclient"]:
         team = n.rstrip("0123456789")  # (a team is its name without trailing digits)
         assert re.search(rf"AIWolf {n} \({n}, team {team}\): \d+ requests, 0 failed", out)
     log = [json.loads(x) for x in next(tmp_path.glob("game-*.jsonl")).read_text().splitlines()]
     events = [r["data"] | {"event": r["event"]} for r in log if r["kind"] == "event"]
-    dealt = dict(next(e for e in events if e["event"] == "GameOver")["roles"])
+    games = [dict(e["roles"]) for e in events if e["event"] == "GameOver"]
+    assert len(games) == 2
     lines = {e["speaker"]: e["text"] for e in events if e["event"] == "Chatted"}
     assert all(p36.valid(lines[n]) for n in names if n in lines)  # what they said, as said
-    players = sorted(dealt)  # (the platform's Agent[NN]: by seat)
+    players = sorted(games[0])  # (the platform's Agent[NN]: by seat, the same each game)
     for n in names:
         got = [json.loads(x) for x in (tmp_path / f"{n}.jsonl").read_text().splitlines()]
         kinds = [p["request"] for p in got]
         assert kinds[:4] == ["NAME", "ROLE", "INITIALIZE", "DAILY_INITIALIZE"]
-        assert kinds[-1] == "FINISH"
+        assert kinds.count("NAME") == 1 and kinds[-1] == "FINISH"  # (asked once a set)
+        finish = [i for i, k in enumerate(kinds) if k == "FINISH"]
+        assert len(finish) == 2 and kinds[finish[0] + 1] == "INITIALIZE"
         me = players.index(n) + 1
-        wolves = {str(players.index(a) + 1) for a, r in dealt.items() if r == "Werewolf"}
-        may = {str(me)} | (wolves if dealt[n] == "Werewolf" else set())
-        for p in got:
-            gi = p["gameInfo"]
-            if gi is not None and p["request"] != "FINISH":  # no role it may not know
-                assert gi["agent"] == me and set(gi["roleMap"]) <= may, (n, p)
-            for t in (p["talkHistory"] or []) + (gi["talkList"] if gi else []):
-                # only what the platform lets through: Protocol 3.6, Over or Skip
-                assert t["text"] in ("Over", "Skip") or p36.valid(t["text"]), t
-        final = got[-1]["gameInfo"]["roleMap"]
-        assert {players[int(k) - 1]: r.capitalize() for k, r in final.items()} == dealt
+        for dealt, packets in zip(games, (got[:finish[0] + 1], got[finish[0] + 1:]),
+                                  strict=True):
+            wolves = {str(players.index(a) + 1) for a, r in dealt.items() if r == "Werewolf"}
+            may = {str(me)} | (wolves if dealt[n] == "Werewolf" else set())
+            for p in packets:
+                gi = p["gameInfo"]
+                if gi is not None and p["request"] != "FINISH":  # no role it may not know
+                    assert gi["agent"] == me and set(gi["roleMap"]) <= may, (n, p)
+                for t in (p["talkHistory"] or []) + (gi["talkList"] if gi else []):
+                    # only what the platform lets through: Protocol 3.6, Over or Skip
+                    assert t["text"] in ("Over", "Skip") or p36.valid(t["text"]), t
+            final = packets[-1]["gameInfo"]["roleMap"]  # FINISH: every role of its game
+            assert {players[int(k) - 1]: r.capitalize() for k, r in final.items()} == dealt
     done = subprocess.run(maw("audit", str(next(tmp_path.glob("game-*.jsonl")))),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
