@@ -23,9 +23,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from maw.aiwolf.link import DEFAULT_LIMITS, Limits, Link
+from maw.aiwolf.link import DEFAULT_LIMITS, Limits
 from maw.aiwolf.platform import protocol_line
-from maw.aiwolf.server import seat_name
+from maw.aiwolf.server import Seating
 from maw.errors import MawError
 from maw.policies import protocol36 as p36
 
@@ -165,18 +165,16 @@ class Wire:
         return line
 
 
-class TcpEndpoint:
+class TcpEndpoint(Seating):
     """Serves the platform's TCP protocol on ``host:port`` until :meth:`stop`;
-    :meth:`gather` waits for the seats (as :class:`maw.aiwolf.server.Endpoint`)."""
+    :meth:`gather` waits for the seats."""
+
+    kind = "AIWolf platform agent"
 
     def __init__(self, host: str, port: int, seats: int, limits: Limits = DEFAULT_LIMITS,
                  reserved: Iterable[str] = (), say: Callable[[str], None] = lambda s: None
                  ) -> None:
-        self.host, self.port, self.seats, self.limits = host, port, seats, limits
-        self.reserved = set(reserved)
-        self.say = say
-        self.links: list[Link] = []
-        self.full = asyncio.Event()
+        super().__init__(host, port, seats, limits, reserved, say)
         self.server: asyncio.Server | None = None
         self.writers: set[asyncio.StreamWriter] = set()
 
@@ -191,14 +189,6 @@ class TcpEndpoint:
         except OSError as exc:
             raise MawError(f"the AIWolf platform agents' server cannot listen on "
                            f"{self.host}:{self.port}: {exc.strerror or exc}") from None
-
-    async def gather(self, timeout: float) -> list[Link]:
-        try:
-            await asyncio.wait_for(self.full.wait(), timeout)
-        except TimeoutError:
-            raise MawError(f"{len(self.links)} of {self.seats} AIWolf agent(s) joined at "
-                           f"{self.url} in {timeout:.0f} s") from None
-        return list(self.links)
 
     async def stop(self) -> None:
         for w in list(self.writers):
@@ -239,13 +229,7 @@ class TcpEndpoint:
             writer.write(text.encode("utf-8"))
 
         wire = Wire(write)
-        link = Link(name, wire.send_text, writer.close, self.limits)
-        link.seat = seat_name(name, [*self.reserved, *(x.seat for x in self.links)])
-        self.links.append(link)
-        self.say(f"AIWolf platform agent {name!r} takes seat {link.seat} "
-                 f"({len(self.links)} of {self.seats})")
-        if len(self.links) >= self.seats:
-            self.full.set()
+        link = self.seat(name, wire.send_text, writer.close)
         why = "disconnected"
         try:
             while True:

@@ -38,9 +38,12 @@ def seat_name(name: str, taken: Iterable[str]) -> str:
     return f"{base}{i}"
 
 
-class Endpoint:
-    """Serves ``/ws`` on ``host:port`` until :meth:`stop`; :meth:`gather` waits for the
-    seats. ``reserved`` are names the other players of the game take."""
+class Seating:
+    """What MAW's AIWolf servers share: ``seats`` seats for the first agents to answer
+    NAME (:meth:`seat`), and :meth:`gather`, which waits for them. ``reserved`` are names
+    the other players of the game take."""
+
+    kind = "AIWolf agent"
 
     def __init__(self, host: str, port: int, seats: int, limits: Limits = DEFAULT_LIMITS,
                  reserved: Iterable[str] = (), say: Callable[[str], None] = lambda s: None
@@ -50,6 +53,42 @@ class Endpoint:
         self.say = say
         self.links: list[Link] = []
         self.full = asyncio.Event()
+
+    @property
+    def url(self) -> str:
+        raise NotImplementedError
+
+    async def gather(self, timeout: float) -> list[Link]:
+        """The seated agents, once all ``seats`` have joined; ``MawError`` after
+        ``timeout`` seconds."""
+        try:
+            await asyncio.wait_for(self.full.wait(), timeout)
+        except TimeoutError:
+            raise MawError(f"{len(self.links)} of {self.seats} AIWolf agent(s) joined at "
+                           f"{self.url} in {timeout:.0f} s") from None
+        return list(self.links)
+
+    def seat(self, name: str, send_text: Callable[[str], object],
+             close: Callable[[], object]) -> Link:
+        """A seat for the agent called ``name``: its link."""
+        link = Link(name, send_text, close, self.limits)
+        link.seat = seat_name(name, [*self.reserved, *(x.seat for x in self.links)])
+        self.links.append(link)
+        self.say(f"{self.kind} {name!r} (team {link.team}) takes seat {link.seat} "
+                 f"({len(self.links)} of {self.seats})")
+        if len(self.links) >= self.seats:
+            self.full.set()
+        return link
+
+
+class Endpoint(Seating):
+    """Serves ``/ws`` on ``host:port`` until :meth:`stop`; :meth:`gather` waits for the
+    seats."""
+
+    def __init__(self, host: str, port: int, seats: int, limits: Limits = DEFAULT_LIMITS,
+                 reserved: Iterable[str] = (), say: Callable[[str], None] = lambda s: None
+                 ) -> None:
+        super().__init__(host, port, seats, limits, reserved, say)
         self.runner: web.AppRunner | None = None
         self.sockets: set[web.WebSocketResponse] = set()
 
@@ -61,16 +100,6 @@ class Endpoint:
         app = web.Application()
         app.router.add_get("/ws", self._serve)
         self.runner = await listen(app, self.host, self.port, "the AIWolf agents' server")
-
-    async def gather(self, timeout: float) -> list[Link]:
-        """The seated agents, once all ``seats`` have joined; ``MawError`` after
-        ``timeout`` seconds."""
-        try:
-            await asyncio.wait_for(self.full.wait(), timeout)
-        except TimeoutError:
-            raise MawError(f"{len(self.links)} of {self.seats} AIWolf agent(s) joined at "
-                           f"{self.url} in {timeout:.0f} s") from None
-        return list(self.links)
 
     async def stop(self) -> None:
         for ws in list(self.sockets):
@@ -101,14 +130,7 @@ class Endpoint:
             return  # (never answered NAME: no seat)
         if msg.type is not WSMsgType.TEXT or self.full.is_set():
             return
-        name = msg.data.rstrip("\n")
-        link = Link(name, ws.send_str, ws.close, self.limits)
-        link.seat = seat_name(name, [*self.reserved, *(x.seat for x in self.links)])
-        self.links.append(link)
-        self.say(f"AIWolf agent {name!r} (team {link.team}) takes seat {link.seat} "
-                 f"({len(self.links)} of {self.seats})")
-        if len(self.links) >= self.seats:
-            self.full.set()
+        link = self.seat(msg.data.rstrip("\n"), ws.send_str, ws.close)
         why = "disconnected"
         async for msg in ws:
             if msg.type is WSMsgType.TEXT:
