@@ -244,6 +244,21 @@ def summary(args: argparse.Namespace, result) -> None:
         winner = out.winner.value if out.winner else "nobody (draw)"
         print(f"  round {i}: {winner} won on day {out.day} ({out.termination.value})")
     print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
+    if len(result.outcomes) > 1:  # a set: each player's win rate, as AIWolf ranks a set
+        from maw.engine import role_named
+        from maw.tournament.report import wilson
+
+        won: dict[str, int] = {}
+        for out in result.outcomes:
+            for name, role in out.roles.items():
+                won[name] = won.get(name, 0) + (out.winner is not None and
+                                                role_named(role).team is out.winner)
+        n = len(result.outcomes)
+        rates = []
+        for name, w in sorted(won.items(), key=lambda kv: (-kv[1], kv[0])):
+            lo, hi = wilson(w, n)
+            rates.append(f"{name} {w}/{n} ({100 * lo:.0f}-{100 * hi:.0f}%)")
+        print("  win rates (95% intervals): " + ", ".join(rates))
     if result.absent:
         print(f"  absent (never acted, or left): {', '.join(result.absent)}")
     if result.multicasts:

@@ -106,6 +106,13 @@ def test_platform_agents_and_maws_client_play_a_game_set_at_maws_table(tmp_path)
     events = [r["data"] | {"event": r["event"]} for r in log if r["kind"] == "event"]
     games = [dict(e["roles"]) for e in events if e["event"] == "GameOver"]
     assert len(games) == 2
+    # the set's ranking, as the regulation ranks one: each player's wins of its games
+    overs = [e for e in events if e["event"] == "GameOver"]
+    rates = re.search(r"win rates \(95% intervals\): (.*)", out).group(1)
+    for n in [*names, "mawclient"]:
+        wins = sum((dealt[n] in ("Werewolf", "Possessed")) == (e["winner"] == "werewolves")
+                   for e, dealt in zip(overs, games, strict=True))
+        assert re.search(rf"\b{n} {wins}/2 \(", rates), (n, wins, rates)
     lines = {e["speaker"]: e["text"] for e in events if e["event"] == "Chatted"}
     assert all(p36.valid(lines[n]) for n in names if n in lines)  # what they said, as said
     players = sorted(games[0])  # (the platform's Agent[NN]: by seat, the same each game)
