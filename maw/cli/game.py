@@ -158,7 +158,8 @@ def cmd_game(args: argparse.Namespace) -> int:
         if args.replay_llm:
             raise MawError("--replay-llm plays the logged game's own seats: no --aiwolf")
         check(rules, config.players, args.aiwolf, config.rounds, tcp=bool(args.aiwolf_tcp))
-        aiwolf_at = web_address(args.aiwolf_port, "--aiwolf-port")
+        aiwolf_at = web_address(args.aiwolf_port, "--aiwolf-tcp-port" if args.aiwolf_tcp
+                                else "--aiwolf-port")
         if args.aiwolf_timeout <= 0:
             raise MawError("--aiwolf-timeout must be positive")
 

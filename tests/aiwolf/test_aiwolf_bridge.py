@@ -252,6 +252,18 @@ def test_maws_own_client_plays_a_whole_game_at_maws_endpoint(tmp_path):
      "unknown --policy 'llm'"),
     (["aiwolf-client", "--url", "ws://127.0.0.1:1/ws", "--name", "a",
       "--connect-seconds", "0.5"], "cannot connect to ws://127.0.0.1:1/ws"),
+    # the AIWolf 0.6 platform's agents, over TCP
+    (["game", "--ruleset", "aiwolf-5", "--players", "5", "--aiwolf", "1", "--aiwolf-tcp",
+      "1", "--policy", "rule"], "give --aiwolf (aiwolf-nlp-server's WebSocket) or"),
+    (["game", "--ruleset", "maw", "--aiwolf-tcp", "1", "--policy", "rule"],
+     "AIWolf agents play AIWolf's game"),
+    (["game", "--ruleset", "aiwolf-5", "--players", "5", "--aiwolf-tcp", "1", "--policy",
+      "rule", "--aiwolf-tcp-port", "x:y"], "--aiwolf-tcp-port 'x:y': give PORT"),
+    (["aiwolf-client", "--tcp", "nowhere", "--name", "a"], "--tcp 'nowhere': give HOST:PORT"),
+    (["aiwolf-client", "--tcp", "127.0.0.1:1", "--name", "a", "--connect-seconds", "0.5"],
+     "cannot connect to 127.0.0.1:1"),
+    (["aiwolf-client", "--tcp", "127.0.0.1:1", "--url", "ws://127.0.0.1:1/ws", "--name",
+      "a"], "not allowed with argument"),
 ])
 def test_bad_aiwolf_options_get_one_line(args, message):
     done = subprocess.run(maw(*args), capture_output=True, text=True, timeout=60)
