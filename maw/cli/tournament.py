@@ -230,8 +230,10 @@ def cmd_worker(args: argparse.Namespace) -> int:
     return 0
 
 def add_report(sub) -> None:
-    p = command(sub, "report", "leaderboard and statistics of a tournament")
-    p.add_argument("db", metavar="DB", help="the results database of maw tournament (--out)")
+    p = command(sub, "report", "leaderboard and statistics of a tournament (or a game set)")
+    p.add_argument("db", metavar="DB", help="the results database of maw tournament (--out), "
+                                            "or the log of a maw game of several rounds (a "
+                                            "game set: ranked by win rate)")
     p.add_argument("--csv", default=None, metavar="DIR", help="write the tables as CSV files")
     p.add_argument("--plots", default=None, metavar="DIR", help="write PNG charts")
     p.add_argument("--html", default=None, metavar="FILE",
@@ -246,6 +248,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     from maw.tournament.page import write_html
     from maw.tournament.report import Report
 
+    if args.db.endswith(".jsonl"):  # a game set's log
+        from maw.tournament.report import SetReport
+
+        if args.csv or args.plots or args.html:
+            raise MawError("a game set's report is its tables: no --csv, --plots or --html")
+        SetReport(Path(args.db)).print()
+        return 0
     report = Report(Path(args.db))
     report.print()
     if args.csv:

@@ -379,25 +379,7 @@ class Report:
         return lines
 
     def print(self) -> None:
-        import sys
-
-        from rich.console import Console
-        from rich.table import Table
-
-        # (piped, rich would cut the tables at 80 columns: a file gets them whole)
-        console = Console(width=None if sys.stdout.isatty() else 200)
-        for sec in self.sections():
-            table = Table(title=sec.title, title_justify="left")
-            for i, h in enumerate(sec.header):
-                table.add_column(h, justify="left" if i < sec.left else "right",
-                                 overflow="fold")
-            for row in sec.rows:
-                table.add_row(*row)
-            console.print(table)
-            if sec.note:
-                console.print(sec.note)
-        for line in self.notes():
-            console.print(line)
+        print_sections(self.sections(), self.notes())
 
     def write_csv(self, folder: Path) -> list[Path]:
         folder.mkdir(parents=True, exist_ok=True)
@@ -445,3 +427,68 @@ class Report:
             w.writerows(cur)
         written.append(path)
         return written
+
+
+def print_sections(sections: list[Section], notes: list[str]) -> None:
+    """The report's tables (rich), then its notes."""
+    import sys
+
+    from rich.console import Console
+    from rich.table import Table
+
+    # (piped, rich would cut the tables at 80 columns: a file gets them whole)
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    for sec in sections:
+        table = Table(title=sec.title, title_justify="left")
+        for i, h in enumerate(sec.header):
+            table.add_column(h, justify="left" if i < sec.left else "right",
+                             overflow="fold")
+        for row in sec.rows:
+            table.add_row(*row)
+        console.print(table)
+        if sec.note:
+            console.print(sec.note)
+    for line in notes:
+        console.print(line)
+
+
+class SetReport:
+    """A game set: the rounds of one ``maw game --rounds N`` (an AIWolf game set, the
+    platform's agents in the same seats throughout), read from its log's ``outcome``
+    records, ranked as the AIWolf regulation ranks a set: by each player's win rate."""
+
+    def __init__(self, log: Path) -> None:
+        from maw.records.log import read_log
+        from maw.records.schema import Outcome
+
+        self.outcomes = [r for r in read_log(log) if isinstance(r, Outcome)]
+        if not self.outcomes:
+            raise MawError(f"{log} holds no finished game")
+
+    def _rows(self, key) -> list[Row]:
+        games: dict[str, list[tuple[bool, int]]] = {}
+        for out in self.outcomes:
+            for name, role in out.roles.items():
+                won = out.winner is not None and role_named(role).team.value == out.winner
+                games.setdefault(key(name, role), []).append((won, out.points.get(name, 0)))
+        rows = []
+        for group, record in games.items():
+            mean, ci = mean_ci([float(p) for _w, p in record])
+            rows.append(Row(group, len(record), sum(w for w, _p in record), mean, ci))
+        return sorted(rows, key=lambda r: (-r.rate, r.group))
+
+    def sections(self) -> list[Section]:
+        n = len(self.outcomes)
+        return [Section(f"A game set of {n} game(s): by player, ranked by win rate",
+                        ["player", *HEADER[1:]], [r.cells() for r in self._rows(
+                            lambda name, role: name)]),
+                Section("By role", ["role", *HEADER[1:]],
+                        [r.cells() for r in self._rows(lambda name, role: role)])]
+
+    def print(self) -> None:
+        wins: dict[str, int] = {}
+        for out in self.outcomes:
+            wins[out.winner or "nobody"] = wins.get(out.winner or "nobody", 0) + 1
+        print_sections(self.sections(), [
+            "won: " + ", ".join(f"{team} {k} of {len(self.outcomes)}"
+                                for team, k in sorted(wins.items()))])

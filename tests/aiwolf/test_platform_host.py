@@ -113,6 +113,14 @@ def test_platform_agents_and_maws_client_play_a_game_set_at_maws_table(tmp_path)
         wins = sum((dealt[n] in ("Werewolf", "Possessed")) == (e["winner"] == "werewolves")
                    for e, dealt in zip(overs, games, strict=True))
         assert re.search(rf"\b{n} {wins}/2 \(", rates), (n, wins, rates)
+    # ... and maw report ranks the set from its log the same way
+    report = subprocess.run(maw("report", str(next(tmp_path.glob("game-*.jsonl")))),
+                            capture_output=True, text=True, timeout=60)
+    assert report.returncode == 0, report.stderr
+    assert "A game set of 2 game(s): by player, ranked by win rate" in report.stdout
+    for n in [*names, "mawclient"]:
+        wins = re.search(rf"\b{n} (\d)/2 \(", rates).group(1)
+        assert re.search(rf"│ {n} +│ +2 │ +{wins} │", report.stdout), report.stdout
     lines = {e["speaker"]: e["text"] for e in events if e["event"] == "Chatted"}
     assert all(p36.valid(lines[n]) for n in names if n in lines)  # what they said, as said
     players = sorted(games[0])  # (the platform's Agent[NN]: by seat, the same each game)

@@ -56,7 +56,7 @@ CASES = [  # (arguments, what the one line says)
     ("replay {dir}", "cannot read"),
     ("report {dir}/missing.db", "no results database"),
     ("report {text}", "not a MAW results database"),
-    ("report {binary}", "not a MAW results database"),
+    ("report {binary}", "as a MAW game log"),  # (a .jsonl: read as a game set's log)
     ("tournament --roster {dir}/missing.toml", "no roster"),
     ("tournament --roster agents/rule.toml --games 0", "must be at least 1"),
     ("tournament --roster agents/rule.toml --web nonsense", "give PORT or HOST:PORT"),
