@@ -142,7 +142,9 @@ class Wire:
             "latestVoteList": self._votes(info.get("vote_list")),
             "mediumResult": self._judge(info.get("medium_result")),
             "remainTalkMap": {k: left if left is not None else 0 for k in living},
-            "remainWhisperMap": {str(me): left if left is not None else 0},
+            # (a wolf's only, as the platform sends it: a villager has no whispers)
+            "remainWhisperMap": {str(me): left if left is not None else 0}
+            if info.get("role_map", {}).get(info["agent"]) == "WEREWOLF" else {},
             "roleMap": {str(self.index(p)): r for p, r in info.get("role_map", {}).items()},
             "statusMap": status, "talkList": list(self.day_talk["TALK"]),
             "voteList": self._votes(info.get("vote_list")),
