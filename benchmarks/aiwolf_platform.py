@@ -63,8 +63,10 @@ def team(role: str) -> str:
     return "WEREWOLF" if role in WOLVES else "VILLAGER"
 
 
-def play_set(cp: str, logs: Path, players: int, games: int, policy: str, seed: int) -> dict:
-    """One game set: the server, ``players - 1`` Java sample agents and MAW's client."""
+def play_set(cp: str, logs: Path, players: int, games: int, policy: str, seed: int,
+             memory: bool = False) -> dict:
+    """One game set: the server, ``players - 1`` Java sample agents and MAW's client (with
+    ``memory``: keeping what it learns of the others over the set, ``--set-memory``)."""
     port = free_port()
     procs: list[subprocess.Popen] = []
     t0 = time.monotonic()
@@ -81,7 +83,8 @@ def play_set(cp: str, logs: Path, players: int, games: int, policy: str, seed: i
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         client = subprocess.run(
             [sys.executable, "-m", "maw", "aiwolf-client", "--tcp", f"localhost:{port}",
-             "--name", NAME, "--policy", policy, "--seed", str(seed)],
+             "--name", NAME, "--policy", policy, "--seed", str(seed),
+             *(["--set-memory"] if memory else [])],
             capture_output=True, text=True, timeout=60 * games + 120, cwd=REPO)
         server.wait(60)
     finally:
@@ -113,8 +116,10 @@ def play_set(cp: str, logs: Path, players: int, games: int, policy: str, seed: i
     print(f"{n} games of {players} on AIWolfServer 0.6: MAW's {policy} player won "
           f"{maw_wins}/{n} ({100 * maw_wins / n:.0f}%, 95% {100 * lo:.0f}-{100 * hi:.0f}); "
           f"the Java samples {sample_wins}/{sample_seats} ({100 * slo:.0f}-{100 * shi:.0f}); "
-          f"MAW's roles: {', '.join(sorted(set(roles)))}; {minutes:.1f} min", flush=True)
+          f"MAW's roles: {', '.join(sorted(set(roles)))}; {minutes:.1f} min"
+          f"{'; with --set-memory' if memory else ''}", flush=True)
     return {"at": "platform", "players": players, "games": n, "policy": policy,
+            "memory": memory,
             "maw_wins": maw_wins, "maw_ci95": [round(lo, 3), round(hi, 3)],
             "sample_wins": sample_wins, "sample_seats": sample_seats,
             "sample_ci95": [round(slo, 3), round(shi, 3)],
@@ -122,7 +127,8 @@ def play_set(cp: str, logs: Path, players: int, games: int, policy: str, seed: i
             "answer_p95_ms": p95, "answer_max_ms": slowest, "minutes": round(minutes, 2)}
 
 
-def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
+def host_set(cp: str, logs: Path, players: int, games: int, seed: int,
+             memory: bool = False) -> dict:
     """A game set of ``games`` games of ``players`` hosted by ``maw game --aiwolf-tcp
     --rounds games``: the Java sample players in most seats, each connected once for the
     whole set, MAW's rule players in the others."""
@@ -134,7 +140,7 @@ def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
         [sys.executable, "-m", "maw", "game", "--ruleset", f"aiwolf-{players}",
          "--players", str(players), "--aiwolf-tcp", str(java), "--aiwolf-tcp-port",
          str(port), "--policy", "rule", "--seed", str(seed), "--rounds", str(games),
-         "--log-dir", str(logs), "--quiet"],
+         "--log-dir", str(logs), "--quiet", *(["--set-memory"] if memory else [])],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=REPO)
     agents = []
     try:
@@ -179,7 +185,7 @@ def host_set(cp: str, logs: Path, players: int, games: int, seed: int) -> dict:
             wins[side][0] += points > 0
             wins[side][1] += 1
     minutes = (time.monotonic() - t0) / 60
-    row: dict = {"at": "maw", "players": players, "games": len(outcomes),
+    row: dict = {"at": "maw", "players": players, "games": len(outcomes), "memory": memory,
                  "java_agents": java, "audited": audit.stdout.count(": ok"),
                  "replayed": int(agree.group(1)), "minutes": round(minutes, 2),
                  "java_answer_p95_ms_median": p95s[len(p95s) // 2] if p95s else None,
@@ -207,6 +213,8 @@ def main() -> None:
     parser.add_argument("--at", default="platform,maw",
                         help="platform: MAW's client on AIWolfServer; maw: the Java agents "
                              "at MAW's table")
+    parser.add_argument("--set-memory", action="store_true",
+                        help="MAW's players keep what they learn of the others over the set")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args()
     build_dir, cp = build(args.sources, Path(__file__).parent / "aiwolf_java" / "SetServer.java")
@@ -215,17 +223,20 @@ def main() -> None:
         for at in args.at.split(","):
             for n in map(int, args.players.split(",")):
                 logs = build_dir / f"logs-{at}-{n}"
-                rows.append(play_set(cp, logs, n, args.games, args.policy, args.seed)
+                rows.append(play_set(cp, logs, n, args.games, args.policy, args.seed,
+                                     args.set_memory)
                             if at == "platform" else host_set(cp, logs, n, args.games,
-                                                              args.seed))
+                                                              args.seed, args.set_memory))
     finally:
         shutil.rmtree(build_dir, ignore_errors=True)
     if not args.no_save:  # (the rows of the directions and sizes not run again are kept)
         path = RESULTS / "aiwolf_platform.json"
         kept = json.loads(path.read_text())["rows"] if path.exists() else []
-        ran = {(r["at"], r["players"]) for r in rows}
-        save("aiwolf_platform", [r for r in kept if (r.get("at", "platform"), r["players"])
-                                 not in ran] + rows)
+        def key(r: dict) -> tuple:
+            return r.get("at", "platform"), r["players"], r.get("memory", False)
+
+        ran = {key(r) for r in rows}
+        save("aiwolf_platform", [r for r in kept if key(r) not in ran] + rows)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import asyncio
 import logging
 import random
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -25,6 +26,7 @@ from maw.agents.transport import bare, of_types
 from maw.engine.actions import SPEC_OF
 from maw.engine.events import Chatted
 from maw.policies.base import AsyncDecider, Decider
+from maw.policies.memory import SetMemory
 from maw.protocol import convert, render
 from maw.protocol import heard as h
 from maw.protocol import messages as m
@@ -91,10 +93,13 @@ class ModelInterfaceAgent(MawAgent):
 
     def __init__(self, jid: str, password: str, name: str, new_decider: DeciderFactory,
                  game_log: GameLog, max_wait: float = 0.0, seed: int = 0,
-                 port: int = 5222, pace: tuple[float, float] | None = None) -> None:
+                 port: int = 5222, pace: tuple[float, float] | None = None,
+                 memory: SetMemory | None = None) -> None:
         super().__init__(jid, password, port=port)
         self.player_name = name
         self.new_decider = new_decider
+        # what its deciders learn of the others from round to round (None: nothing)
+        self.memory = memory
         self.round = 1
         self.decider: Decider | None = None  # (made by the round's first question)
         self.logged = 0  # LLM call records already written to the game log
@@ -123,10 +128,12 @@ class ModelInterfaceAgent(MawAgent):
         after (a replay strayed by that)."""
         if self.decider is None or body.round > self.round:
             if self.decider is not None:
-                self.retire()
+                self.retire(body.heard)
             self.round = max(self.round, body.round)
             role = body.view.role if body.view is not None else None
             self.decider = self.new_decider(self.round, role)
+            if self.memory is not None:
+                self.memory.lend(self.decider)
             self.logged = 0
             self.unread = []
         for record in body.heard:
@@ -176,7 +183,17 @@ class ModelInterfaceAgent(MawAgent):
                                                       sorted(self.belief_now.items())})
         self.belief_now = None
 
-    def retire(self) -> None:
+    def retire(self, heard: Sequence[h.Heard] = ()) -> None:
+        """The round is over: its conversation saved, its model calls kept, and what the
+        round showed of the others learnt (``memory``: the roles its end told all, in
+        ``heard``, the next round's first news)."""
+        if self.memory is not None:
+            for record in heard:
+                if isinstance(record, h.GameEnded):
+                    self.memory.learn_from(self.decider, record.roles)
+                    self.game_log.write("remembered", player=self.player_name,
+                                        round=self.round, games=self.memory.learnt,
+                                        claims=self.memory.weighed)
         self.save_context()
         tally = getattr(self.decider, "tally", None)
         if tally is not None:

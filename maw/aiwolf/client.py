@@ -43,6 +43,7 @@ from maw.engine import (
 from maw.engine.events import Chatted, GameStarted
 from maw.errors import MawError
 from maw.policies.base import AsyncDecider, Decider
+from maw.policies.memory import SetMemory
 
 log = logging.getLogger("maw.aiwolf")
 MAW_ROLE = {v.value: k for k, v in ROLES.items()}
@@ -147,10 +148,12 @@ class Player:
     given its name and role in it (a roster seat's model may hang on the role)."""
 
     def __init__(self, name: str, new_decider: Callable[[int, str, str | None], Decider],
-                 say: Callable[[str], None] = lambda line: None) -> None:
+                 say: Callable[[str], None] = lambda line: None,
+                 memory: SetMemory | None = None) -> None:
         self.name = name
         self.new_decider = new_decider
         self.say = say
+        self.memory = memory  # what it learns of the others over the set (None: nothing)
         self.game = 0
         self.decider: Decider | None = None
         self.seen = Seen()
@@ -166,11 +169,15 @@ class Player:
             self.seen.learn(p)
             self.decider = self.new_decider(self.game, self.seen.me,
                                             self.seen.roles.get(self.seen.me))
+            if self.memory is not None:
+                self.memory.lend(self.decider)
             self.decider.observe(GameStarted(self.seen.rules_name(), self.seen.players))
             return None
         self.seen.learn(p)
         self._hear(p)
         if r is Request.FINISH:
+            if self.memory is not None:  # (FINISH tells every role)
+                self.memory.learn_from(self.decider, self.seen.roles)
             me = self.seen.me
             self.say(f"game {self.game} over: {me} was a {self.seen.roles.get(me)}")
             return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from maw.cli.options import add_seed, check_decider, command, roster_seat
+from maw.cli.options import SET_MEMORY, add_seed, check_decider, command, roster_seat
 from maw.errors import MawError
 
 
@@ -31,6 +31,7 @@ def add_aiwolf_client(sub) -> None:
                    help="games to play (--url: connecting again after each, default 1; "
                         "--tcp: default all of the set)")
     add_seed(p, "seeds the player's own choices", default=0)
+    p.add_argument("--set-memory", action="store_true", help=SET_MEMORY)
     p.add_argument("--token", default=None,
                    help="a server's access token (sent as Authorization: Bearer)")
     p.add_argument("--connect-seconds", type=float, default=60.0, metavar="SECONDS",
@@ -72,7 +73,9 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"{args.name} | {line}", flush=True)
 
-    player = Player(args.name, new_decider, say)
+    from maw.policies.memory import SetMemory
+
+    player = Player(args.name, new_decider, say, SetMemory() if args.set_memory else None)
     if args.tcp:
         from maw.aiwolf.platform import play_tcp
 

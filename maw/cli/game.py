@@ -7,6 +7,7 @@ import sys
 
 from maw.cli.options import (
     GAME_EARLY_END,
+    SET_MEMORY,
     SIZE,
     add_lobby,
     add_log_dir,
@@ -41,6 +42,7 @@ def add_game(sub) -> None:
     add_seed(p)
     p.add_argument("--rounds", type=int, default=1,
                    help="games played in a row by the same players (roles dealt anew)")
+    p.add_argument("--set-memory", action="store_true", help=SET_MEMORY)
     p.add_argument("--day-seconds", type=float, default=None, metavar="SECONDS",
                    help=f"length of a day (default: {RULE_DAY:.0f}; {LLM_DAY:.0f} when an "
                         f"LLM plays; {HUMAN_DAY:.0f} when a person does)")
@@ -146,7 +148,8 @@ def cmd_game(args: argparse.Namespace) -> int:
             remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
             seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
             log_dir=Path(args.log_dir), rule_options=tuple(args.rule),
-            early_end=args.early_end, substitute=args.substitute, aiwolf=args.aiwolf)
+            early_end=args.early_end, substitute=args.substitute, aiwolf=args.aiwolf,
+            set_memory=args.set_memory)
         plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
     config, seats, address, joining, lobby = (plan.config, plan.seats, plan.address,
                                               plan.joining, plan.lobby)

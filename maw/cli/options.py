@@ -23,6 +23,9 @@ EARLY_END = ("also end a phase once every player who may act has nothing to do (
              "timer)")
 GAME_EARLY_END = EARLY_END[:-1] + ("; default: on when only hosted AI players play, off "
                                    "with --humans, --remote or --aiwolf)")
+SET_MEMORY = ("AI players keep what they learnt of the others from game to game of the set: "
+              "how each one's role claims went (maw.policies.memory; default: each game "
+              "alone)")
 SUBSTITUTE = ("rule or random: a stand-in that takes over the seat of a player whose "
               "client is gone (quit, crashed, lost its connection), from the next phase on "
               "(default: none; rule when a person sits)")

@@ -8,6 +8,7 @@ import sys
 
 from maw.cli.options import (
     LEAVE,
+    SET_MEMORY,
     add_join_seconds,
     add_lobby,
     add_log_dir,
@@ -38,6 +39,7 @@ def add_player(sub) -> None:
     add_timeout(p, LEAVE)
     add_log_dir(p, None, "write this player's own JSONL log here (default: no log)")
     add_reconnect(p)
+    p.add_argument("--set-memory", action="store_true", help=SET_MEMORY)
     p.add_argument("--quiet", action="store_true", help="print only the results")
     p.set_defaults(func=cmd_player)
 
@@ -73,6 +75,8 @@ def cmd_player(args: argparse.Namespace) -> int:
             if args.model and seat.llm is not None:
                 seat.llm = seat.llm.model_copy(update={"model": args.model})
         asyncio.run(check_backends(seats))
+    for seat in seats:
+        seat.set_memory = args.set_memory
 
     def show(name: str):
         def line(text: str) -> None:

@@ -48,6 +48,7 @@ from maw.hosting.xmpp import (
     lobby_jid,
     stable_password,
 )
+from maw.policies.memory import SetMemory
 from maw.records.model_calls import recording
 
 
@@ -83,7 +84,8 @@ def seat_record(seat: Seat) -> dict:
     return {"name": seat.name, "decider": seat.decider, "max_wait": seat.max_wait,
             "persona": seat.persona, "prompts": seat.prompts,
             "llm": seat.llm.model_dump() if seat.llm is not None else None,
-            **({"team": seat.team} if seat.team else {})}
+            **({"team": seat.team} if seat.team else {}),
+            **({"set_memory": True} if seat.set_memory else {})}
 
 
 def log_path(config: GameConfig) -> Path | None:
@@ -168,7 +170,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         interface = ModelInterfaceAgent(jid(f"ui-{seat.name}"), password(), seat.name,
                                         deciders(seat, rng.getrandbits(64)), game_log,
                                         seat.max_wait, rng.getrandbits(32),
-                                        pace=seat.pace)
+                                        pace=seat.pace,
+                                        memory=SetMemory() if seat.set_memory else None)
         player = PlayerAgent(jid(f"p-{seat.name}"), password(), str(interface.jid), gm_jid,
                              rooms, game_log)
         interface.context_dir = archive  # its model's conversation, beside the log

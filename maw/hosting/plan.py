@@ -60,6 +60,7 @@ class GameRequest:
     early_end: bool | None = None  # None: when no person or outside agent plays
     substitute: str | None = None  # the decider that takes over a gone player's seat
     aiwolf: int = 0  # seats for AIWolf agents (maw.hosting.aiwolf seats them)
+    set_memory: bool = False  # the AI seats learn of the others from round to round
 
 
 @dataclass
@@ -179,6 +180,12 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
         say(f"maw game: {who}: the day's votes open once everyone has spoken or passed, "
             "or at half the day (--rule votes_open=start: with the day, as in the design "
             "document)")
+    if r.set_memory:
+        if r.rounds < 2:
+            raise MawError("--set-memory keeps what the players learnt from round to "
+                           "round: give --rounds 2 or more")
+        for seat in seats:
+            seat.set_memory = True
     substitute, pace = r.substitute, None
     if r.humans:
         # a person reads and types: the AI players act at a person's pace, and a person
@@ -257,7 +264,7 @@ def replay_plan(log: Path, xmpp: str = "embedded", log_dir: Path | None = None,
                               "base_url": "", "api_key_env": "",
                               "options": {"pace": pace}})
         seats.append(Seat(s["name"], s["decider"], s["max_wait"], spec, s["persona"],
-                          s["prompts"]))
+                          s["prompts"], set_memory=s.get("set_memory", False)))
     config = GameConfig(players=started["players"], rules=rules, seed=started["seed"],
                         rounds=c["rounds"], day_seconds=c["day_seconds"],
                         night_seconds=c["night_seconds"], early_end=c["early_end"],

@@ -25,6 +25,7 @@ from maw.hosting.connect import (
 )
 from maw.hosting.seats import Seat, deciders
 from maw.hosting.xmpp import Address, lobby_jid
+from maw.policies.memory import SetMemory
 
 
 @dataclass
@@ -52,7 +53,8 @@ async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
         return ModelInterfaceAgent(jid, secrets.token_hex(8), seat.name,
                                    deciders(seat, rng.getrandbits(64)), game_log,
                                    seat.max_wait, rng.getrandbits(32), address.port,
-                                   pace=seat.pace)
+                                   pace=seat.pace,
+                                   memory=SetMemory() if seat.set_memory else None)
 
     log = log_dir / f"player-{seat.name}-{tag}.jsonl" if log_dir else None
     return await _play(address, lobby, seat.name.lower(), tag, interface, log, on_line,

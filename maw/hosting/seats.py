@@ -43,6 +43,8 @@ class Seat:
     team: str = ""
     game_id: str = ""
     groups: dict[str, LLMSpec] = field(default_factory=dict)
+    # keep what it learns of the others from round to round (maw.policies.memory)
+    set_memory: bool = False
 
     def llm_for(self, role: str | None) -> LLMSpec | None:
         """Its model settings once it is dealt ``role`` (``None``: not yet dealt)."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import TYPE_CHECKING
 
 from maw import engine
 from maw.llm.answers import (
@@ -43,6 +44,9 @@ from maw.policies.base import (
     make_decider,
     register_decider,
 )
+
+if TYPE_CHECKING:
+    from maw.policies.rule import RuleDecider
 
 
 def must_vote(view: engine.PlayerView, legal: tuple[engine.Action, ...],
@@ -115,6 +119,9 @@ class LLMDecider(AsyncDecider):
             self.fallback[1].observe(event)
         if self.fallback is None or self.reader is not self.fallback[1]:
             self.reader.observe(event)
+
+    def rule_layer(self) -> RuleDecider | None:
+        return self.reader.rule_layer()
 
     def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:
         """Once its answer has stated them this phase (``"suspicion"``): the rule layer's

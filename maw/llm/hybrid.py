@@ -28,6 +28,7 @@ import functools
 import json
 import random
 import re
+from typing import TYPE_CHECKING
 
 from maw import engine
 from maw.engine.actions import SPEC_OF
@@ -40,6 +41,9 @@ from maw.llm.telemetry import Tally, account, note_retries
 from maw.policies import claims, gate
 from maw.policies.base import DECIDERS, AsyncDecider, ModelSeat, register_decider
 from maw.policies.hybrid import HybridStrategy, Intent, intent_of
+
+if TYPE_CHECKING:
+    from maw.policies.rule import RuleDecider
 
 KINDS = {  # the schema's fact kinds -> the claims grammar's
     "claims_role": "role", "says_werewolf": "species", "says_human": "species",
@@ -131,6 +135,9 @@ class HybridDecider(AsyncDecider):
 
     def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:
         return self.strategy.beliefs(view)
+
+    def rule_layer(self) -> RuleDecider | None:
+        return self.strategy
 
     def _start(self, view: engine.PlayerView) -> None:
         pin_game(self.llm, self.prompts, view)

@@ -7,11 +7,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from maw.engine import Action, Event, PlayerView, Ruleset
 from maw.errors import ConfigError
 from maw.registry import Registry
+
+if TYPE_CHECKING:
+    from maw.policies.rule import RuleDecider
 
 
 class Decider:
@@ -43,6 +46,11 @@ class Decider:
         """Its probability that each other player is a werewolf, now (``None``: this
         decider does not say). The game log keeps them once a phase; ``maw report``
         scores them against the roles."""
+        return None
+
+    def rule_layer(self) -> RuleDecider | None:
+        """The rule player that reads the game for it (its beliefs, the claims it heard),
+        if it has one: what a game set's memory (``maw.policies.memory``) is kept in."""
         return None
 
 

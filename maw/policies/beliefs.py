@@ -85,6 +85,8 @@ class Tally:
         self.voted, self.accused, self.defended, self.same = np.zeros((4, m, m))
         self.accused_by: dict[str, set[str]] = {}  # whom each has voted for or accused
         self.seen = [0, 0, 0]  # accusations, defences, results of an Evidence added
+        # each player's own log-ratio from outside the game (a set's memory: 0 for none)
+        self.prior = np.zeros(m)
         # the counts weighed, on one player and on a pair: kept until one of theirs changes
         self._one: np.ndarray | None = None
         self._two: np.ndarray | None = None
@@ -138,9 +140,19 @@ class Tally:
                 self.said[int(species != "werewolf"), seat[t]] += 1
         self.seen = [len(accusations), len(defences), len(results)]
 
+    def lean(self, log_ratios: dict[str, float]) -> None:
+        """Each named player's own log-likelihood ratio of being a wolf, from outside
+        the game (``maw.policies.memory``), in place of what was there."""
+        prior = np.zeros(len(self.others))
+        for name, value in log_ratios.items():
+            if name in self.seat:
+                prior[self.seat[name]] = value
+        if not np.array_equal(prior, self.prior):
+            self.prior, self._one = prior, None
+
     def copy(self) -> Tally:
         out = copy.copy(self)
-        for name in ("voted_wolf", "said", "voted", "accused", "defended", "same"):
+        for name in ("voted_wolf", "said", "voted", "accused", "defended", "same", "prior"):
             setattr(out, name, getattr(self, name).copy())
         out.accused_by = {k: set(v) for k, v in self.accused_by.items()}
         return out
@@ -209,7 +221,8 @@ class Tally:
         counts changes: a line heard changes only a pair's)."""
         if self._one is None:
             self._one = self.voted_wolf * _VILLAGER_VOTES_WOLF + \
-                self.said[0] * _CLAIMED_WEREWOLF + self.said[1] * _CLAIMED_HUMAN
+                self.said[0] * _CLAIMED_WEREWOLF + self.said[1] * _CLAIMED_HUMAN + \
+                self.prior
         if self._two is None:
             self._two = self.same * _PACK_TOGETHER + self.voted * _WOLF_ON_PACKMATE + \
                 self.accused * _WOLF_ACCUSES_WOLF + self.defended * _WOLF_DEFENDS_WOLF

@@ -148,6 +148,9 @@ class LearnedDecider(Decider):
     def beliefs(self, view: PlayerView) -> dict[str, float] | None:
         return self.rule.beliefs(view)
 
+    def rule_layer(self) -> RuleDecider:
+        return self.rule
+
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         action = self.rule.decide(view, legal)
         kind = KINDS.get(type(action))

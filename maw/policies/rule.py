@@ -45,6 +45,7 @@ from maw.engine.roles import report_kinds, reporters, role_named, valued
 from maw.errors import MawError
 from maw.policies import beliefs, claims, voice
 from maw.policies.base import Decider, max_chat, register_decider
+from maw.policies.memory import SetMemory
 
 _LIAR = 10.0
 # the night actions it has a tactic of its own for (the Witch's, by name: registered in
@@ -86,13 +87,18 @@ class RuleDecider(Decider):
         self.pack_size: int | None = None
         self.murders_human: bool | None = None  # a night's victim is certainly human
         self.sheriff = ""  # the sheriff it last saw
-        self._belief_key: tuple[int, ...] | None = None
+        self._belief_key: tuple | None = None
         self.counted: beliefs.Tally | None = None  # the evidence it has counted
         self.counted_votes = 0  # the execution votes counted in it
         self.village = True  # on the village's side (its beliefs choose its votes)
         self.voice = random.Random(rng.getrandbits(32))  # the words it picks
         self.said: tuple[int, str] | None = None  # (day, whom it said it votes for)
         self.moves: tuple[int, int] = (0, 0)  # (day, votes moved that day)
+        # what it learnt of the others in its game set's earlier games (``--set-memory``)
+        self.set_memory: SetMemory | None = None
+
+    def rule_layer(self) -> RuleDecider:
+        return self
 
     # ------------------------------------------------------------ learning
 
@@ -234,7 +240,8 @@ class RuleDecider(Decider):
         key = (sum(map(len, votes)),
                len(self.accusations) + len(self.defences) + len(self.said_results),
                len(view.living), len(murdered),
-               len(self.human), len(self.wolf), len(view.players))
+               len(self.human), len(self.wolf), len(view.players),
+               tuple(sorted(self.claimed.items())) if self.set_memory else ())
         if key == self._belief_key:  # nothing new: the same beliefs
             return self._beliefs
         self._belief_key = key
@@ -248,6 +255,8 @@ class RuleDecider(Decider):
             self.counted.vote(vote)
         self.counted_votes = settled
         self.counted.heard(self.accusations, self.defences, self.said_results)
+        if self.set_memory is not None:  # how each claimant's claims went in the set
+            self.counted.lean(self.set_memory.log_ratios(self.claimed))
         tally = self.counted
         if settled < len(votes):
             tally = tally.copy()

@@ -267,6 +267,17 @@ class Beliefs(Record):
     beliefs: dict[str, float]
 
 
+class Remembered(Record):
+    """A player of a game set with ``--set-memory`` learnt from a finished round what
+    each other player's role claims were worth (``maw.policies.memory``)."""
+
+    kind: Literal["remembered"]
+    player: str
+    round: int  # the round it learnt from
+    games: int  # the rounds learnt from so far
+    claims: int  # the claims it has weighed so far (claimant and role, by game)
+
+
 # ---------------------------------------------------------------- what went wrong
 
 
@@ -423,8 +434,8 @@ class Aborted(Record):
 
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Narration, Timer, State, Msg, Input, Turn,
-    Typed, Dropped, Llm, Beliefs, Refused, Forged, Throttled, HandlerError, DeciderError,
-    Bounced, Gone, Substituted, Returned, Reconnected, Rejoined,
+    Typed, Dropped, Llm, Beliefs, Remembered, Refused, Forged, Throttled, HandlerError,
+    DeciderError, Bounced, Gone, Substituted, Returned, Reconnected, Rejoined,
     ServerLost, ConnectRetry, Multicast, ReplayHold, AgentError, Aborted,
 )
 BY_KIND: dict[str, type[Record]] = {

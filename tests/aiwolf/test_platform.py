@@ -172,6 +172,35 @@ def test_a_maw_decider_plays_a_recorded_game_set_and_every_answer_is_one_the_pla
     assert {"TALK", "WHISPER", "VOTE", "ATTACK", "DIVINE"} <= kinds
 
 
+def test_with_set_memory_the_player_learns_each_game_of_the_set_from_its_finish():
+    """``maw aiwolf-client --set-memory``: FINISH tells every role; the next game's decider
+    is lent what the set's games so far showed."""
+    from maw.policies.memory import SetMemory
+
+    server = ReplayServer([packets(g) for g in GAMES])
+    made = []
+
+    def new_decider(game: int, me: str, role: str | None):
+        made.append(deciders(Seat(me, "rule"), 5)(game, role))
+        return made[-1]
+
+    memory = SetMemory()
+    player = Player("maw", new_decider, memory=memory)
+    assert play_tcp(f"127.0.0.1:{server.port}", player, None, connect_seconds=5) == 3
+    server.thread.join(10)
+    assert memory.learnt == 3 and all(d.rule_layer().set_memory is memory for d in made)
+    # every other agent of the set, once a game it played in: 4 + 4 + 14
+    finishes = [p for g in GAMES for p in packets(g) if p["request"] == "FINISH"]
+    wolves: dict[str, int] = {}
+    for f, me in zip(finishes, ("Agent[03]", "Agent[04]", "Agent[08]"), strict=True):
+        for idx, role in f["gameInfo"]["roleMap"].items():
+            name = f"Agent[{int(idx):02d}]"
+            if name != me:
+                wolves[name] = wolves.get(name, 0) + (role == "WEREWOLF")
+    assert sum(map(sum, memory.games.values())) == 4 + 4 + 14
+    assert {n: g[0] for n, g in memory.games.items()} == wolves
+
+
 def test_a_server_that_is_not_there_is_a_clear_error():
     free = socket.create_server(("127.0.0.1", 0))
     port = free.getsockname()[1]

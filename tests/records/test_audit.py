@@ -22,19 +22,22 @@ from maw.records.schema import recipients
 pytestmark = pytest.mark.xmpp
 
 
-async def play(server, folder, decider: str = "rule", **options) -> list[dict]:
+async def play(server, folder, decider: str = "rule", memory: bool = False,
+               **options) -> list[dict]:
     rules = engine.ruleset(options.pop("ruleset", "maw"), **options.pop("rules", {}))
     config = GameConfig(early_end=True, rules=rules, day_seconds=5, night_seconds=3,
                         log_dir=folder, **options)
-    result = await run_game(config, default_seats(config.players, decider), server,
-                            timeout=120)
+    seats = default_seats(config.players, decider)
+    for seat in seats:
+        seat.set_memory = memory
+    result = await run_game(config, seats, server, timeout=120)
     return [json.loads(x) for x in result.log_path.read_text().splitlines()]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def logs(server, tmp_path_factory):
     """Two real games' logs: MAW with talk before the votes, and two rounds of AIWolf-9
-    (a seer, a medium, a bodyguard)."""
+    (a seer, a medium, a bodyguard) whose players keep a set's memory."""
     folder = tmp_path_factory.mktemp("audit")
     # random wolves tie their attack votes, and the 2021 rules revote: the pack's alone.
     # The game's timing is not seeded: who dies when varies, and a game may have no tied
@@ -48,7 +51,7 @@ async def logs(server, tmp_path_factory):
     return {"maw": await play(server, folder, players=6, seed=3,
                               rules={"votes_open": "talk"}),
             "aiwolf": await play(server, folder, players=9, seed=4, ruleset="aiwolf-9",
-                                 rounds=2),
+                                 rounds=2, memory=True),
             "revote": revote}
 
 
@@ -60,6 +63,14 @@ def test_real_games_pass_the_audit(logs):
         assert result.actions > 10 and result.events > result.actions
         assert result.messages > 100
     assert audit_records(aiwolf).rounds == 2
+    # each player learnt the first round's roles before the second (and only then)
+    started = next(r for r in aiwolf if r["kind"] == "started")
+    assert all(s["set_memory"] for s in started["seats"])
+    remembered = [r for r in aiwolf if r["kind"] == "remembered"]
+    assert sorted(r["player"] for r in remembered) == sorted(s["name"] for s in started["seats"])
+    assert {(r["round"], r["games"]) for r in remembered} == {(1, 1)}
+    assert all("set_memory" not in s for s in next(
+        r for r in maw_log if r["kind"] == "started")["seats"])
     # (the deal's rules are in the log: the talk-first option replays)
     assert next(r for r in maw_log if r["kind"] == "round")["options"] == {
         "votes_open": "talk"}
