@@ -81,6 +81,9 @@ def add_game(sub) -> None:
     add_web(p, "serve a web page of the game, live, then to replay, until Ctrl-C (on "
                "127.0.0.1 unless HOST)")
     add_web_spectator(p)
+    p.add_argument("--web-linger", type=float, default=None, metavar="SECONDS",
+                   help="with --web: keep the page up this long after the game, then exit "
+                        "(default: until Ctrl-C)")
     add_substitute(p)
     p.add_argument("--replay-llm", default=None, metavar="LOG",
                    help="play LOG's game again, its seed, rules, timers and seats from the "
@@ -126,6 +129,8 @@ def cmd_game(args: argparse.Namespace) -> int:
                            "(the AIWolf 0.6 platform's TCP), not both")
         args.aiwolf, args.aiwolf_port = args.aiwolf_tcp, args.aiwolf_tcp_port
     rules = rules_of(args)
+    if args.web_linger is not None and (not args.web or args.web_linger < 0):
+        raise MawError("--web-linger: give --web, and seconds of 0 or more")
     if args.web:
         from maw.web.server import web_address
 
@@ -230,7 +235,8 @@ def cmd_game(args: argparse.Namespace) -> int:
                                       f"{config.seed}", archive=Path(args.log_dir),
                                 say=lambda line: print(line, flush=True),
                                 seats=args.humans, address=address, lobby=lobby,
-                                after=lambda result: summary(args, result)))
+                                after=lambda result: summary(args, result),
+                                linger=args.web_linger))
         except KeyboardInterrupt:  # (the page stays up after the game until Ctrl-C)
             print("maw game: the web page is closed", flush=True)
         return 0

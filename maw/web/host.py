@@ -24,13 +24,14 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
                   say: Callable[[str], None] = print,
                   archive: Path | None = None, seats: int = 0,
                   address: Address | None = None, lobby: str | None = None,
-                  after: Callable[[T], None] | None = None) -> T:
+                  after: Callable[[T], None] | None = None,
+                  linger: float | None = None) -> T:
     """Run ``game`` (given the observer's record listener) with the page served on
     ``where``; when it ends, every watcher is shown the rest of the game. ``seats`` people
     may take a seat of ``lobby`` on the XMPP server at ``address`` from the browser, each
     by its own secret link. With ``after``, it is given the game's result, and the page
-    stays up (the finished game, to replay) until the task is cancelled (Ctrl-C); else
-    the server stops with the game."""
+    stays up (the finished game, to replay) until the task is cancelled (Ctrl-C), or for
+    ``linger`` seconds; else the server stops with the game."""
     host, port = web_address(where)
     observer = Observer(spectator, title)
     folder = None
@@ -66,6 +67,12 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
                 await desk.stop()
         if after is not None:
             after(result)
+            if linger is not None:
+                if linger > 0:
+                    say(f"the game is over; its page stays up at {server.url} for "
+                        f"{linger:.0f} s to replay it")
+                    await asyncio.sleep(linger)
+                return result
             say(f"the game is over; its page stays up at {server.url} to replay it "
                 "(Ctrl-C stops)")
             await asyncio.Event().wait()

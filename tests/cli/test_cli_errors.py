@@ -39,6 +39,7 @@ CASES = [  # (arguments, what the one line says)
     ("game --policy nope", "unknown --policy"),
     ("game --players 1 --policy rule", "needs 3 to 200 players"),
     ("game --policy rule --set-memory", "give --rounds 2 or more"),
+    ("game --policy rule --web-linger 5", "--web-linger: give --web"),
     ("game --ruleset nope", "unknown ruleset"),
     ("game --rule bad --policy rule", "not KEY=VALUE"),
     ("game --roster {text}", "cannot read the roster"),

@@ -1,0 +1,83 @@
+"""The compose demo for real: docker/compose.yaml's images built (on the base .ci/run
+chose: the slim Python image where a registry answers, else scripts/docker-base.sh's
+from Debian's packages, MAW_BASE) and its game played by containers: ejabberd, the model
+server, a lobby and six players, each in its own container, every message crossing the
+XMPP server in the ejabberd container."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+import uuid
+from pathlib import Path
+
+import pytest
+
+from maw.hosting.xmpp import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+COMPOSE = REPO / "docker" / "compose.yaml"
+SERVICES = {"ejabberd", "model", "lobby", "ann", "bob", "cid", "dee", "eve", "fay"}
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+def engine() -> None:
+    """A Docker engine and Compose, or the reason there are none (a failure in CI)."""
+    why = None
+    if shutil.which("docker") is None or shutil.which("docker-compose") is None:
+        why = "docker or docker-compose is not installed (.ci/run installs them)"
+    elif subprocess.run(["docker", "info"], capture_output=True, timeout=60).returncode:
+        why = "no Docker engine answers (.ci/run starts dockerd)"
+    if why:
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+
+
+@pytest.mark.timeout(1500)
+def test_the_demo_plays_a_game_of_containers(tmp_path):
+    engine()
+    project = f"mawtest{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "MAW_ROSTER": "agents/rule.toml", "MAW_DAY_SECONDS": "10",
+           "MAW_NIGHT_SECONDS": "5", "MAW_XMPP_PORT": str(free_port()),
+           "MAW_WEB_PORT": str(free_port()), "MAW_SEED": "3"}
+    compose = ["docker-compose", "-p", project, "-f", str(COMPOSE)]
+    seen: list[set[str]] = []
+    done = threading.Event()
+
+    def watch() -> None:  # docker ps, as the game goes
+        while not done.is_set():
+            out = subprocess.run(
+                ["docker", "ps", "--filter", f"label=com.docker.compose.project={project}",
+                 "--format", '{{.Label "com.docker.compose.service"}}'],
+                capture_output=True, text=True, timeout=60).stdout
+            seen.append(set(out.split()))
+            done.wait(1.0)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        proc = subprocess.run([*compose, "up", "--build", "--exit-code-from", "lobby"],
+                              env=env, capture_output=True, text=True, timeout=1400)
+    finally:
+        done.set()
+        watcher.join(10)
+        logs = subprocess.run([*compose, "logs", "--no-color"], env=env, capture_output=True,
+                              text=True, timeout=120).stdout
+        subprocess.run([*compose, "down", "-v", "--remove-orphans"], env=env,
+                       capture_output=True, timeout=300)
+    (tmp_path / "up.out").write_text(proc.stdout + proc.stderr)
+    (tmp_path / "logs.out").write_text(logs)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    # all nine containers ran at once while the game was played
+    assert any(s == SERVICES for s in seen), seen[-5:]
+    lobby = [line.split("|", 1)[1] for line in logs.splitlines()
+             if line.startswith("lobby") and "|" in line]
+    shown = "\n".join(lobby)
+    assert "won on day" in shown and "absent" not in shown
+    assert "6 joining" in shown or "joined" in shown
+    for name in ("ann", "bob", "cid", "dee", "eve", "fay"):
+        assert any(line.startswith(name) and "round 1:" in line for line in logs.splitlines())
