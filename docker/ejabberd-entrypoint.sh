@@ -21,4 +21,21 @@ sed -e 's|ip: "127.0.0.1"|ip: "::"|' \
 chown ejabberd "$out"
 # (systemd makes its run directory on a Debian host; a container has none)
 mkdir -p /run/ejabberd && chown ejabberd /run/ejabberd
+# a cluster's node: its Erlang name (for every ejabberdctl, the health check's too) and
+# the cookie the cluster's nodes share
+if [ -n "${MAW_EJABBERD_NODE:-}" ]; then
+  sed -i '/^ERLANG_NODE=/d' /etc/ejabberd/ejabberdctl.cfg
+  echo "ERLANG_NODE=$MAW_EJABBERD_NODE" >> /etc/ejabberd/ejabberdctl.cfg
+fi
+if [ -n "${MAW_EJABBERD_COOKIE:-}" ]; then
+  cookie=/var/lib/ejabberd/.erlang.cookie
+  printf '%s' "$MAW_EJABBERD_COOKIE" > "$cookie"
+  chown ejabberd "$cookie" && chmod 400 "$cookie"
+fi
+if [ -n "${MAW_EJABBERD_JOIN:-}" ]; then
+  # once this node is up, join the cluster (a node restarted is still in it: mnesia
+  # keeps that on disk, and joining again only says so)
+  (for _ in $(seq 1 120); do ejabberdctl status >/dev/null 2>&1 && break; sleep 1; done
+   ejabberdctl join_cluster "$MAW_EJABBERD_JOIN" >/dev/null 2>&1 || true) &
+fi
 exec ejabberdctl foreground

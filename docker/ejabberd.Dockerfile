@@ -17,7 +17,7 @@ RUN openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=localhost" \
     && cat /tmp/k /tmp/c > /etc/ejabberd/maw.pem && rm /tmp/k /tmp/c \
     && chown ejabberd /etc/ejabberd/maw.pem && chmod 600 /etc/ejabberd/maw.pem
 COPY ejabberd.yml /maw/ejabberd.yml
-COPY docker/ejabberd-entrypoint.sh /maw/ejabberd-entrypoint.sh
+COPY docker/ejabberd-entrypoint.sh docker/ejabberd-health.sh /maw/
 EXPOSE 5222
-HEALTHCHECK --interval=3s --timeout=5s --retries=40 CMD ejabberdctl status >/dev/null
+HEALTHCHECK --interval=3s --timeout=5s --retries=40 CMD sh /maw/ejabberd-health.sh
 ENTRYPOINT ["/bin/sh", "/maw/ejabberd-entrypoint.sh"]

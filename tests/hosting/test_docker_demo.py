@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -81,3 +82,56 @@ def test_the_demo_plays_a_game_of_containers(tmp_path):
     assert "6 joining" in shown or "joined" in shown
     for name in ("ann", "bob", "cid", "dee", "eve", "fay"):
         assert any(line.startswith(name) and "round 1:" in line for line in logs.splitlines())
+
+
+CLUSTER = REPO / "docker" / "compose.cluster.yaml"
+
+
+def _logs(compose: list[str], env: dict, *services: str) -> str:
+    return subprocess.run([*compose, "logs", "--no-color", *services], env=env,
+                          capture_output=True, text=True, timeout=120).stdout
+
+
+@pytest.mark.timeout(1500)
+def test_a_tournament_across_a_two_node_cluster_outlives_a_node_restart(tmp_path):
+    """docker/compose.cluster.yaml: two ejabberd nodes clustered, a coordinator and four
+    workers, two on each node; ej2 is restarted once the games are under way, and every
+    game still ends up in the one database."""
+    engine()
+    games = 24
+    project = f"mawcluster{uuid.uuid4().hex[:8]}"
+    env = {**os.environ, "MAW_GAMES": str(games), "MAW_SEED": "5"}
+    compose = ["docker-compose", "-p", project, "-f", str(CLUSTER)]
+    try:
+        up = subprocess.run([*compose, "up", "--build", "-d"], env=env, capture_output=True,
+                            text=True, timeout=900)
+        assert up.returncode == 0, up.stderr[-3000:]
+        ids = {s: subprocess.run([*compose, "ps", "-q", s], env=env, capture_output=True,
+                                 text=True).stdout.strip() for s in ("ej1", "coordinator")}
+        cluster = subprocess.run(["docker", "exec", ids["ej1"], "ejabberdctl", "list_cluster"],
+                                 capture_output=True, text=True, timeout=60).stdout
+        assert "ejabberd@ej1" in cluster and "ejabberd@ej2" in cluster, cluster
+        # once a few games are done, the second node goes down and comes back
+        end = time.monotonic() + 600
+        while _logs(compose, env).count(" done in ") < 4:
+            assert time.monotonic() < end, _logs(compose, env)[-3000:]
+            time.sleep(2)
+        assert subprocess.run([*compose, "restart", "ej2"], env=env, capture_output=True,
+                              timeout=300).returncode == 0
+        waited = subprocess.run(["docker", "wait", ids["coordinator"]], capture_output=True,
+                                text=True, timeout=1200)
+        logs = _logs(compose, env)
+        (tmp_path / "logs.out").write_text(logs)
+        assert waited.stdout.strip() == "0", logs[-4000:]
+        report = subprocess.run([*compose, "run", "--rm", "--no-deps", "--entrypoint", "maw",
+                                 "coordinator", "report", "/data/cluster.db"], env=env,
+                                capture_output=True, text=True, timeout=300)
+    finally:
+        subprocess.run([*compose, "down", "-v", "--remove-orphans"], env=env,
+                       capture_output=True, timeout=300)
+    assert report.returncode == 0, report.stderr[-2000:]
+    assert f"games: {games}," in report.stdout, report.stdout[-2000:]
+    # workers on both nodes played
+    played = {line.split("|")[0].strip().rsplit("_", 1)[0].rsplit("_", 1)[-1]
+              for line in logs.splitlines() if " done in " in line}
+    assert {"worker1", "worker3"} & played and {"worker2", "worker4"} & played, played
