@@ -43,6 +43,8 @@ USER model
 EXPOSE 8000
 HEALTHCHECK --interval=3s --timeout=5s --retries=60 \
   CMD python3 -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/v1/models', timeout=4)"
-# MODEL_THREADS: the threads it computes with (default: 2)
+# MODEL_THREADS: the threads it computes with (default: 2). The GGUF has no chat template
+# of its own, and llama.cpp's server would wrap the messages in Llama 2's (<</SYS>>,
+# [INST]), which the model then writes back: Gemma's turns are its family's own.
 ENV MODEL_THREADS=2
-CMD ["sh", "-c", "exec /opt/model/bin/python -m llama_cpp.server --model /opt/model/model.gguf --host 0.0.0.0 --port 8000 --n_ctx 2048 --n_threads $MODEL_THREADS --n_threads_batch $MODEL_THREADS"]
+CMD ["sh", "-c", "exec /opt/model/bin/python -m llama_cpp.server --model /opt/model/model.gguf --chat_format gemma --host 0.0.0.0 --port 8000 --n_ctx 2048 --n_threads $MODEL_THREADS --n_threads_batch $MODEL_THREADS"]

@@ -6,7 +6,7 @@ A line is refused when it
 
 * **echoes its prompt**: the instructions' own words (four of them in a row, that the
   line was not asked to say), braces, JSON keys, ``$`` variables, "at most N characters",
-  "Your pack:";
+  "Your pack:", a chat template's tokens (``<</SYS>>``, ``[INST]``, ``<|im_start|>``);
 * **gives away what the speaker's role keeps hidden**: a werewolf's role, pack or
   Hideout said in the open, a role the speaker came out as when its strategy chose not to
   (a Seer before it comes out);
@@ -41,8 +41,11 @@ from maw.policies.base import rules_of
 ECHO, SECRET, ROLE, CONTRADICTS, SENTENCE = "echo", "secret", "role", "contradicts", "sentence"
 
 _MARKERS = re.compile(
-    r"[{}$\\]|\"\w+\"\s*:|\bat most \d+ characters\b|\byour \w+\s*:|"
-    r"\banswer with\b|\bjson\b|\b(?-i:WHAT YOU SAY)\b|\bin your own voice\b", re.IGNORECASE)
+    r"[{}$\\]|\"\w+\"\s*:|\bat most \d+ characters\b|\b\d+ characters\b|\byour \w+\s*:|"
+    r"\banswer with\b|\bjson\b|\b(?-i:WHAT YOU SAY)\b|\bin your own voice\b|"
+    # a chat template's own tokens (<</SYS>>, [INST], <|im_start|>, <start_of_turn>, </s>),
+    # which a model served with another model's template writes back
+    r"<{1,2}[/|]?[a-z_|]+\|?>{1,2}|\[/?inst\]", re.IGNORECASE)
 _GM = re.compile(r"\[\s*gm\s*\]|\bgame ?master\b", re.IGNORECASE)
 # a werewolf's own side, said in the open
 _PACK_TALK = re.compile(

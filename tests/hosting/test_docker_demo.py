@@ -26,7 +26,9 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 
 def engine() -> None:
-    """A Docker engine and Compose, or the reason there are none (a failure in CI)."""
+    """A Docker engine and Compose, or the reason there are none (a failure in CI); and
+    the base the images are built on: ``MAW_BASE``, else scripts/docker-base.sh's where it
+    was built, else the slim Python image from a registry."""
     why = None
     if shutil.which("docker") is None or shutil.which("docker-compose") is None:
         why = "docker or docker-compose is not installed (.ci/run installs them)"
@@ -36,6 +38,10 @@ def engine() -> None:
         if os.environ.get("CI"):
             pytest.fail(why)
         pytest.skip(why)
+    if not os.environ.get("MAW_BASE") and subprocess.run(
+            ["docker", "image", "inspect", "maw-base:bookworm"], capture_output=True,
+            timeout=60).returncode == 0:
+        os.environ["MAW_BASE"] = "maw-base:bookworm"
 
 
 @pytest.mark.timeout(1500)

@@ -50,6 +50,11 @@ RECORDED = [
     ("I would like to ask you something. Your Party: B and E.",
      ("repeats its instructions", "gives away its role or its pack")),
     ("I trust E and B, they are honest.", ("gives away its role or its pack",)),
+    # (the compose demo, the model behind llama.cpp's server with Llama 2's chat template)
+    ("You are a was who knoweth not, Dee. Why? - <</SYS> 160 characters. I'm sorry to say: "
+     "you don't like this game.", ("repeats its instructions",)),
+    ("I suspect C. [/INST] Yes.", ("repeats its instructions",)),
+    ("<start_of_turn>I suspect C.", ("repeats its instructions",)),
 ]
 
 
