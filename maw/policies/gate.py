@@ -46,7 +46,7 @@ _MARKERS = re.compile(
     # a chat template's own tokens (<</SYS>>, [INST], <|im_start|>, <start_of_turn>, </s>),
     # which a model served with another model's template writes back
     r"<{1,2}[/|]?[a-z_|]+\|?>{1,2}|\[/?inst\]", re.IGNORECASE)
-_GM = re.compile(r"\[\s*gm\s*\]|\bgame ?master\b", re.IGNORECASE)
+_GM = re.compile(r"\[\s*gm\s*\]|\bgame ?master\b|\balive:", re.IGNORECASE)
 # a werewolf's own side, said in the open
 _PACK_TALK = re.compile(
     r"\b(?:my|our) (?:pack|fellow (?:wolves|werewolves)|packmates?)\b|"
