@@ -46,7 +46,7 @@ from maw.policies.base import (
 )
 
 if TYPE_CHECKING:
-    from maw.policies.rule import RuleDecider
+    from maw.policies.memory import RuleLayer
 
 
 def must_vote(view: engine.PlayerView, legal: tuple[engine.Action, ...],
@@ -120,7 +120,7 @@ class LLMDecider(AsyncDecider):
         if self.fallback is None or self.reader is not self.fallback[1]:
             self.reader.observe(event)
 
-    def rule_layer(self) -> RuleDecider | None:
+    def rule_layer(self) -> RuleLayer | None:
         return self.reader.rule_layer()
 
     def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:

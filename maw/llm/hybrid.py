@@ -43,7 +43,7 @@ from maw.policies.base import DECIDERS, AsyncDecider, ModelSeat, register_decide
 from maw.policies.hybrid import HybridStrategy, Intent, intent_of
 
 if TYPE_CHECKING:
-    from maw.policies.rule import RuleDecider
+    from maw.policies.memory import RuleLayer
 
 KINDS = {  # the schema's fact kinds -> the claims grammar's
     "claims_role": "role", "says_werewolf": "species", "says_human": "species",
@@ -136,7 +136,7 @@ class HybridDecider(AsyncDecider):
     def beliefs(self, view: engine.PlayerView) -> dict[str, float] | None:
         return self.strategy.beliefs(view)
 
-    def rule_layer(self) -> RuleDecider | None:
+    def rule_layer(self) -> RuleLayer | None:
         return self.strategy
 
     def _start(self, view: engine.PlayerView) -> None:

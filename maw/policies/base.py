@@ -14,7 +14,7 @@ from maw.errors import ConfigError
 from maw.registry import Registry
 
 if TYPE_CHECKING:
-    from maw.policies.rule import RuleDecider
+    from maw.policies.memory import RuleLayer
 
 
 class Decider:
@@ -48,7 +48,7 @@ class Decider:
         scores them against the roles."""
         return None
 
-    def rule_layer(self) -> RuleDecider | None:
+    def rule_layer(self) -> RuleLayer | None:
         """The rule player that reads the game for it (its beliefs, the claims it heard),
         if it has one: what a game set's memory (``maw.policies.memory``) is kept in."""
         return None

@@ -25,13 +25,27 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from maw.engine.roles import role_named
 from maw.errors import MawError
 
-if TYPE_CHECKING:
-    from maw.policies.base import Decider
+
+class RuleLayer(Protocol):
+    """What the memory reads and sets in a decider's rule layer (``RuleDecider``)."""
+
+    player: str
+    claimed: dict[str, str]  # player -> the role it came out as
+    set_memory: SetMemory | None
+
+
+class Remembering(Protocol):
+    """A decider, as the memory sees it (``Decider.rule_layer``)."""
+
+    def rule_layer(self) -> RuleLayer | None: ...
+
+
+R = TypeVar("R", bound=Remembering)
 
 
 @dataclass
@@ -78,7 +92,7 @@ class SetMemory:
         """The logarithm of :meth:`ratio` for each player's claim in this game."""
         return {name: math.log(self.ratio(name, role)) for name, role in claimed.items()}
 
-    def lend(self, decider: Decider) -> Decider:
+    def lend(self, decider: R) -> R:
         """Give ``decider``'s rule layer this memory (a decider with none learns nothing
         and uses nothing); ``decider`` itself, for chaining."""
         layer = decider.rule_layer()
@@ -86,7 +100,7 @@ class SetMemory:
             layer.set_memory = self
         return decider
 
-    def learn_from(self, decider: Decider | None, roles: Mapping[str, str]) -> None:
+    def learn_from(self, decider: Remembering | None, roles: Mapping[str, str]) -> None:
         """:meth:`learn` from a finished game's decider (what its rule layer heard)."""
         layer = decider.rule_layer() if decider is not None else None
         if layer is not None and roles:
