@@ -30,9 +30,11 @@ def compose_config(extra: Path | None = None, **env: str) -> dict:
             pytest.fail("docker-compose is not installed (.ci/run installs it)")
         pytest.skip("docker-compose is not installed (apt-get install docker-compose)")
     files = ["-f", str(COMPOSE), *(["-f", str(extra)] if extra else [])]
+    # (the file's own defaults: not the base a CI run chose for its builds)
+    ours = {k: v for k, v in os.environ.items() if k != "MAW_BASE"}
     proc = subprocess.run(["docker-compose", *files, "config"],
                           capture_output=True, text=True, timeout=60,
-                          env={**os.environ, **env})
+                          env={**ours, **env})
     assert proc.returncode == 0, proc.stderr
     return yaml.safe_load(proc.stdout)
 

@@ -104,7 +104,7 @@ def test_a_tournament_across_a_two_node_cluster_outlives_a_node_restart(tmp_path
     workers, two on each node; ej2 is restarted once the games are under way, and every
     game still ends up in the one database."""
     engine()
-    games = 24
+    games = 12
     project = f"mawcluster{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "MAW_GAMES": str(games), "MAW_SEED": "5"}
     compose = ["docker-compose", "-p", project, "-f", str(CLUSTER)]
