@@ -9,8 +9,8 @@ the GameMaster's: the narrator decides nothing, and its line comes after the tem
 messages (``vote_result``, ``end_game``...) that carry the same news.
 
 Its words are untrusted output, like a player's (``maw.policies.gate``). A line is sent
-only if it is whole sentences within ``max_chars``, repeats none of its prompt, names
-every player the news names and no other, and names no role the news does not (the
+only if it is whole sentences within ``max_chars``, repeats none of its prompt, does not
+speak of itself (no "I", "me", "my"), names every player the news names and no other, and names no role the news does not (the
 werewolves and villagers aside, as every game has them). Otherwise, or when the model
 fails or is too slow, the news goes out in the events' own words (``by = "template"``,
 with why): a narrated game never stalls on its narrator and never lies.
@@ -58,6 +58,9 @@ MEANS: dict[type, re.Pattern] = {
 WINNERS = {"village": re.compile(r"villag", re.I), "werewolves": re.compile(r"wolf|wolves", re.I)}
 LONGEST = 1000  # characters of a line (maw.protocol.messages.Narration)
 COMMON_ROLES = {"Werewolf", "Villager"}  # every game has them: "the wolves struck" says none
+# the moderator tells the players' news, never of itself ("I am the leader of a group
+# called The Werewolf. I will be executed by Cid", said for Cid's execution)
+FIRST_PERSON = re.compile(r"\b(?-i:I)\b|\b(?:I'm|me|my|mine|myself)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -198,6 +201,8 @@ class Narrator:
                              self.prompts.source("summarise.md")], allowed=news)
         if echo:
             return None, f"it repeats its prompt ({echo!r})"
+        if FIRST_PERSON.search(said):
+            return None, "it speaks of itself, not of the players"
         named = names_in(said, players)
         wanted = names_in(news if must is None else must, players)
         if not summary and wanted - named:

@@ -63,6 +63,9 @@ async def test_it_is_told_public_events_only_and_chat_or_votes_are_no_news():
     ("Bob, our brave Seer, was found dead.", "role Seer"),
     ("Bob (was found dead.", "not a whole sentence"),
     ("You are the moderator of a game of Werewolf: Bob died.", "repeats its prompt"),
+    # (a real game's line on the embedded model, for an execution: passed until then)
+    ("I am the leader of a group called The Werewolf. Bob was found dead by my hand.",
+     "speaks of itself"),
 ])
 async def test_a_line_that_strays_from_the_news_is_replaced_by_the_news(reply, why):
     n, _ = narrator(reply)
