@@ -10,8 +10,9 @@ messages (``vote_result``, ``end_game``...) that carry the same news.
 
 Its words are untrusted output, like a player's (``maw.policies.gate``). A line is sent
 only if it is whole sentences within ``max_chars``, repeats none of its prompt, does not
-speak of itself (no "I", "me", "my"), names every player the news names and no other, and names no role the news does not (the
-werewolves and villagers aside, as every game has them). Otherwise, or when the model
+speak of itself (no "I", "me", "my"), names every player the news names and no other,
+and names no role the news does not (the werewolves and villagers aside, as every game
+has them). Otherwise, or when the model
 fails or is too slow, the news goes out in the events' own words (``by = "template"``,
 with why): a narrated game never stalls on its narrator and never lies.
 """
