@@ -46,6 +46,10 @@ def pytest_itemcollected(item):
     if MODEL_FIXTURES & set(getattr(item, "fixturenames", ())) or \
             item.get_closest_marker("model"):
         item.add_marker(pytest.mark.xdist_group("model"))
+    elif item.get_closest_marker("docker"):
+        # (the tests that build images and run containers: one after the other, so that
+        # two sets of containers do not load the cores the timed games share)
+        item.add_marker(pytest.mark.xdist_group("docker"))
 
 
 def in_the_model_group(item) -> bool:

