@@ -158,7 +158,9 @@ class Narrator:
         except (json.JSONDecodeError, KeyError, TypeError):
             return template, "template", "not the answer's form", seconds, tokens, \
                 answer.text
-        if said and said[-1].isalnum():  # (a whole answer, its JSON closed: a full stop)
+        # (a whole answer, its JSON closed, that ends on a word or a bracket: a full stop;
+        # "Ann is executed (2 votes)" was refused as not a sentence in a real game)
+        if said and (said[-1].isalnum() or said[-1] in ")]'\""):
             said += "."
         text, why = self.check(said, template, players, summary, must)
         if text is not None:

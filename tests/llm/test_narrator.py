@@ -75,6 +75,16 @@ async def test_a_line_that_strays_from_the_news_is_replaced_by_the_news(reply, w
 
 
 @pytest.mark.asyncio
+@pytest.mark.parametrize("reply", ["Eve is executed (4 votes)", "Eve is executed by vote"])
+async def test_a_whole_answer_without_its_full_stop_is_closed_with_one(reply):
+    # (the embedded model's answers for an execution, in real games: "Ann is executed (2
+    # votes)" was refused as no sentence though its JSON was whole)
+    n, _ = narrator(reply)
+    line = await n.narrate(numbered(ev.Executed(1, "Eve", 4.0)), PLAYERS, "maw")
+    assert line.by == "model" and line.text == reply + "."
+
+
+@pytest.mark.asyncio
 async def test_a_model_that_fails_gives_the_events_own_words():
     n, _ = narrator()  # (no reply left: a BackendError)
     line = await n.narrate(numbered(ev.NoMurder(2)), PLAYERS, "maw")
