@@ -10,11 +10,14 @@ messages (``vote_result``, ``end_game``...) that carry the same news.
 
 Its words are untrusted output, like a player's (``maw.policies.gate``). A line is sent
 only if it is whole sentences within ``max_chars``, repeats none of its prompt, does not
-speak of itself (no "I", "me", "my"), names every player the news names and no other,
-and names no role the news does not (the werewolves and villagers aside, as every game
-has them). Otherwise, or when the model
-fails or is too slow, the news goes out in the events' own words (``by = "template"``,
-with why): a narrated game never stalls on its narrator and never lies.
+speak of itself (no "I", "me", "my"), says nothing unfit for the table
+(``maw.policies.gate.unfit``), names every player the news names and no other, and names
+no role the news does not (the werewolves and villagers aside, as every game has them);
+its sentences after the last that keeps to the news (names one of its players, or says
+it) are not said (``why = "cut to the news"``, the whole answer kept in
+``refused``). Otherwise, or when the model fails or is too slow, the news goes out in the
+events' own words (``by = "template"``, with why): a narrated game never stalls on its
+narrator and never lies.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from maw.errors import BackendError
 from maw.llm.base import Backend
 from maw.llm.prompts import Prompts
 from maw.llm.retry import Retry, send
-from maw.policies.gate import echoes, names_in, roles_named, whole_sentences
+from maw.policies.gate import echoes, names_in, roles_named, sentences, unfit, whole_sentences
 from maw.protocol.render import event_text
 
 # the news a narrator tells: deaths, the day's verdicts, the sheriff, the speaking order
@@ -44,7 +47,7 @@ CONTEXT = (ev.RoleRevealed,)
 # what a line must say of each kind of news, in some words: a line that keeps the names but
 # not the news ("Fay is in a coma") is not the news
 MEANS: dict[type, re.Pattern] = {
-    ev.Murdered: re.compile(r"murder|kill|dead|died|slain|lifeless|body|struck|taken", re.I),
+    ev.Murdered: re.compile(r"murder|kill|dead|died|slain|lifeless|body|struck", re.I),
     ev.NoMurder: re.compile(r"\b(?:nobody|no one|no-one|none|safe|surviv|spared|peaceful|quiet|"
                             r"everyone|all)\b", re.I),
     ev.Executed: re.compile(r"execut|hang|hanged|lynch|vot|sentenc|put to death|died|dead", re.I),
@@ -163,12 +166,37 @@ class Narrator:
         if said and (said[-1].isalnum() or said[-1] in ")]'\""):
             said += "."
         text, why = self.check(said, template, players, summary, must)
+        whole = text
+        if text is not None:
+            text = self.on_the_news(text, must if not summary else template + " " +
+                                    " ".join(self.told), players, kinds)
+            why = "" if text is not None else "it does not keep to the news"
         if text is not None:
             why = self.untrue(text, kinds, winner)
             text = None if why else text
         if text is None:
             return template, "template", why, seconds, tokens, said
+        if text != whole:  # (the sentences after the news, that it made up, are not said)
+            return text, "model", "cut to the news", seconds, tokens, said
         return text, "model", "", seconds, tokens, ""
+
+    @staticmethod
+    def on_the_news(text: str, news: str, players: Sequence[str],
+                    kinds: set[type]) -> str | None:
+        """``text`` up to its last sentence that keeps to the news: one that names a player
+        the news names, or says one of its kinds of news (``MEANS``) or who won. What it
+        adds after that, nobody told it (the embedded model, after "Eve was found
+        murdered.": "She is in a coma, and she has been taken to the hospital"), and it
+        is not said; ``None`` if no sentence keeps to the news."""
+        named = names_in(news, players)
+        said = sentences(text)
+        last = max((i for i, sentence in enumerate(said)
+                    if names_in(sentence, players) & named
+                    or any(MEANS[k].search(sentence) for k in kinds if k in MEANS)
+                    or (ev.GameOver in kinds and any(w.search(sentence)
+                                                     for w in WINNERS.values()))),
+                   default=None)
+        return None if last is None else " ".join(said[:last + 1])
 
     @staticmethod
     def untrue(text: str, kinds: set[type], winner: str | None) -> str:
@@ -206,6 +234,8 @@ class Narrator:
             return None, f"it repeats its prompt ({echo!r})"
         if FIRST_PERSON.search(said):
             return None, "it speaks of itself, not of the players"
+        if (word := unfit(said)) is not None:
+            return None, f"it says what no one at the table should hear ({word!r})"
         named = names_in(said, players)
         wanted = names_in(news if must is None else must, players)
         if not summary and wanted - named:

@@ -39,6 +39,7 @@ from maw.policies.base import rules_of
 
 # the kinds of fault, as the summary and the reports count them
 ECHO, SECRET, ROLE, CONTRADICTS, SENTENCE = "echo", "secret", "role", "contradicts", "sentence"
+UNFIT = "unfit"
 
 _MARKERS = re.compile(
     r"[{}$\\]|\"\w+\"\s*:|\bat most \d+ characters\b|\b\d+ characters\b|\byour \w+\s*:|"
@@ -54,6 +55,13 @@ _PACK_TALK = re.compile(
     r"\bI(?: am|'m) (?:a |the |one of the )?(?:were)?wolf\b|\bwolf ?pack\b|\bpackmates?\b|"
     r"\bhideout\b|\bmy (?:fellow )?(?:were)?wolf\b|\bthe pack\b|\bpack\b",
     re.IGNORECASE)
+# what nobody at a game's table should hear, whoever speaks: the embedded model, asked to
+# retell a murder, added "She was raped and strangled in her room" (a real game). A short
+# list of the plainest words; a model's other inventions are kept out by what a line must
+# say (the narrator keeps to the news, a player's line to its intent)
+_UNFIT = re.compile(
+    r"\b(?:rap(?:e|ed|es|ing|ist)|sexual(?:ly)?|molest\w*|incest\w*|porn\w*|genital\w*|"
+    r"naked|nude|tortur\w*|kill (?:yo)?urself|suicid\w*)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’)\]]*)(?=\s|$)")
 _CLOSERS = "\"'”’)] "
 _WORD = re.compile(r"[a-z0-9']+")
@@ -159,6 +167,23 @@ def roles_named(text: str) -> set[str]:
     return {role.name for role in ROLES.values() if _role_pattern(role.name).search(text)}
 
 
+def unfit(text: str) -> str | None:
+    """The first word of ``text`` that no one at a game's table should hear, or ``None``."""
+    found = _UNFIT.search(text)
+    return found.group(0) if found else None
+
+
+def sentences(text: str) -> list[str]:
+    """``text``'s sentences, each with its end mark (a last one without is kept too)."""
+    out, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        out.append(text[start:end.end()].strip())
+        start = end.end()
+    if text[start:].strip():
+        out.append(text[start:].strip())
+    return [s for s in out if s]
+
+
 def whole_sentences(text: str, max_chars: int) -> tuple[str | None, bool]:
     """``text`` within ``max_chars``, ending with a full sentence: as it is, or cut back to
     its last full sentence (``True``: it was cut); ``None``: not one full sentence."""
@@ -255,6 +280,8 @@ def check(text: str, view: PlayerView, max_chars: int, *,
     if foreign:
         faults.append(f"it names the {', the '.join(foreign)}, which this game does not have")
     faults += contradictions(line, view, allowed)
+    if (word := unfit(line)) is not None:
+        faults.append(f"it says what no one at the table should hear (\"{word}\")")
     said, cut = whole_sentences(line, max_chars)
     if said is None:
         faults.append("it stops mid-sentence")
@@ -265,11 +292,11 @@ def check(text: str, view: PlayerView, max_chars: int, *,
 
 _KINDS = ((ECHO, "repeats its instructions"), (SECRET, "gives away"),
           (SECRET, "keeps to itself"), (ROLE, "does not have"),
-          (SENTENCE, "mid-sentence"), (SENTENCE, "is empty"))
+          (SENTENCE, "mid-sentence"), (SENTENCE, "is empty"), (UNFIT, "should hear"))
 
 
 def fault_kind(fault: str) -> str:
-    """The kind of a fault (``echo``, ``secret``, ``role``, ``sentence``, or
+    """The kind of a fault (``echo``, ``secret``, ``role``, ``sentence``, ``unfit`` or
     ``contradicts``), to count them."""
     for kind, words in _KINDS:
         if words in fault:

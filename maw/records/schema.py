@@ -112,8 +112,10 @@ class Narration(Record):
     by: Literal["model", "template"]
     events: list[int]
     summary: bool = False
-    why: str = ""  # (by template: what the model's line lacked, or its error)
-    refused: str = ""  # (... and the model's line itself)
+    # (by template: what the model's line lacked, or its error; by model: "cut to the news"
+    # when its sentences that strayed from the news were left out)
+    why: str = ""
+    refused: str = ""  # (... and the model's whole line)
     model: str = ""
     seconds: float = 0.0
     tokens: int = 0

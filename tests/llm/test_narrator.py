@@ -167,3 +167,39 @@ def test_of_engine_games_events_it_is_told_the_public_news_alone():
         assert not secret & {i for i, _ in told}
         kinds |= {type(e).__name__ for _, e in told}
     assert {"Murdered", "Executed", "SheriffElected", "SpeakingOrder", "GameOver"} <= kinds
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("reply, said", [
+    # (the embedded model's lines in real games, after "Eve is found murdered.")
+    ("Eve was found murdered. She is in a coma, and she has been taken to the hospital.",
+     "Eve was found murdered."),
+    ("The village mourns Eve. They searched for her since she was found dead at night. "
+     "The harvest was good.",
+     "The village mourns Eve. They searched for her since she was found dead at night."),
+])
+async def test_the_sentences_after_the_news_that_it_made_up_are_not_said(reply, said):
+    n, _ = narrator(reply)
+    line = await n.narrate(numbered(ev.Murdered(2, "Eve")), PLAYERS, "maw")
+    assert (line.by, line.text, line.why, line.refused) == ("model", said,
+                                                            "cut to the news", reply)
+
+
+@pytest.mark.asyncio
+async def test_what_comes_before_the_news_stays_and_a_line_without_it_is_not_said():
+    n, _ = narrator("Hear this, village! Eve died. The harvest was good.",
+                    "The village is a small town in the middle of nowhere.")
+    line = await n.narrate(numbered(ev.Murdered(2, "Eve")), PLAYERS, "maw")
+    assert (line.by, line.text) == ("model", "Hear this, village! Eve died.")
+    line = await n.narrate(numbered(ev.NoMurder(3)), PLAYERS, "maw")
+    assert line.by == "template" and line.why == "it does not keep to the news"
+
+
+@pytest.mark.asyncio
+async def test_what_no_one_at_the_table_should_hear_is_not_said():
+    # (a real game's line on the embedded model, for a murder; it passed the gate then)
+    reply = "Eve is found murdered. She was raped and strangled in her room."
+    n, _ = narrator(reply)
+    line = await n.narrate(numbered(ev.Murdered(2, "Eve")), PLAYERS, "maw")
+    assert line.by == "template" and "should hear ('raped')" in line.why
+    assert line.text == "Eve is found murdered."

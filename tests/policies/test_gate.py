@@ -122,6 +122,8 @@ async def test_a_voiced_line_that_drops_the_name_it_was_meant_to_say_is_written_
     ("D", "I suspect F more than anyone.", "F, who is dead"),
     ("D", "I suspect C, and C has", "stops mid-sentence"),
     ("D", "I suspect C (for two reasons.", "stops mid-sentence"),
+    ("C", "D was raped and killed, I tell you.", "no one at the table should hear"),
+    ("C", "Go kill yourself, D.", "no one at the table should hear"),
 ])
 def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     found = faults(text, view(wolf_view(), who))
@@ -138,6 +140,7 @@ def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     ("D", "Dee votes. Wolves go away! ♪"),
     ("C", "The pack will strike again tonight, so think."),  # (a villager may say "pack")
     ("C", "I do not know what you say, D, but I suspect you."),  # (not the prompt's words)
+    ("C", "The wolves will kill again tonight; D must be executed."),  # (the game's words)
 ])
 def test_what_may_be_said_passes_unchanged(who, text):
     verdict = gate.check(text, view(wolf_view(), who), 160)
