@@ -59,6 +59,13 @@ MEANS: dict[type, re.Pattern] = {
     ev.BadgePassed: re.compile(r"sheriff|badge", re.I),
     ev.SpeakingOrder: re.compile(r"speak|order|turn|first|then", re.I),
 }
+# ... and what a line may say only if the news is of that kind: "Eve was killed by the
+# Werewolf, and they were both executed", the embedded model's line for a murder
+ONLY: tuple[tuple[re.Pattern, tuple[type, ...]], ...] = (
+    (re.compile(r"execut|hanged|lynch|gallows", re.I),
+     (ev.Executed, ev.NoExecution, ev.Revote, ev.Spared)),
+    (re.compile(r"murder|slain", re.I), (ev.Murdered, ev.NoMurder, ev.GameOver)),
+)
 WINNERS = {"village": re.compile(r"villag", re.I), "werewolves": re.compile(r"wolf|wolves", re.I)}
 LONGEST = 1000  # characters of a line (maw.protocol.messages.Narration)
 COMMON_ROLES = {"Werewolf", "Villager"}  # every game has them: "the wolves struck" says none
@@ -206,6 +213,10 @@ class Narrator:
             means = MEANS.get(kind)
             if means is not None and not means.search(text):
                 return f"it does not say the news ({kind.__name__})"
+        for words, news in ONLY:
+            if (said := words.search(text)) and not kinds & set(news) and \
+                    ev.GameOver not in kinds:
+                return f"it says {said.group(0)!r}, which the news does not"
         if ev.GameOver in kinds:
             if winner is None:
                 return "" if re.search(r"draw|nobody|no one|no side", text, re.I) else \

@@ -62,6 +62,8 @@ async def test_it_is_told_public_events_only_and_chat_or_votes_are_no_news():
     ("Bob was found dead, and Cid looks guilty.", "names Cid"),
     ("Bob, our brave Seer, was found dead.", "role Seer"),
     ("Bob (was found dead.", "not a whole sentence"),
+    # (a real game's line on the embedded model, for a murder)
+    ("Bob was killed by the Werewolf, and they were both executed.", "'execut'"),
     ("You are the moderator of a game of Werewolf: Bob died.", "repeats its prompt"),
     # (a real game's line on the embedded model, for an execution: passed until then)
     ("I am the leader of a group called The Werewolf. Bob was found dead by my hand.",
