@@ -27,6 +27,9 @@ from maw.protocol.proof import MID, PROOFS, new_key, proof_for, proven, sign
 from maw.records.log import NULL_LOG, GameLog
 
 log = logging.getLogger("maw.agents")
+# the metadata that tags a message with its game, where agents' names outlive their games
+# (a worker's kept logins, ``maw.hosting.logins``): another game's message is dropped
+GAME = "maw-game"
 
 class MawAgent(SpadeAgent):
     """A SPADE agent with a game log and typed send.
@@ -60,11 +63,21 @@ class MawAgent(SpadeAgent):
         # the ids of the multicast messages taken (each once: ``maw.protocol.proof``)
         self.taken: dict[str, None] = {}
 
+    # the game this agent plays, where its name outlives the game (``GAME``): None else
+    game: str | None = None
+    stale = 0  # messages dropped for another game's tag
+
     def admit(self, msg: Message) -> bool:
         """Every message goes through here first (from the server or, in one process,
-        from SPADE's container): one that claims to come from an authority of this agent
-        but lacks its proof is dropped and logged, unanswered (its real sender is
-        unknown); one from a sender over its rate is dropped."""
+        from SPADE's container): one tagged with another game than this agent's (its
+        name served that game too) is dropped and logged; one that claims to come from
+        an authority of this agent but lacks its proof is dropped and logged, unanswered
+        (its real sender is unknown); one from a sender over its rate is dropped."""
+        if self.game is not None and (tag := msg.get_metadata(GAME)) and tag != self.game:
+            self.stale += 1
+            self.game_log.write("stale", agent=bare(self.jid), sender=bare(msg.sender),
+                                type=str(msg.get_metadata("type"))[:40], game=str(tag)[:40])
+            return False
         sender = bare(msg.sender)
         if sender in self.authorities:
             if isinstance(msg, Encoded) and msg.in_memory:
@@ -147,6 +160,8 @@ class MawAgent(SpadeAgent):
         behaviour by formatting it at every message (1% of a 75-player game) for a
         store MAW keeps empty."""
         container = self.container
+        if self.game is not None:
+            msg.set_metadata(GAME, self.game)
         if isinstance(msg, Encoded) and msg.in_memory and container.has_agent(str(msg.to)):
             msg.sender = bare(self.jid)
         else:
@@ -162,6 +177,8 @@ class MawAgent(SpadeAgent):
         one = Message(to=self.multicast, body=first.body, thread=first.thread)
         for name in ("performative", "type"):
             one.set_metadata(name, first.get_metadata(name))
+        if self.game is not None:
+            one.set_metadata(GAME, self.game)
         one.sender = bare(self.jid)
         one.set_metadata(MID, secrets.token_hex(12))
         proofs = [proof_for(one, key, bare(each.to)) for each in msgs

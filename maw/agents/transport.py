@@ -12,7 +12,9 @@ offer as its API; at an upgrade, read each one's original in the new SPADE:
 - ``traces`` is replaced by a store that keeps nothing (:class:`_NoTraces`);
 - :func:`receive` and :class:`FirstIn` read a behaviour's (or its FSM's) ``queue``
   before awaiting;
-- :class:`OfTypes` is a ``Template`` whose ``match`` reads the ``type`` metadata.
+- :class:`OfTypes` is a ``Template`` whose ``match`` reads the ``type`` metadata;
+- :meth:`SpadeAgent.start_on` and :meth:`SpadeAgent.stop_kept` copy
+  ``Agent._async_start`` and ``Agent._async_stop`` less the connection (a kept login).
 
 What MAW adds on top (proofs, the rate limit, the typed send) is ``maw.agents.base``;
 the behaviours that guard an agent are ``maw.agents.guards``.
@@ -30,7 +32,7 @@ from typing import Any
 import spade.agent
 from slixmpp import ClientXMPP
 from spade.agent import Agent
-from spade.behaviour import CyclicBehaviour
+from spade.behaviour import CyclicBehaviour, FSMBehaviour
 from spade.message import Message
 from spade.template import Template
 from spade.trace import TraceStore
@@ -122,6 +124,31 @@ class SpadeAgent(Agent):
         super().__init__(*args, **kwargs)
         self.traces = _NoTraces(0)  # (SPADE's kept each agent's last 1000 messages sent)
         self.last_heard: dict[str, float] = {}  # bare JID -> when it last sent us anything
+
+    async def start_on(self, client: Any, presence: Any) -> None:
+        """Start on ``client``, already logged in as this agent's JID (a worker's kept
+        login, ``maw.hosting.logins``), with its ``presence`` manager: SPADE's
+        ``Agent._async_start`` less making, connecting and registering a client."""
+        Agent.client.__set__(self, client)  # (not the setter: its connect is set already)
+        self.presence = presence
+        presence.agent = self
+        await self._hook_plugin_after_connection()
+        await self.setup()
+        self._alive.set()
+        for behaviour in self.behaviours:
+            if not behaviour.is_running:
+                behaviour.set_agent(self)
+                if isinstance(behaviour, FSMBehaviour):
+                    for state in behaviour.get_states().values():
+                        state.set_agent(self)
+                behaviour.start()
+
+    def stop_kept(self) -> None:
+        """Stop, leaving the client logged in (for the next game's agent of this name):
+        SPADE's ``Agent._async_stop`` less its disconnect and its presence."""
+        for behaviour in self.behaviours:
+            behaviour.kill()
+        self._alive.clear()
 
     def admit(self, msg: Message) -> bool:
         """Whether ``msg`` may reach the behaviours (``maw.agents.base``: its proof, its

@@ -63,6 +63,9 @@ def add_tournament(sub) -> None:
     add_log_dir(p, "logs/tournament", "where each game's JSONL log goes")
     add_timeout(p)
     p.add_argument("--early-end", action="store_true", help=EARLY_END)
+    p.add_argument("--fresh-logins", action="store_true",
+                   help="log each game's agents in to the XMPP server afresh (by default a "
+                        "worker's agents stay logged in from one game to the next)")
     add_substitute(p)
     add_web(p, "serve a web page: the game started last, live, and the standings")
     add_web_spectator(p)
@@ -180,7 +183,7 @@ async def _tournament(plan, roster_path, results, args, todo: int) -> int:
         return run_tournament(plan, roster_path, results, xmpp=args.xmpp,
                               parallel=args.parallel, log_dir=Path(args.log_dir),
                               timeout=args.timeout, on_done=on_done, watch=watch,
-                              desk=desk, on_join=joined)
+                              desk=desk, on_join=joined, fresh_logins=args.fresh_logins)
 
     if progress is not None:
         progress.start()

@@ -15,6 +15,7 @@ from spade.container import Container
 
 from maw.agents.base import MawAgent
 from maw.errors import MawError
+from maw.hosting.logins import Logins
 from maw.hosting.xmpp import Address, quiet_logs
 
 
@@ -83,22 +84,33 @@ async def connect_agent(agent: MawAgent) -> None:
 CONNECTING_AT_ONCE = 8
 
 
-async def start_agents(agents: Sequence[MawAgent], address: Address) -> None:
+async def start_agents(agents: Sequence[MawAgent], address: Address,
+                       logins: Logins | None = None) -> None:
     """Connect ``agents``, ``CONNECTING_AT_ONCE`` at a time. One that cannot connect
     fails the start, once every other attempt has ended (none is cancelled half-way
-    through a handshake, and no task is left running to die noisily at shutdown)."""
+    through a handshake, and no task is left running to die noisily at shutdown).
+    With ``logins``, an agent whose name is logged in already starts on that login, and
+    the others' new logins are kept (``maw.hosting.logins``)."""
     for a in agents:  # (where each connects is given here, not where it is made)
         a.server_host, a.xmpp_port = address.host, address.port
     gate = asyncio.Semaphore(CONNECTING_AT_ONCE)
+    fresh: list[MawAgent] = []
 
     async def one(agent: MawAgent) -> None:
+        kept = logins.take(agent) if logins is not None else None
+        if kept is not None:
+            await agent.start_on(kept.client, kept.presence)
+            return
         async with gate:
             await connect_agent(agent)
+        fresh.append(agent)
+        if logins is not None:
+            logins.keep(agent)
     results = await asyncio.gather(*(one(a) for a in agents), return_exceptions=True)
     failed = [r for r in results if isinstance(r, BaseException)]
     if failed:
         raise failed[0]
-    for a in agents:
+    for a in fresh:
         a.presence.set_available()  # pyjabber drops messages to a JID without it
 
 
@@ -114,9 +126,9 @@ class ConnectionWatch:
         self.on_lost = on_lost  # called once, at the first loss
         self.active = True
         self.who: list[str] = []
-        for a in agents:
-            a.client.add_event_handler("disconnected",
-                                       lambda _event, agent=a: self._gone(agent))
+        self.handlers = [(a.client, lambda _event, agent=a: self._gone(agent)) for a in agents]
+        for client, handler in self.handlers:
+            client.add_event_handler("disconnected", handler)
 
     def note(self, agent: MawAgent) -> None:
         """``agent`` was found disconnected (not told by its client)."""
@@ -135,6 +147,13 @@ class ConnectionWatch:
 
     def stop(self) -> None:
         self.active = False
+
+    def close(self) -> None:
+        """Stop, and take the watch off the clients (a kept login outlives its game)."""
+        self.stop()
+        for client, handler in self.handlers:
+            client.del_event_handler("disconnected", handler)
+        self.handlers = []
 
     def rearm(self) -> None:
         """Watch again (the agents reconnected): the next loss is news."""
@@ -246,12 +265,16 @@ def silence(client) -> None:
 STOPPING_AT_ONCE = 32
 
 
-async def stop_agents(agents: Sequence[MawAgent]) -> None:
+async def stop_agents(agents: Sequence[MawAgent], logins: Logins | None = None) -> None:
     """Stop ``agents``, ``STOPPING_AT_ONCE`` at a time; one that fails to stop does not
-    keep the others from stopping."""
+    keep the others from stopping. An agent on one of ``logins`` stops and leaves its
+    login for the next game."""
     gate = asyncio.Semaphore(STOPPING_AT_ONCE)
 
     async def one(agent: MawAgent) -> None:
+        if logins is not None and logins.release(agent):
+            agent.stop_kept()
+            return
         async with gate:
             if agent.client is not None:
                 silence(agent.client)

@@ -34,6 +34,7 @@ from maw.hosting.connect import (
     start_agents,
     stop_agents,
 )
+from maw.hosting.logins import Logins
 from maw.hosting.seats import (  # noqa: F401 - the seats' names, where a game's are
     DEFAULT_NAMES,
     Seat,
@@ -102,32 +103,39 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                    watch: Callable[[dict], None] | None = None,
                    say: Callable[[str], None] | None = None,
                    on_gm: Callable[[GameMasterAgent], None] | None = None,
-                   narration: Narration | None = None) -> GameResult:
+                   narration: Narration | None = None,
+                   logins: Logins | None = None) -> GameResult:
     """Play ``config.rounds`` rounds: ``seats`` are AI players hosted here, and ``remote``
     more seats wait for players joining the lobby (named ``lobby``, so they can find it).
     ``watch`` is given every record of the game log as it is written (the web observer);
     ``say`` is told, in one line, if the XMPP server goes away during the game; ``on_gm``
     is given the GameMaster (to end the game: ``abort``); ``narration``, the narrating
-    moderator's (``maw.hosting.seats.narration_of``)."""
+    moderator's (``maw.hosting.seats.narration_of``); ``logins``, a worker's logins kept
+    from game to game (``maw.hosting.logins``: every seat hosted here, no lobby)."""
     if remote < 0 or len(seats) + remote != config.players:
         raise MawError(f"{len(seats)} AI seats and {remote} remote seats do not make a "
                        f"{config.players}-player game")
     if remote and not lobby:
         raise MawError("remote players need a lobby name to join")
+    if logins is not None and (remote or lobby):
+        raise MawError("kept logins are for games whose every seat is hosted here")
     config.rules.roles_for(config.players)
     gid = game_id or secrets.token_hex(3)
 
     def jid(local: str) -> str:
+        if logins is not None:
+            return logins.jid(local, address.domain)
         return f"maw-{gid}-{local.lower()}@{address.domain}"
 
-    def password() -> str:
-        return secrets.token_hex(8)
+    def password(of: str) -> str:
+        return logins.password(of) if logins is not None else secrets.token_hex(8)
 
     if lobby:
         gm_jid = lobby_jid(lobby, address.domain)
         gm_password = stable_password(gm_jid)
     else:
-        gm_jid, gm_password = jid("gm"), password()
+        gm_jid = jid("gm")
+        gm_password = password(gm_jid)
     bind_container()
     check_server(address)
     server = None
@@ -149,11 +157,9 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     # (each agent is given the server's address as it starts: ``start_agents``)
     gm = GameMasterAgent(gm_jid, gm_password, config, village, hideout, game_log,
                          on_event=on_event, lobby_room=lobby_room, narration=narration)
-    room_agents = [
-        ChatRoomAgent(village, password(), "Village", gm_jid, game_log, archive),
-        ChatRoomAgent(hideout, password(), "Hideout", gm_jid, game_log, archive),
-        ChatRoomAgent(lobby_room, password(), "Lobby", gm_jid, game_log, archive),
-    ]
+    room_agents = [ChatRoomAgent(room, password(room), name, gm_jid, game_log, archive)
+                   for room, name in ((village, "Village"), (hideout, "Hideout"),
+                                      (lobby_room, "Lobby"))]
     share_host_key(gm, room_agents)
     if recordings:  # its phases end on the recorded answers, not on a loaded machine's lag
         async def hold(phase: tuple[int, int, str], step: str) -> None:
@@ -167,12 +173,13 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     players: list[MawAgent] = []
     rng = random.Random(f"{config.seed}:deciders")
     for seat in seats:
-        interface = ModelInterfaceAgent(jid(f"ui-{seat.name}"), password(), seat.name,
+        ui_jid, player_jid = jid(f"ui-{seat.name}"), jid(f"p-{seat.name}")
+        interface = ModelInterfaceAgent(ui_jid, password(ui_jid), seat.name,
                                         deciders(seat, rng.getrandbits(64)), game_log,
                                         seat.max_wait, rng.getrandbits(32),
                                         pace=seat.pace,
                                         memory=SetMemory() if seat.set_memory else None)
-        player = PlayerAgent(jid(f"p-{seat.name}"), password(), str(interface.jid), gm_jid,
+        player = PlayerAgent(player_jid, password(player_jid), str(interface.jid), gm_jid,
                              rooms, game_log)
         interface.context_dir = archive  # its model's conversation, beside the log
         link(player, interface)
@@ -180,20 +187,22 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         players.append(player)
     agents = first + players
     hosted = frozenset(bare(a.jid) for a in agents)
+    tag = f"{gid}:{secrets.token_hex(4)}" if logins is not None else None
     for a in agents:  # (the rate limits are for clients from outside the host)
         a.trusted = hosted
+        a.game = tag  # (names that outlive the game: its messages carry its tag)
     result = GameResult(path)
     t0 = time.monotonic()
     connection: ConnectionWatch | None = None
     try:
         # everyone a player talks to first, then the players
-        await start_agents(first, address)
+        await start_agents(first, address, logins)
         if remote and not address.embedded:
             # what goes alike to players of other processes is one stanza, where the
             # server fans it out (XEP-0033: ejabberd with the project's ejabberd.yml)
             found = await asyncio.gather(*(a.find_multicast() for a in (gm, *room_agents)))
             game_log.write("multicast", service=found[0])
-        await start_agents(players, address)
+        await start_agents(players, address, logins)
         result.startup_seconds = time.monotonic() - t0
         where = f"{address.host}:{address.port}"
         connection = ConnectionWatch([gm], on_lost=None if say is None else lambda: say(
@@ -250,9 +259,9 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         return result
     finally:
         if connection is not None:
-            connection.stop()  # (stopping the agents disconnects them: no loss)
+            connection.close()  # (stopping the agents disconnects them: no loss)
             keeper.cancel()
-        await stop_agents(agents)
+        await stop_agents(agents, logins)
         game_log.close()
         if server is not None:
             await server.stop()

@@ -300,6 +300,17 @@ class Forged(Record):
     type: str
 
 
+class Stale(Record):
+    """A message tagged with another game than its recipient's (a worker's kept logins,
+    ``maw.hosting.logins``: the game before's, sent as it ended): dropped."""
+
+    kind: Literal["stale"]
+    agent: str
+    sender: str
+    type: str
+    game: str
+
+
 class Throttled(Record):
     """A sender went over its rate (``maw.agents.guards.RATE``): its messages are dropped;
     written at most once a second, with how many so far."""
@@ -436,7 +447,7 @@ class Aborted(Record):
 
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Narration, Timer, State, Msg, Input, Turn,
-    Typed, Dropped, Llm, Beliefs, Remembered, Refused, Forged, Throttled, HandlerError,
+    Typed, Dropped, Llm, Beliefs, Remembered, Refused, Forged, Stale, Throttled, HandlerError,
     DeciderError, Bounced, Gone, Substituted, Returned, Reconnected, Rejoined,
     ServerLost, ConnectRetry, Multicast, ReplayHold, AgentError, Aborted,
 )

@@ -194,6 +194,7 @@ async def work(xmpp: str, name: str, token: str, log_dir: Path, wait: float = 60
     """``maw worker``: join the tournament ``name`` on the server ``xmpp``, play the games
     its desk hands over until it says ``bye``; the number of games played."""
     from maw.hosting.connect import bind_container, check_server, start_agents, stop_agents
+    from maw.hosting.logins import Logins
     from maw.hosting.xmpp import parse_address
     from maw.tournament.worker import Order, play
 
@@ -206,6 +207,7 @@ async def work(xmpp: str, name: str, token: str, log_dir: Path, wait: float = 60
     bind_container()
     station = Station(address.domain, desk, token, address.port)
     await start_agents([station], address)
+    logins = Logins()  # (its games' agents stay logged in from one game to the next)
     played = 0
     try:
         end = time.monotonic() + wait
@@ -228,7 +230,7 @@ async def work(xmpp: str, name: str, token: str, log_dir: Path, wait: float = 60
                 continue
             pinging = asyncio.create_task(_ping(station, order.index))
             try:
-                done = await play(order)
+                done = await play(order, logins)
             finally:
                 pinging.cancel()
             await station.tell(desk, {"type": "done", "done": asdict(done)})
@@ -237,6 +239,7 @@ async def work(xmpp: str, name: str, token: str, log_dir: Path, wait: float = 60
                                                       f"FAILED: {done.error}")
                 + f" in {done.wall:.1f} s")
     finally:
+        await logins.close()
         await stop_agents([station])
     return played
 

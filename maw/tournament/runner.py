@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from maw.errors import MawError
 from maw.hosting.roster import Roster, group_of, load_roster
 from maw.hosting.xmpp import die_with_parent
+from maw.tournament.worker import STOP
 from maw.policies import decider_kind
 
 if TYPE_CHECKING:
@@ -206,13 +207,15 @@ def metrics_of(data: dict):
 class Worker:
     """One long-lived worker process (``maw.tournament.worker``) and its pipes."""
 
-    def __init__(self, log_dir: Path) -> None:
+    def __init__(self, log_dir: Path, fresh_logins: bool = False) -> None:
         self.log_dir = log_dir
+        self.fresh_logins = fresh_logins  # (its games' agents not kept logged in)
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "maw.tournament.worker", "--log-dir", str(self.log_dir),
+            *(("--fresh-logins",) if self.fresh_logins else ()),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, limit=16 << 20,
             preexec_fn=die_with_parent)  # no orphan game plays on
@@ -240,6 +243,7 @@ class Worker:
             return
         with contextlib.suppress(Exception):
             assert self.proc.stdin is not None
+            self.proc.stdin.write(STOP + b"\n")  # (its stdin may not end: see STOP)
             self.proc.stdin.close()
             await asyncio.wait_for(self.proc.wait(), 10)
         if self.proc.returncode is None:
@@ -284,11 +288,12 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
                          xmpp: str, parallel: int, log_dir: Path, timeout: float,
                          on_done: Callable[[Finished], None] | None = None,
                          watch: Watch | None = None, desk: Desk | None = None,
-                         on_join: Callable[[RemoteWorker], None] | None = None
-                         ) -> list[Finished]:
+                         on_join: Callable[[RemoteWorker], None] | None = None,
+                         fresh_logins: bool = False) -> list[Finished]:
     """Play the games of ``plan`` the database lacks on ``parallel`` long-lived workers,
     and on the workers that join ``desk`` (``maw worker``, ``maw.tournament.remote``;
-    ``on_join`` is told of each). A game whose worker died (or stopped answering) is
+    ``on_join`` is told of each). A worker's agents stay logged in from one game to the
+    next (``maw.hosting.logins``), unless ``fresh_logins``. A game whose worker died (or stopped answering) is
     played once more on another worker (a fresh one, here); a game that fails twice, or
     fails by itself, is reported and left out of the database (``--resume`` plays it
     again)."""
@@ -335,7 +340,7 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
         return None
 
     async def local() -> Worker:
-        worker = Worker(log_dir)
+        worker = Worker(log_dir, fresh_logins)
         workers.append(worker)
         await worker.start()
         return worker

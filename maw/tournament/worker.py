@@ -5,10 +5,12 @@ starts ``--parallel`` of them).
     python -m maw.tournament.worker --log-dir DIR
 
 It reads orders on stdin, one JSON line each (``Order``), plays each game to its end on
-the order's XMPP server, with its log in the order's folder, then measures it there
-(``maw.records.metrics``, and ``maw audit``), and answers one JSON line on stdout
-(``Done``). It ends when stdin closes, and dies with the runner that started it. A game
-that fails is answered as failed and the worker goes on; a worker that dies costs only its
+the order's XMPP server (its agents' logins kept from one game to the next:
+``maw.hosting.logins``; ``--fresh-logins``, each game's afresh), with its log in the
+order's folder, then measures it there (``maw.records.metrics``, and ``maw audit``), and
+answers one JSON line on stdout (``Done``). It ends at the line ``{"stop": true}`` or when
+stdin closes, and dies with the runner that started it. A game that fails is answered as
+failed and the worker goes on; a worker that dies costs only its
 game, which the runner plays again on a fresh worker.
 """
 
@@ -24,7 +26,16 @@ import time
 import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from maw.hosting.logins import Logins
+
+
+# the runner's last line: end now. (The end of stdin is not enough: a process forked from
+# the runner after this worker started, such as the embedded server's pool of hashers,
+# holds the pipe open, and the worker waited until it was killed, 10 s later.)
+STOP = b'{"stop": true}'
 
 
 @dataclass
@@ -55,8 +66,9 @@ class Done:
     error: str = ""
 
 
-async def play(order: Order) -> Done:
-    """Host the game of ``order`` in this process and measure it."""
+async def play(order: Order, logins: Logins | None = None) -> Done:
+    """Host the game of ``order`` in this process and measure it; with ``logins``, its
+    agents start on the logins the worker's games before left (``maw.hosting.logins``)."""
     from maw.engine import parse_options, ruleset
     from maw.errors import MawError, ReplayError
     from maw.hosting.game import run_game
@@ -84,7 +96,8 @@ async def play(order: Order) -> Done:
         await asyncio.wait_for(
             run_game(plan.config, plan.seats, plan.address, timeout=order.timeout,
                      lobby=plan.lobby, say=lambda line: None,
-                     narration=narration_of(plan.moderator)),
+                     narration=narration_of(plan.moderator),
+                     logins=logins if plan.lobby is None else None),
             order.timeout + 60)
     except (MawError, asyncio.TimeoutError, OSError) as exc:
         return Done(order.index, False, time.monotonic() - t0,
@@ -106,28 +119,41 @@ async def play(order: Order) -> Done:
                 [str(v) for v in audit.violations])
 
 
-async def serve(reader: asyncio.StreamReader) -> None:
-    """Play the orders read from ``reader`` one after another; answer each on stdout."""
+async def serve(reader: asyncio.StreamReader, logins: Logins | None) -> None:
+    """Play the orders read from ``reader`` one after another, on ``logins`` kept from
+    game to game (``None``: each game's agents log in afresh); answer each on stdout."""
     print(json.dumps({"ready": os.getpid()}), flush=True)
+    try:
+        await _serve(reader, logins)
+    finally:
+        if logins is not None:
+            await logins.close()
+
+
+async def _serve(reader: asyncio.StreamReader, logins: Logins | None) -> None:
     while line := await reader.readline():
+        if line.strip() == STOP:
+            return
         try:
             order = Order(**json.loads(line))
         except (ValueError, TypeError) as exc:
             print(json.dumps({"error": f"bad order: {exc}"}), flush=True)
             continue
         try:
-            done = await play(order)
+            done = await play(order, logins)
         except Exception as exc:  # a bug in one game: answer it, keep serving
             done = Done(order.index, False, error=f"{type(exc).__name__}: {exc}")
             traceback.print_exc(file=sys.stderr)
         print(json.dumps(asdict(done)), flush=True)
 
 
-async def _main() -> None:
+async def _main(fresh: bool) -> None:
+    from maw.hosting.logins import Logins
+
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader(limit=1 << 20)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    await serve(reader)
+    await serve(reader, None if fresh else Logins())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,13 +161,15 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--log-dir", required=True,
                         help="the tournament's log folder (each order names its own)")
-    parser.parse_args(argv)
+    parser.add_argument("--fresh-logins", action="store_true",
+                        help="log each game's agents in afresh (not kept from game to game)")
+    args = parser.parse_args(argv)
     # (what the games print is not the runner's business: answers go to the real stdout)
     real = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = os.fdopen(real, "w", buffering=1)
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(_main())
+        asyncio.run(_main(args.fresh_logins))
     return 0
 
 
