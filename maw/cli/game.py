@@ -188,12 +188,15 @@ def cmd_game(args: argparse.Namespace) -> int:
     if lobby:
         where = f"{address.host}:{address.port}"
         how = f"--xmpp {where}" + (f" --lobby {lobby}" if lobby != "main" else "")
+        # (a person's maw play without --lobby goes to a server's Hall: say the lobby)
+        how_play = f"--xmpp {where} --lobby {lobby}"
         print(f"lobby {lobby!r} waits {args.lobby_seconds:.0f} s for {joining} player(s)",
               flush=True)
         from maw.hosting.invoked import maw_command  # (as the user must type it)
         if args.humans:
             print(f"  a person joins, in another terminal, with:  {maw_command()} play "
-                  f"--name NAME {how}" + ("  (or opens a seat link below)" if args.web else ""),
+                  f"--name NAME {how_play}"
+                  + ("  (or opens a seat link below)" if args.web else ""),
                   flush=True)
         if args.remote:
             print(f"  an AI player joins with:  {maw_command()} player --name NAME {how}",

@@ -121,9 +121,13 @@ def cmd_player(args: argparse.Namespace) -> int:
     return 0
 
 def add_play(sub) -> None:
-    p = command(sub, "play", "a person joins a lobby and plays from this terminal")
+    p = command(sub, "play", "a person joins a server's Hall (or a lobby) and plays from "
+                "this terminal")
     p.add_argument("--name", default=None, help="your name in the game (asked if not given)")
-    add_lobby(p)
+    p.add_argument("--lobby", default=None, metavar="NAME",
+                   help="the lobby to join (maw game --humans prints it); without it, the "
+                        "server's Hall (maw server): its games, /create, /join, /ready; "
+                        "a server without a Hall: the lobby main")
     add_xmpp(p)
     add_join_seconds(p)
     add_timeout(p, LEAVE, default=6 * 3600.0)
@@ -144,14 +148,39 @@ def cmd_play(args: argparse.Namespace) -> int:
     from maw.hosting.xmpp import lobby_jid, parse_address
 
     address = parse_address(args.xmpp)
-    lobby_jid(args.lobby)
-    print(f"maw play: joining lobby {args.lobby!r} at {address.host}:{address.port}"
-          + (f" as {args.name}" if args.name else "") + " (Ctrl-C or /quit to leave)",
-          flush=True)
+    if args.lobby is not None:
+        lobby_jid(args.lobby)
     log_dir = Path(args.log_dir) if args.log_dir else None
 
     def say(line: str) -> None:
         print(f"maw play: {line}", file=sys.stderr, flush=True)
+
+    async def play(console):
+        lobby, name = args.lobby, args.name
+        if lobby is None:  # the server's Hall, if it has one
+            from maw.server.client import drop_in
+
+            print(f"maw play: at the Hall of {address.host}:{address.port} (/quit to "
+                  "leave)", flush=True)
+            try:
+                found = await drop_in(address, console, name)
+            except MawError as exc:
+                if "no Hall answers" not in str(exc):
+                    raise
+                found = ("main", name)
+                say(f"{exc}: joining the lobby main")
+            if found is None:
+                return None
+            lobby, name = found
+            if hasattr(console, "screen"):
+                console.screen.name = name
+        print(f"maw play: joining lobby {lobby!r} at {address.host}:{address.port}"
+              + (f" as {name}" if name else "") + " (Ctrl-C or /quit to leave)",
+              flush=True)
+        return await run_person(address, lobby, console, name=name,
+                                join_seconds=args.join_seconds, timeout=args.timeout,
+                                log_dir=log_dir, reconnect_seconds=args.reconnect_seconds,
+                                say=say)
 
     if sys.stdin.isatty() and sys.stdout.isatty():
         from prompt_toolkit.patch_stdout import patch_stdout
@@ -161,18 +190,14 @@ def cmd_play(args: argparse.Namespace) -> int:
         console = TerminalConsole()
         console.screen.name = args.name
         with patch_stdout(raw=True):
-            result = asyncio.run(run_person(address, args.lobby, console, name=args.name,
-                                            join_seconds=args.join_seconds,
-                                            timeout=args.timeout, log_dir=log_dir,
-                                            reconnect_seconds=args.reconnect_seconds,
-                                            say=say))
+            result = asyncio.run(play(console))
     else:  # piped: plain lines in, plain lines out
         from maw.terminal.screen import PlainConsole
 
-        result = asyncio.run(run_person(address, args.lobby, PlainConsole(), name=args.name,
-                                        join_seconds=args.join_seconds,
-                                        timeout=args.timeout, log_dir=log_dir,
-                                        reconnect_seconds=args.reconnect_seconds, say=say))
+        result = asyncio.run(play(PlainConsole()))
+    if result is None:
+        print("maw play: you left the Hall", flush=True)
+        return 0
     for body in result.results:
         print(f"maw play: round {body.round}: {body.winning_team or 'nobody'} won "
               f"({body.reason})", flush=True)

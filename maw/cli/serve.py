@@ -31,30 +31,59 @@ def cmd_web(args: argparse.Namespace) -> int:
 
 
 def add_server(sub) -> None:
-    p = command(sub, "server", "run the embedded XMPP server on its own")
-    p.add_argument("--port", type=int, default=5222, help="the client port on localhost")
+    p = command(sub, "server", "host games people drop into (a Hall that lists, creates and "
+                "starts them) on the embedded XMPP server, or on --xmpp HOST:PORT")
+    p.add_argument("--port", type=int, default=5222, help="the embedded server's client "
+                   "port on localhost")
+    p.add_argument("--xmpp", default=None, metavar="HOST:PORT",
+                   help="host the games on this XMPP server (ejabberd) instead of an "
+                        "embedded one")
+    p.add_argument("--log-dir", default="logs/server", metavar="DIR",
+                   help="the archive: each game's log, a folder a day, and the server's "
+                        "own log (default: logs/server)")
+    p.add_argument("--no-games", action="store_true",
+                   help="only the embedded XMPP server: no Hall, no games")
     p.set_defaults(func=cmd_server)
 
 
 def cmd_server(args: argparse.Namespace) -> int:
     import asyncio
+    import contextlib
     import signal
+    from pathlib import Path
 
-    from maw.hosting.xmpp import EmbeddedServer
+    from maw.hosting.xmpp import EmbeddedServer, parse_address
 
-    async def serve() -> None:
+    address = parse_address(args.xmpp or f"embedded:{args.port}")
+
+    async def xmpp_only(stop: asyncio.Event) -> None:
         server = EmbeddedServer(args.port)
         await server.start()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         print(f"maw server: embedded XMPP server on localhost:{args.port} "
               "(Ctrl-C to stop)", flush=True)
-        # SIGTERM stops it as Ctrl-C does: through server.stop(), which also ends
-        # pyjabber's worker processes (killed outright, they outlive the server)
-        stop = asyncio.Event()
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         try:
             await stop.wait()
         finally:
             await server.stop()
 
-    asyncio.run(serve())
+    async def main() -> None:
+        # SIGTERM stops it as Ctrl-C does: through server.stop(), which also ends
+        # pyjabber's worker processes (killed outright, they outlive the server)
+        stop = asyncio.Event()
+        if args.no_games:
+            if not address.embedded:
+                from maw.errors import MawError
+
+                raise MawError("--no-games runs the embedded XMPP server alone: give "
+                               "--port, not --xmpp")
+            await xmpp_only(stop)
+            return
+        from maw.server.host import serve
+
+        await serve(address, Path(args.log_dir), stop,
+                    say=lambda line: print(line, flush=True))
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(main())
     return 0

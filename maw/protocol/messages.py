@@ -419,6 +419,93 @@ class ChatVerdict(Body):
     reason: str = ""
 
 
+# ------------------------------------------------------------------ a server's hall
+
+
+class TableInfo(BaseModel):
+    """One game of a server's hall (``maw server``, ``maw.server.tables``): its shape,
+    who sits and who is ready, its state, and, once it runs, its game's lobby."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: int
+    ruleset: str
+    players: int
+    fill: str  # the AI players who take the seats nobody took
+    people: list[Name] = []
+    ready: list[Name] = []
+    state: Literal["open", "running", "finished", "failed", "closed"] = "open"
+    starts_in: float = 0.0  # seconds until its lobby timer runs out (open)
+    lobby: str = ""  # its game's lobby name (running)
+    result: str = ""  # who won, or why it failed or closed
+
+
+class ListGames(Body):
+    """Client -> Hall: the games, please (and their changes, from now on)."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["list_games"] = "list_games"
+
+
+class Games(Body):
+    """Hall -> Client: the games open, running and lately over; sent at each change to
+    every client that asked since it came online; ``note`` says what just changed."""
+
+    type: Literal["games"] = "games"
+    tables: list[TableInfo]
+    note: str = ""
+
+
+class CreateGame(Body):
+    """Client -> Hall: open a new game of this shape; the creator sits at it
+    (``player_name``) unless it only sets the table."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["create_game"] = "create_game"
+    ruleset: str = "maw"
+    players: int = 6
+    fill: str = "rule"
+    day_seconds: float = 60.0
+    night_seconds: float = 30.0
+    wait_seconds: float = 120.0
+    player_name: Name | None = None
+
+
+class JoinGame(Body):
+    """Client -> Hall: seat me at game ``game`` under this name."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["join_game"] = "join_game"
+    game: int
+    player_name: Name
+
+
+class LeaveGame(Body):
+    """Client -> Hall: free my seat at game ``game`` (before it starts)."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["leave_game"] = "leave_game"
+    game: int
+
+
+class TableReady(Body):
+    """Client -> Hall: I am ready (or not) for game ``game`` to start."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["table_ready"] = "table_ready"
+    game: int
+    ready: bool = True
+
+
+class GameStarts(Body):
+    """Hall -> each person seated: the game starts; join its ``lobby`` as ``player_name``
+    (``join_lobby``), as a player of ``maw game --humans`` does."""
+
+    type: Literal["game_starts"] = "game_starts"
+    game: int
+    lobby: str
+    player_name: Name
+
+
 # ------------------------------------------------------------------ replies
 
 
@@ -447,7 +534,8 @@ def _union() -> tuple[Any, TypeAdapter]:
         JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
         NameChoice, *ACTION_TYPES.values(), PrivateLine, VoteCast, VoteResult, Kill, Reveal,
         EndGame, Narration, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages,
-        NewMessages, ChatCheck, ChatVerdict, Agree, Refuse, NotUnderstood,
+        NewMessages, ChatCheck, ChatVerdict, ListGames, Games, CreateGame, JoinGame,
+        LeaveGame, TableReady, GameStarts, Agree, Refuse, NotUnderstood,
     )
     union: Any = Annotated[Union[bodies], Field(discriminator="type")]
     return union, TypeAdapter(union)

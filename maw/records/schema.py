@@ -311,6 +311,17 @@ class Stale(Record):
     game: str
 
 
+class Hall(Record):
+    """A server's Hall (``maw.server.hall``, in the server's own log): a request, whom it
+    came from and whether it was done (``reason``: what changed, or why not)."""
+
+    kind: Literal["hall"]
+    sender: str
+    type: str
+    ok: bool
+    reason: str = ""
+
+
 class Throttled(Record):
     """A sender went over its rate (``maw.agents.guards.RATE``): its messages are dropped;
     written at most once a second, with how many so far."""
@@ -447,8 +458,8 @@ class Aborted(Record):
 
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Narration, Timer, State, Msg, Input, Turn,
-    Typed, Dropped, Llm, Beliefs, Remembered, Refused, Forged, Stale, Throttled, HandlerError,
-    DeciderError, Bounced, Gone, Substituted, Returned, Reconnected, Rejoined,
+    Typed, Dropped, Llm, Beliefs, Remembered, Refused, Forged, Stale, Hall, Throttled,
+    HandlerError, DeciderError, Bounced, Gone, Substituted, Returned, Reconnected, Rejoined,
     ServerLost, ConnectRetry, Multicast, ReplayHold, AgentError, Aborted,
 )
 BY_KIND: dict[str, type[Record]] = {

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING
 from maw.errors import MawError
 from maw.hosting.roster import Roster, group_of, load_roster
 from maw.hosting.xmpp import die_with_parent
-from maw.tournament.worker import STOP
 from maw.policies import decider_kind
+from maw.tournament.worker import STOP
 
 if TYPE_CHECKING:
     from maw.tournament.remote import Desk, RemoteWorker
@@ -293,10 +293,10 @@ async def run_tournament(plan: Plan, roster_path: Path, results: Results, *,
     """Play the games of ``plan`` the database lacks on ``parallel`` long-lived workers,
     and on the workers that join ``desk`` (``maw worker``, ``maw.tournament.remote``;
     ``on_join`` is told of each). A worker's agents stay logged in from one game to the
-    next (``maw.hosting.logins``), unless ``fresh_logins``. A game whose worker died (or stopped answering) is
-    played once more on another worker (a fresh one, here); a game that fails twice, or
-    fails by itself, is reported and left out of the database (``--resume`` plays it
-    again)."""
+    next (``maw.hosting.logins``), unless ``fresh_logins``. A game whose worker died (or
+    stopped answering) is played once more on another worker (a fresh one, here); a game
+    that fails twice, or fails by itself, is reported and left out of the database
+    (``--resume`` plays it again)."""
     from maw.hosting.connect import bind_container, start_agents, stop_agents
     from maw.hosting.xmpp import EmbeddedServer, free_port, parse_address
 

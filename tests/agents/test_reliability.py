@@ -36,7 +36,7 @@ def maw(*args: str, **kwargs) -> subprocess.Popen:
 
 def test_a_killed_server_is_noticed_by_the_person_and_the_host(tmp_path):
     port = free_port()
-    server = maw("server", "--port", str(port), stdout=subprocess.DEVNULL,
+    server = maw("server", "--port", str(port), "--no-games", stdout=subprocess.DEVNULL,
                  stderr=subprocess.DEVNULL)
     host = play = None
     try:
@@ -162,7 +162,7 @@ class Pyjabber:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> None:
-        self.proc = maw("server", "--port", str(self.port), stdout=subprocess.DEVNULL,
+        self.proc = maw("server", "--port", str(self.port), "--no-games", stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL)
         end = time.monotonic() + 30
         while not port_open("127.0.0.1", self.port):

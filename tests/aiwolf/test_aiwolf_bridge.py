@@ -119,7 +119,7 @@ def test_aiwolf_agents_a_rule_player_and_a_person_play_a_whole_game(
                 "--early-end")
     bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
     if people:
-        join = wait_line(game, r"maw play --name NAME (--xmpp \S+)")
+        join = wait_line(game, r"maw play --name NAME (--xmpp \S+ --lobby \S+)")
         wait_line(game, rf"takes seat .* \({agents} of {agents}\)")
         child = person(re.search(r"--xmpp \S+", join).group(0), "Alice")
         try:

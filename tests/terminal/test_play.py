@@ -41,7 +41,7 @@ def host(port: int, tmp_path, *extra: str) -> tuple[subprocess.Popen, str]:
         line = proc.stdout.readline()
         if not line:
             break
-        found = re.search(r"maw play --name NAME (--xmpp \S+)", line)
+        found = re.search(r"maw play --name NAME (--xmpp \S+ --lobby \S+)", line)
         if found:
             return proc, found.group(1)
     proc.kill()

@@ -1,0 +1,212 @@
+"""A person at a server's Hall (``maw play`` with no ``--lobby``): the list of games,
+``/create``, ``/join``, ``/leave``, ``/ready``; when the person's game starts, its lobby
+and the name to join it with (``maw.hosting.players.run_person`` then plays it).
+
+The console is the game's own (``maw.terminal.screen``: a terminal, or plain lines)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from typing import Any
+
+from spade.message import Message
+
+from maw.agents.base import MawAgent
+from maw.agents.guards import Guarded
+from maw.agents.transport import bare, of_types
+from maw.errors import MawError
+from maw.hosting.connect import bind_container, check_server, start_agents, stop_agents
+from maw.hosting.xmpp import Address
+from maw.protocol import messages as m
+from maw.protocol.messages import Body, TableInfo, check_name
+from maw.server.hall import hall_jid
+
+ANSWERS = ("games", "refuse", "game_starts", "not_understood")
+FIRST_ANSWER = 3.0  # seconds a Hall has to answer before the server is taken for one without
+
+HELP = """At the Hall:
+  /games                         the list again
+  /create [RULESET] [PLAYERS] [fill=rule|random] [day=S] [night=S] [wait=S]
+                                 open a game and sit at it (AI players of fill take the
+                                 seats nobody takes when its wait is over)
+  /join ID                       sit at game ID
+  /leave ID                      stand up from game ID
+  /ready, /unready               say you are (not) ready: a game starts when everyone
+                                 seated is, or when its wait is over
+  /quit                          leave"""
+
+
+class Hears(Guarded):
+    async def handle(self, msg: Message, body: Body) -> None:
+        agent: HallClient = self.agent
+        if bare(msg.sender) == agent.hall:
+            agent.heard.put_nowait(body)
+
+
+class HallClient(MawAgent):
+    """The person's agent at the Hall: what the Hall says comes out of ``heard``."""
+
+    def __init__(self, jid: str, password: str, hall: str) -> None:
+        super().__init__(jid, password)
+        self.hall = hall
+        self.heard: asyncio.Queue[Body] = asyncio.Queue()
+        self.hears = Hears()
+
+    async def setup(self) -> None:
+        # the Hall follows this client's presence (to free its seat if it goes); nobody else
+        self.presence.on_subscribe = self._asked
+        self.add_behaviour(self.hears, of_types(*ANSWERS))
+        self.add_catch_all(ANSWERS)
+
+    def _asked(self, jid: str) -> None:
+        if bare(jid) == self.hall:
+            self.presence.approve_subscription(bare(jid))
+
+    async def ask(self, body: Body) -> None:
+        await self.send_body(self.hears, self.hall, body)
+
+
+def listing(tables: list[TableInfo]) -> list[str]:
+    """The games, a line each."""
+    if not tables:
+        return ["no games yet: /create one"]
+    out = []
+    for t in tables:
+        seated = ", ".join(f"{p}{'*' if p in t.ready else ''}" for p in t.people) or "nobody"
+        when = {"open": f"starts in {t.starts_in:.0f} s or when all are ready",
+                "running": "playing", "finished": t.result, "failed": f"failed: {t.result}",
+                "closed": f"closed: {t.result}"}[t.state]
+        out.append(f"  game {t.id}: {t.ruleset}, {t.players} players ({t.fill} players "
+                   f"fill the rest), {t.state}: {seated}; {when}")
+    return out
+
+
+def command(line: str, name: str, mine: int | None) -> Body | str:
+    """A typed line as a request to the Hall, or what to show instead (a ``str``)."""
+    words = line.split()
+    head, rest = (words[0].lower(), words[1:]) if words else ("", [])
+    if head in ("/games", "/list"):
+        return m.ListGames()
+    if head == "/create":
+        args: dict[str, Any] = {"player_name": name}
+        for word in rest:
+            key, eq, value = word.partition("=")
+            try:
+                if eq and key in ("day", "night", "wait"):
+                    args[f"{key}_seconds"] = float(value)
+                elif eq and key == "fill":
+                    args["fill"] = value
+                elif word.isdigit():
+                    args["players"] = int(word)
+                elif not eq:
+                    args["ruleset"] = word
+                else:
+                    return f"unknown option {word!r}: see /help"
+            except ValueError:
+                return f"{word!r}: {key} takes a number of seconds"
+        return m.CreateGame(**args)
+    if head in ("/join", "/leave"):
+        if len(rest) != 1 or not rest[0].isdigit():
+            return f"{head} takes a game's number: {head} 1"
+        game = int(rest[0])
+        return m.JoinGame(game=game, player_name=name) if head == "/join" else \
+            m.LeaveGame(game=game)
+    if head in ("/ready", "/unready"):
+        table = int(rest[0]) if rest and rest[0].isdigit() else mine
+        if table is None:
+            return "you sit at no game: /join one first"
+        return m.TableReady(game=table, ready=head == "/ready")
+    if head in ("/help", "/?"):
+        return HELP
+    return f"unknown command {line.strip()!r} (this is the Hall: /help)"
+
+
+async def drop_in(address: Address, console, name: str | None) -> tuple[str, str] | None:
+    """The person at the server's Hall until their game starts: its lobby and their name
+    there; ``None`` if they quit. ``MawError`` if no Hall answers (a server without one:
+    the caller joins a lobby instead)."""
+    bind_container()
+    check_server(address)
+    hall = hall_jid(address.domain)
+    client = HallClient(f"maw-hallclient-{secrets.token_hex(4)}@{address.domain}",
+                        secrets.token_hex(8), hall)
+    await start_agents([client], address)
+    try:
+        await client.ask(m.ListGames())
+        try:
+            first = await asyncio.wait_for(client.heard.get(), FIRST_ANSWER)
+        except asyncio.TimeoutError:
+            raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
+        while name is None:
+            console.show("Your name?")
+            typed = await console.read()
+            if typed is None or typed.strip() == "/quit":
+                return None
+            try:
+                name = check_name(typed.strip())
+            except MawError as exc:
+                console.show(str(exc))
+        console.show(f"Welcome to the Hall, {name}. /help for what you can do here.")
+        return await _at_the_hall(client, console, name, first)
+    finally:
+        await stop_agents([client])
+
+
+async def _at_the_hall(client: HallClient, console, name: str,
+                       first: Body) -> tuple[str, str] | None:
+    mine: int | None = None
+    pending: Body | None = first
+    reading: asyncio.Task | None = None
+    hearing: asyncio.Task | None = None
+    try:
+        while True:
+            if pending is not None:
+                body, pending = pending, None
+                if isinstance(body, m.Games):
+                    if body.note:
+                        console.show(f"* {body.note}")
+                    for line in listing(body.tables):
+                        console.show(line)
+                    mine = next((t.id for t in body.tables if t.state == "open"
+                                 and name in t.people), None)
+                elif isinstance(body, m.GameStarts):
+                    console.show(f"Game {body.game} starts: joining it as {body.player_name}")
+                    return body.lobby, body.player_name
+                elif isinstance(body, (m.Refuse, m.NotUnderstood)):
+                    console.show(f"Refused: {body.reason}")
+                continue
+            reading = reading or asyncio.ensure_future(console.read())
+            hearing = hearing or asyncio.ensure_future(client.heard.get())
+            done, _ = await asyncio.wait({reading, hearing},
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if hearing in done:
+                pending, hearing = hearing.result(), None
+                continue
+            typed, reading = reading.result(), None
+            if typed is None or typed.strip() in ("/quit", "/exit"):
+                return None
+            if not typed.strip():
+                continue
+            what = command(typed, name, mine)
+            if isinstance(what, str):
+                console.show(what)
+            else:
+                await client.ask(what)
+    finally:
+        for task in (reading, hearing):
+            if task is not None and not task.done():
+                _stop_reading(console)
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+
+def _stop_reading(console) -> None:
+    """End a prompt the terminal is showing (the game's own screen comes next)."""
+    session = getattr(console, "session", None)
+    app = getattr(session, "app", None)
+    if app is not None and app.is_running:
+        with contextlib.suppress(Exception):
+            app.exit(result="")

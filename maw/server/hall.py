@@ -1,0 +1,159 @@
+"""The Hall of a game server (``maw server``): the agent people talk to before a game, at
+``maw-hall@DOMAIN``. It lists the games (``maw.server.tables``), creates them, seats
+people, takes their ``ready``, and starts each game when it is due, telling each person
+seated where its game's lobby is (``game_starts``); the server hosts the game
+(``maw.server.host``). Every client that asked for the list is sent it again at each
+change, until it goes offline: the Hall follows the presence of each (XMPP's own), so a
+person whose client is gone loses their seat at an open table.
+
+Each request and its answer is a record of the server's log (``hall``), with the sender.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from spade.behaviour import CyclicBehaviour
+from spade.message import Message
+
+from maw.agents.base import MawAgent
+from maw.agents.guards import Guarded
+from maw.agents.transport import bare, of_types
+from maw.errors import MawError
+from maw.protocol import messages as m
+from maw.protocol.messages import Body
+from maw.records.log import GameLog
+from maw.server.tables import Table, Tables
+
+HALL_TYPES = ("list_games", "create_game", "join_game", "leave_game", "table_ready")
+TICK = 0.25  # seconds between the Hall's looks at its tables' timers
+
+
+def hall_jid(domain: str) -> str:
+    return f"maw-hall@{domain}"
+
+
+class Requests(Guarded):
+    """People's requests: each answered with the list (``games``) or a ``refuse``."""
+
+    receive_timeout = 1.0
+
+    async def handle(self, msg: Message, body: Body) -> None:
+        hall: HallAgent = self.agent
+        sender = bare(msg.sender)
+        try:
+            note = hall.apply(sender, body)
+        except MawError as exc:
+            hall.game_log.write("hall", sender=sender, type=body.type, ok=False,
+                                reason=str(exc))
+            await hall.send_body(self, sender, m.Refuse(reason=str(exc)), msg.thread)
+            return
+        hall.game_log.write("hall", sender=sender, type=body.type, ok=True, reason=note)
+        if sender not in hall.watchers:
+            hall.watchers.add(sender)
+            hall.presence.subscribe(sender)  # (to learn when its client goes)
+        if note:
+            hall.changed(note)
+        else:  # (only the list asked for: to the asker alone)
+            await hall.send_body(self, sender, m.Games(tables=hall.tables.listing(
+                hall.clock())), msg.thread)
+
+
+class Tick(CyclicBehaviour):
+    """Starts the games that are due, and sends the list to every watcher at each change."""
+
+    async def run(self) -> None:
+        hall: HallAgent = self.agent
+        try:
+            note = await asyncio.wait_for(hall.notes.get(), TICK)
+        except asyncio.TimeoutError:
+            note = None
+        notes = [note] if note else []
+        while not hall.notes.empty():
+            notes.append(hall.notes.get_nowait())
+        for table in hall.tables.due(hall.clock()):
+            for name, address in table.people.items():
+                await hall.send_body(self, address, m.GameStarts(
+                    game=table.id, lobby=table.lobby, player_name=name))
+            notes.append(f"game {table.id} starts: {', '.join(sorted(table.people))}"
+                         f" and {table.free} AI player(s)")
+            hall.game_log.write("hall", sender=str(hall.jid), type="game_starts", ok=True,
+                                reason=notes[-1])
+            hall.begin(table)
+        if notes and hall.watchers:
+            await hall.send_bodies(self, sorted(hall.watchers), m.Games(
+                tables=hall.tables.listing(hall.clock()), note="; ".join(notes)))
+
+
+class HallAgent(MawAgent):
+    """The Hall: ``tables`` and who watches them; ``start`` hosts a table's game (a task
+    of the server's; it calls ``finished`` at the end)."""
+
+    def __init__(self, jid: str, password: str, tables: Tables,
+                 start: Callable[[Table], Coroutine[Any, Any, None]], game_log: GameLog,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(jid, password)
+        self.tables = tables
+        self.host_game = start
+        self.game_log = game_log
+        self.clock = clock
+        self.watchers: set[str] = set()
+        self.notes: asyncio.Queue[str] = asyncio.Queue()
+        self.games: set[asyncio.Task] = set()
+
+    async def setup(self) -> None:
+        self.presence.approve_all = False
+        self.presence.on_unavailable = self._unavailable
+        self.add_behaviour(Requests(), of_types(*HALL_TYPES))
+        self.add_behaviour(Tick())
+        self.add_catch_all(HALL_TYPES)
+
+    def apply(self, sender: str, body: Body) -> str:
+        """``body`` from ``sender`` applied to the tables: what changed, in a line ("":
+        nothing, the list was asked for). ``MawError``: refused, why."""
+        now, t = self.clock(), self.tables
+        if isinstance(body, m.ListGames):
+            return ""
+        if isinstance(body, m.CreateGame):
+            table = t.create(sender, body.ruleset, body.players, body.fill, body.day_seconds,
+                             body.night_seconds, body.wait_seconds, now)
+            if body.player_name:
+                try:
+                    t.join(table.id, body.player_name, sender)
+                except MawError:
+                    del t.tables[table.id]
+                    raise
+            return (f"{body.player_name or sender.split('@')[0]} created game {table.id} "
+                    f"({table.ruleset}, {table.players} players)")
+        if isinstance(body, m.JoinGame):
+            t.join(body.game, body.player_name, sender)
+            return f"{body.player_name} joined game {body.game}"
+        if isinstance(body, m.LeaveGame):
+            names = [n for n, a in t.get(body.game).people.items() if a == sender]
+            t.leave(body.game, sender)
+            return f"{', '.join(names) or 'nobody'} left game {body.game}"
+        if isinstance(body, m.TableReady):
+            t.set_ready(body.game, sender, body.ready)
+            names = [n for n, a in t.get(body.game).people.items() if a == sender]
+            return f"{', '.join(names)} {'is' if body.ready else 'is not'} ready for " \
+                   f"game {body.game}"
+        raise MawError(f"the Hall does not handle {body.type}")
+
+    def begin(self, table: Table) -> None:
+        task: asyncio.Task = asyncio.get_running_loop().create_task(self.host_game(table))
+        self.games.add(task)
+        task.add_done_callback(self.games.discard)
+
+    def changed(self, note: str) -> None:
+        """Something changed (a game ended): every watcher is sent the list."""
+        self.notes.put_nowait(note)
+
+    def _unavailable(self, jid: str, info, last) -> None:
+        address = bare(jid).split("/")[0]
+        self.watchers.discard(address)
+        for table in self.tables.gone(address):
+            self.changed(f"{address.split('@')[0]} went offline: its seat at game "
+                         f"{table.id} is free")
