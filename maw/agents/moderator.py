@@ -311,7 +311,9 @@ class Moderator(MawAgent):
         self.game_log.write("timer", round=self.round, day=s.day, phase=s.phase.value,
                             seconds=self.phase_seconds())
         open_room = engine.open_room(s)  # the room the engine has open, if any
-        for room in self.rooms:
+        # one room open at a time: the others are closed (each room says it is) before
+        # it opens; at dawn the Village opened while the Hideout was still open
+        for room in sorted(self.rooms, key=lambda room: room is open_room):
             await self._set_room(behaviour, room, room is open_room)
         for name in self.seats:
             await self.send_options(behaviour, name)
