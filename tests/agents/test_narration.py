@@ -68,6 +68,8 @@ async def test_the_moderator_s_lines_reach_every_player_and_the_village_and_pass
     assert {r["body"]["text"] for r in sent if isinstance(r["to"], list)
             and set(r["to"]) == seats} == texts
     assert {r["body"]["text"] for r in sent if r["to"] == village} == texts
+    # every player took the lines (it refused them as not understood, once)
+    assert not [r for r in log if r["kind"] == "refused" and "narration" in r["reason"]]
     audit = audit_records(log)
     assert audit.ok, audit.violations
     assert audit.narrations == len(lines)
