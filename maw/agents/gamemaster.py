@@ -39,7 +39,8 @@ from maw.protocol import messages as m
 def referee_types() -> tuple[str, ...]:
     """What the Referee takes: joins, the rooms' chat checks, and every action but chat
     (the rooms take chats) and "listen" (read when an agent starts: the table may grow)."""
-    return ("join_lobby", "chat_check", *(n for n in m.ACTION_TYPES if n != "chat"))
+    return ("join_lobby", "chat_check", "show_score",
+            *(n for n in m.ACTION_TYPES if n != "chat"))
 
 
 class GameMasterAgent(Moderator):

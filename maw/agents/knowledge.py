@@ -178,6 +178,11 @@ def _scores(k: Knowledge, body: m.Scores) -> None:
     k.options = []
 
 
+def _score_board(k: Knowledge, body: m.ScoreBoard) -> None:
+    k.note(h.ScoresShown(round=body.round, rounds=body.rounds, done=body.done,
+                         leaderboard=[tuple(x) for x in body.leaderboard]))
+
+
 def _said(k: Knowledge, body: m.NewMessages) -> None:
     seen = k.seen.get(body.room_name, 0)
     for line in body.messages:
@@ -223,7 +228,7 @@ TAKE: dict[type, Callable[[Knowledge, Any], None]] = {
     m.StartGame: _start, m.AssignRole: _role, m.Kill: _kill, m.PhaseChange: _phase,
     m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
     m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal, m.PrivateLine: _whispered,
-    m.Narration: _narrated,
+    m.Narration: _narrated, m.ScoreBoard: _score_board,
 }
 
 

@@ -396,6 +396,13 @@ class Moderator(MawAgent):
             raise MawError(f"the {room} room did not answer {body.type}")
         self.room_open[room] = is_open
 
+    def score_board(self) -> m.ScoreBoard:
+        """The points of the rounds over so far, every seated player's (``show_score``)."""
+        points = dict.fromkeys(sorted(self.seats), 0) | dict(self.board.standings())
+        board = sorted(points.items(), key=lambda item: (-item[1], item[0]))
+        return m.ScoreBoard(round=self.round, rounds=self.config.rounds,
+                            done=self.board.rounds, leaderboard=board)
+
     # ------------------------------------------------------------ who acts, and when
 
     def identify(self, player: str | None, token: str | None,

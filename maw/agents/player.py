@@ -145,7 +145,8 @@ class PlayerAgent(MawAgent, Knowledge):
         self.add_behaviour(News(), of_types("start_game", *NEWS_TYPES))
         if self.push_news:
             self.add_behaviour(Relay())
-        self.add_catch_all(taken + NEWS_TYPES)
+        self.add_behaviour(ShowScore(), of_types("show_score"))
+        self.add_catch_all((*taken, *NEWS_TYPES, "show_score"))
 
 # ---------------------------------------------------------------- what the player hears
 
@@ -164,6 +165,21 @@ class News(Guarded):
             return
         if agent.take(body):
             agent.poke()
+
+
+class ShowScore(Guarded):
+    """Its interface asks for the scores (a person's ``/score``), at any time: asked of
+    the GameMaster with the player's token; the answer (``score_board``) is news."""
+
+    async def handle(self, msg: Message, body: m.Body) -> None:
+        agent: PlayerAgent = self.agent
+        if bare(msg.sender) != agent.player_interface:
+            return
+        if agent.token is None:
+            agent.hear(h.Notice(text="You are not in a game yet: no scores."))
+            return
+        await agent.send_body(self, agent.gamemaster, m.ShowScore(
+            player=agent.seat_name, token=agent.token))
 
 
 class Relay(CyclicBehaviour):

@@ -41,6 +41,12 @@ class Referee(Guarded):
             else:
                 gm.game_log.write("refused", sender=sender, reason="chat_check not from a room")
             return
+        if isinstance(body, m.ShowScore):  # (at any time, from any seat: its token)
+            seat = gm.identify(body.player, body.token, sender)
+            await gm.send_body(self, seat.jid if seat else sender,
+                               gm.score_board() if seat else m.Refuse(reason=UNKNOWN),
+                               msg.thread)
+            return
         assert isinstance(body, m.PlayerActionBase)  # (the rest of what it takes: actions)
         seat = gm.identify(body.player, body.token, sender)
         if seat is None:

@@ -51,7 +51,7 @@ class Parsed:
     """What a typed line means: an action for the player, or something local."""
 
     action: m.Body | None = None
-    local: str | None = None  # help, who, role, quit
+    local: str | None = None  # help, who, role, score, quit
     error: str | None = None
 
 
@@ -239,6 +239,12 @@ class Keyboard(CyclicBehaviour):
             agent.console.show(agent.who())
         elif parsed.local == "role":
             agent.console.show(agent.role())
+        elif parsed.local == "score":  # (the GameMaster answers, through the player)
+            player = next(iter(agent.authorities), None)
+            if player is None:
+                agent.console.show("! not in a game yet")
+            else:
+                await agent.send_body(self, player, m.ShowScore())
         elif parsed.local == "quit":
             agent.console.show("You leave the game.")
             agent.quit.set()

@@ -160,6 +160,16 @@ class Narrated(_Heard):
     summary: bool = False
 
 
+class ScoresShown(_Heard):
+    """The points of the rounds over so far, asked for (``/score``: ``show_score``)."""
+
+    kind: Literal["scores_shown"] = "scores_shown"
+    round: int
+    rounds: int
+    done: int
+    leaderboard: list[tuple[str, int]]
+
+
 class Notice(_Heard):
     """Something the player's own side says: joined, refused and why, no room open..."""
 
@@ -171,7 +181,8 @@ class Notice(_Heard):
 
 
 Heard = Annotated[Union[Said, WhisperHeard, RoomOpened, VoteHeard, ResultHeard, Revealed,
-                        RoleDealt, Died, PhaseBegan, RoundBegan, GameEnded, Narrated, Notice],
+                        RoleDealt, Died, PhaseBegan, RoundBegan, GameEnded, Narrated,
+                        ScoresShown, Notice],
                   Field(discriminator="kind")]
 HEARD: TypeAdapter[Heard] = TypeAdapter(Heard)
 

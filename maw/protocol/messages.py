@@ -332,6 +332,28 @@ class Narration(Body):
     summary: bool = False
 
 
+class ShowScore(Body):
+    """Interface -> its Player -> GameMaster: the scores, please, at any time (the design
+    document's "show score" service); the player fills in ``player`` and ``token``."""
+
+    PERFORMATIVE: ClassVar[str] = "request"
+    type: Literal["show_score"] = "show_score"
+    player: str | None = None
+    token: str | None = None
+
+
+class ScoreBoard(Body):
+    """GameMaster -> the Player who asked (``show_score``): the points of the rounds over
+    so far (``done`` of ``rounds``; every player at 0 before the first ends), in round
+    ``round``. Points are scored when a round ends (design document §1.2.4)."""
+
+    type: Literal["score_board"] = "score_board"
+    round: int
+    rounds: int
+    done: int
+    leaderboard: list[tuple[str, int]]
+
+
 class Scores(Body):
     """GameMaster -> Players: the leaderboard after a round (``final`` after the last)."""
 
@@ -533,8 +555,8 @@ def _union() -> tuple[Any, TypeAdapter]:
     bodies: tuple[type[Body], ...] = (
         JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
         NameChoice, *ACTION_TYPES.values(), PrivateLine, VoteCast, VoteResult, Kill, Reveal,
-        EndGame, Narration, Scores, OpenRoom, CloseRoom, AnnounceOpen, GetNewMessages,
-        NewMessages, ChatCheck, ChatVerdict, ListGames, Games, CreateGame, JoinGame,
+        EndGame, Narration, ShowScore, ScoreBoard, Scores, OpenRoom, CloseRoom, AnnounceOpen,
+        GetNewMessages, NewMessages, ChatCheck, ChatVerdict, ListGames, Games, CreateGame, JoinGame,
         LeaveGame, TableReady, GameStarts, Agree, Refuse, NotUnderstood,
     )
     union: Any = Annotated[Union[bodies], Field(discriminator="type")]

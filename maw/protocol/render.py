@@ -53,6 +53,11 @@ def heard(record: Any) -> str:
             return _ended(record)
         case h.Narrated():
             return f"[Moderator] {record.text}"
+        case h.ScoresShown():
+            board = ", ".join(f"{n} {p}" for n, p in record.leaderboard)
+            over = (f"after {record.done} of {record.rounds} round(s)" if record.done else
+                    "no round is over yet (points come at a round's end)")
+            return f"[GM] The scores, {over}: {board}."
         case h.Notice():
             return f"[GM] {record.text}"
     raise TypeError(f"not a heard record: {record!r}")

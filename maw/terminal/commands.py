@@ -2,7 +2,8 @@
 
 Plain text is said in the open room; every action of the engine's table is a command
 (``/vote NAME``, ``/unvote``, ``/attack NAME``, ``/divine NAME``...), and ``/ready`` (or
-``/pass``); ``/who``, ``/role``, ``/help`` are answered locally; ``/quit`` leaves.
+``/pass``); ``/who``, ``/role``, ``/help`` are answered locally; ``/score`` asks the GameMaster
+(``show_score``); ``/quit`` leaves.
 ``/help`` lists only what the person's role may do in this game's ruleset.
 """
 
@@ -23,6 +24,7 @@ READY = "/ready"
 LOCAL = ((READY, "done for now: the day ends once everyone has voted and is ready "
                  "(/pass too); anything you do after takes it back"),
          ("/who", "who is alive, and the votes so far"),
+         ("/score", "the points of the rounds over so far (asked of the GameMaster)"),
          ("/role", "your role"), ("/help", "this text"), ("/quit", "leave the game"))
 
 
@@ -62,6 +64,8 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
     word, rest = word.lower(), rest.strip()
     if word in ("help", "who", "role", "quit"):
         return Parsed(local=word)
+    if word in ("score", "scores"):
+        return Parsed(local="score")
     if word in ("pass", "ready"):
         return Parsed(action=m.Listen(ready=True))
     spec = ACTIONS.get(word)  # (the table now: an action registered later is a command)

@@ -346,3 +346,34 @@ async def test_the_day_ends_at_a_persons_ready_once_everyone_has_voted(server, t
     assert "Who was who" in screen
     for name in ("Ann", "Bob", "Cid", "Dee", "Eve", "Zed"):
         assert re.search(rf"^\s+{name}\s+\w+\s+\d+ points?$", screen, re.M), name
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_person_asks_for_the_scores_mid_round_and_the_gamemaster_answers(
+        server, tmp_path):
+    """The design document's "show score": at any time, the points of the rounds over
+    so far (none in round 1: every player at 0; round 1's points in round 2)."""
+    config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=1, rounds=2,
+                        day_seconds=4, night_seconds=2, log_dir=tmp_path, lobby_seconds=60)
+    game = asyncio.create_task(run_game(config, default_seats(5), server, timeout=240,
+                                        remote=1, lobby="score"))
+    person = ScriptedPerson([
+        (r"Day 1, day", "/score"),
+        (r"Round 2 of 2 starts", "/scores"),
+    ])
+    played = await run_person(server, "score", person, name="Zed", timeout=240)
+    result = await game
+    assert played.final
+    shown = [x for x in person.screen if x.startswith("[GM] The scores")]
+    assert len(shown) == 2, person.screen
+    assert shown[0] == ("[GM] The scores, no round is over yet (points come at a round's "
+                        "end): Ann 0, Bob 0, Cid 0, Dee 0, Eve 0, Zed 0.")
+    first = result.outcomes[0].points
+    board = ", ".join(f"{n} {p}" for n, p in sorted(first.items(),
+                                                     key=lambda x: (-x[1], x[0])))
+    assert shown[1] == f"[GM] The scores, after 1 of 2 round(s): {board}."
+    log = _read(result.log_path)
+    answers = [r for r in log if r["kind"] == "msg" and r["type"] == "score_board"]
+    zed = next(r["jid"] for r in log if r["kind"] == "join" and r["player"] == "Zed")
+    assert [r["to"] for r in answers] == [zed, zed]  # (the one who asked, alone)

@@ -66,6 +66,10 @@ CASES = [
      "     Bob  Villager  0 points"),
     (h.Notice(text="Refused: Bob is dead"), "[GM] Refused: Bob is dead"),
     (h.Narrated(day=2, text="Dawn finds Bob dead."), "[Moderator] Dawn finds Bob dead."),
+    (h.ScoresShown(round=1, rounds=2, done=0, leaderboard=[("Ann", 0), ("Bob", 0)]),
+     "[GM] The scores, no round is over yet (points come at a round's end): Ann 0, Bob 0."),
+    (h.ScoresShown(round=2, rounds=2, done=1, leaderboard=[("Bob", 3), ("Ann", 0)]),
+     "[GM] The scores, after 1 of 2 round(s): Bob 3, Ann 0."),
 ]
 
 
