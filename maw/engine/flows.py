@@ -71,6 +71,9 @@ class MawFlow(CoreFlow):
         itself = "it may vote for itself" if rules.self_vote else \
             "a vote for oneself is not allowed"
         out += [f"Each living player has one public vote, which it may change or withdraw; "
+                f"{itself}." if rules.announce_votes else
+                "Each living player has one secret vote, which it may change or withdraw: "
+                f"nobody else hears of it until the day's result tells who voted for whom; "
                 f"{itself}.",
                 "As soon as a majority of the living vote for the same player, that player is "
                 "executed.",
@@ -161,7 +164,7 @@ class MawFlow(CoreFlow):
 # design document §1.2: any size from 3, a third of the table werewolves (options deal
 # Seers and other roles from the villagers)
 register_ruleset(Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3,
-                         max_players=200), own=("seer", "roles", "whisper"))
+                         max_players=200), own=("seer", "roles", "whisper", "announce_votes"))
 
 
 @register_flow

@@ -204,7 +204,8 @@ def choose(state: GameState, s: int, t: int, action: Action, events: list[Event]
     kind = type(action)
     if not SPEC_OF[kind].ability:  # a vote
         events.append(VoteCast(state.day, "execute", names[s], names[t],
-                               flow.vote_audience(names[s])))
+                               flow.vote_audience(names[s]) if state.rules.announce_votes
+                               else frozenset((names[s],))))
         return flow.after_vote(state, t, events)
     spec = SPEC_OF[kind]
     state = state._replace(chosen=replaced(state.chosen, s, spec.ability))

@@ -430,7 +430,9 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
                                 frozenset((names[s], names[t]))))
     elif kind is Unvote:
         state = state._replace(votes=replaced(state.votes, s, NOBODY))
-        events.append(VoteCast(state.day, "execute", state.names[s], None))
+        events.append(VoteCast(state.day, "execute", state.names[s], None,
+                               None if state.rules.announce_votes
+                               else frozenset((state.names[s],))))
     else:
         state = choose(state, s, state.seat[action.target], action, events)  # type: ignore
     return state, tuple(events)

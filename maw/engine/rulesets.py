@@ -92,6 +92,9 @@ class Ruleset:
             or once every living player has spoken or passed (``talk``; the host may open
             them earlier, after a share of the day). No effect on AIWolf rulesets, whose
             vote follows the talk anyway.
+        announce_votes: MAW: each execution vote is told to everyone as it is cast (the
+            design document's announced votes); ``False``: silent votes, which only the
+            voter knows of until the day's result tells who voted for whom.
         max_days: the game is a draw after this many days; ``None`` (default) means
             2 x players + 5, so that a game whose players never act still ends; 0: no limit.
         seer: MAW: how many Seers are dealt (from the villagers; the design document's
@@ -149,6 +152,7 @@ class Ruleset:
     max_chat_length: int = 500
     max_days: int | None = None
     votes_open: VotesOpen = VotesOpen.START
+    announce_votes: bool = True
     seer: int = 0
     whisper: bool = False
     deal: tuple[tuple[str, int], ...] = ()
@@ -206,7 +210,8 @@ _OPTION_TYPES: dict[str, Any] = {
     "tie": TiePolicy, "attack_tie": TiePolicy, "win": WinCondition, "self_vote": bool,
     "attack_wolves": bool, "guard_dead": bool, "talks_per_day": int,
     "whispers_per_day": int, "day0_talk": bool, "max_chat_length": int, "max_days": int,
-    "votes_open": VotesOpen, "seer": int, "night_order": tuple, "roles": "deal",
+    "votes_open": VotesOpen, "announce_votes": bool, "seer": int, "night_order": tuple,
+    "roles": "deal",
     "whisper": bool, "role_set": str, "witch_self_heal_n1": bool, "guard_self_guard": bool,
     "same_guard_same_save_kills": bool, "self_knife": bool, "self_explode": bool,
     "sheriff": bool, "speaking_order": bool, "talk_mode": TalkMode, "base_length": int,

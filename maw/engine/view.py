@@ -94,7 +94,7 @@ def view(state: GameState, player: str) -> PlayerView:
                          if d.cause == "executed")
     votes: dict[str, str] = {}
     phase, flow = state.phase, flow_of(state)
-    public = flow.public_votes(phase)
+    public = flow.public_votes(phase) and state.rules.announce_votes
     for i, t in enumerate(state.votes):
         if t == NOBODY or not alive[i]:
             continue

@@ -397,3 +397,29 @@ def test_votes_open_talk_is_an_option_with_a_clear_error_and_changes_nothing_by_
     s = start("maw", DEAL)
     assert s.ballot and view(s, "A").votes_open
     assert Vote("A", "B") in legal_actions(s, "A")
+
+
+# ---------------------------------------------------------------- announce_votes=false
+
+
+def test_silent_votes_are_the_voters_own_until_the_result_tells_who_voted_for_whom():
+    from maw.engine.describe import rules_text
+    from maw.engine.events import VotesRevealed
+
+    s = start("maw", DEAL, announce_votes=False)
+    s, events = run(s, Vote("A", "B"), Vote("C", "D"), Unvote("C"))
+    assert [(e.voter, e.target, e.audience) for e in events if isinstance(e, VoteCast)] == [
+        ("A", "B", frozenset({"A"})), ("C", "D", frozenset({"C"})),
+        ("C", None, frozenset({"C"}))]
+    assert view(s, "A").votes == {"A": "B"} and view(s, "D").votes == {}
+    s, events = run(s, Vote("C", "B"), Vote("D", "B"), Vote("F", "B"))  # a majority
+    [tally] = [e for e in events if isinstance(e, VotesRevealed)]
+    assert tally.audience is None and ("A", "B") in tally.votes  # (told to all, at last)
+    assert any(isinstance(e, Executed) and e.player == "B" for e in events)
+    assert "one secret vote" in rules_text(ruleset("maw", announce_votes=False), 6)
+    # announced, the document's way, by default; the option is MAW's alone
+    s, events = run(start("maw", DEAL), Vote("A", "B"))
+    assert events[0].audience is None and view(s, "D").votes == {"A": "B"}
+    assert "one public vote" in rules_text(ruleset("maw"), 6)
+    with pytest.raises(ConfigError, match="announce_votes"):
+        ruleset("aiwolf-5", announce_votes=False)
