@@ -33,6 +33,9 @@ def add_player(sub) -> None:
     p.add_argument("--model", default=None,
                    help="with --roster: another model than the roster's, for an LLM seat")
     add_lobby(p)
+    p.add_argument("--game", type=int, default=None, metavar="ID",
+                   help="sit at game ID of a server's Hall (maw server) instead of joining "
+                        "--lobby: say it is ready, and play once the game starts")
     add_xmpp(p)
     add_seed(p, "seeds the player's own random choices (the Nth --name: seed + N-1)", default=0)
     add_join_seconds(p)
@@ -89,8 +92,14 @@ def cmd_player(args: argparse.Namespace) -> int:
 
     async def one(i: int, seat):
         try:
+            lobby = args.lobby
+            if args.game is not None:  # (a server's game: the Hall says its lobby)
+                from maw.server.client import take_seat
+
+                lobby = await take_seat(address, args.game, seat.name,
+                                        wait=args.join_seconds * 10, say=say)
             return await run_player(
-                address, args.lobby, seat, seed=args.seed + i, on_line=show(seat.name),
+                address, lobby, seat, seed=args.seed + i, on_line=show(seat.name),
                 join_seconds=args.join_seconds, timeout=args.timeout,
                 log_dir=Path(args.log_dir) if args.log_dir else None,
                 reconnect_seconds=args.reconnect_seconds, say=say)

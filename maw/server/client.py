@@ -154,6 +154,48 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
         await stop_agents([client])
 
 
+async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
+                    say=lambda line: None) -> str:
+    """An AI player sent into a server's game (``maw player --game ID``): sit at table
+    ``game`` as ``name``, say it is ready, and wait (up to ``wait`` seconds) for the game
+    to start; its lobby, to join as ``name``. ``MawError`` (one line) if the Hall refuses
+    or never answers."""
+    bind_container()
+    check_server(address)
+    hall = hall_jid(address.domain)
+    client = HallClient(f"maw-hallclient-{secrets.token_hex(4)}@{address.domain}",
+                        secrets.token_hex(8), hall)
+    await start_agents([client], address)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    try:
+        for ask in (m.JoinGame(game=game, player_name=name),
+                    m.TableReady(game=game, ready=True)):
+            await client.ask(ask)
+            try:
+                answer = await asyncio.wait_for(client.heard.get(), FIRST_ANSWER * 5)
+            except asyncio.TimeoutError:
+                raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
+            if isinstance(answer, m.Refuse | m.NotUnderstood):
+                raise MawError(f"the Hall refused: {answer.reason}")
+            if isinstance(answer, m.GameStarts):
+                return answer.lobby
+        say(f"{name} sits at game {game}, ready")
+        while (left := end - loop.time()) > 0:
+            try:
+                heard = await asyncio.wait_for(client.heard.get(), left)
+            except asyncio.TimeoutError:
+                break
+            if isinstance(heard, m.GameStarts) and heard.game == game:
+                return heard.lobby
+            if isinstance(heard, m.Games) and any(
+                    t.id == game and t.state not in ("open", "running") for t in heard.tables):
+                raise MawError(f"game {game} ended before it started")
+        raise MawError(f"game {game} did not start in {wait:.0f} s")
+    finally:
+        await stop_agents([client])
+
+
 async def _at_the_hall(client: HallClient, console, name: str,
                        first: Body) -> tuple[str, str] | None:
     mine: int | None = None

@@ -108,3 +108,40 @@ def test_people_drop_in_create_and_join_two_games_that_play_at_once_to_the_end(t
     asked = [(r["type"], r["ok"]) for r in hall if r["kind"] == "hall"]
     assert asked.count(("create_game", True)) == 2 and ("join_game", False) in asked
     assert asked.count(("game_starts", True)) == 2
+
+
+def test_ai_players_are_sent_into_a_servers_game_and_a_bad_seat_is_refused(tmp_path):
+    port, archive = free_port(), tmp_path / "archive"
+    host = server(port, archive)
+    ann = None
+    try:
+        bad = subprocess.run([sys.executable, "-m", "maw", "player", "--game", "9", "--name",
+                              "Zed", "--xmpp", f"localhost:{port}"],
+                             capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and bad.stderr == (
+            "maw player: error: the Hall refused: there is no game 9\n")
+        ann = at_hall(port, "Ann", tmp_path)
+        ann.sendline("/create maw 5 day=5 night=3 wait=120")
+        ann.expect(r"Ann created game (\d+)")
+        game = ann.match.group(1)
+        zed = subprocess.Popen([sys.executable, "-m", "maw", "player", "--game", game,
+                                "--name", "Zed", "--name", "Yan", "--xmpp",
+                                f"localhost:{port}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        ann.expect(rf"Yan is ready for game {game}")  # (after Zed or before: ready at once)
+        ann.sendline("/ready")
+        ann.expect(f"Game {game} starts: joining it as Ann")
+        ann.expect("The game is over: (village|werewolves) won", timeout=240)
+        ann.expect(pexpect.EOF, timeout=60)
+        out, err = zed.communicate(timeout=120)
+        assert zed.returncode == 0, err[-2000:]
+        assert re.search(r"Zed: round 1: (village|werewolves) won", out), out[-1000:]
+    finally:
+        if ann is not None:
+            ann.close(force=True)
+        host.send_signal(signal.SIGTERM)
+        host.communicate(timeout=60)
+    [log] = archive.rglob("game-*.jsonl")
+    records = [json.loads(x) for x in log.read_text().splitlines()]
+    started = next(r for r in records if r["kind"] == "started")
+    assert started["remote"] == 3 and started["players"] == 5  # (Ann, Zed, Yan; 2 AI)
