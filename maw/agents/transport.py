@@ -13,6 +13,8 @@ offer as its API; at an upgrade, read each one's original in the new SPADE:
 - :func:`receive` and :class:`FirstIn` read a behaviour's (or its FSM's) ``queue``
   before awaiting;
 - :class:`OfTypes` is a ``Template`` whose ``match`` reads the ``type`` metadata;
+- :meth:`SpadeAgent.submit` replaces ``Agent.submit`` to keep its behaviours' tasks
+  (``end_tasks``);
 - :meth:`SpadeAgent.start_on` and :meth:`SpadeAgent.stop_kept` copy
   ``Agent._async_start`` and ``Agent._async_stop`` less the connection (a kept login).
 
@@ -22,6 +24,7 @@ the behaviours that guard an agent are ``maw.agents.guards``.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import logging
 import ssl
@@ -124,6 +127,22 @@ class SpadeAgent(Agent):
         super().__init__(*args, **kwargs)
         self.traces = _NoTraces(0)  # (SPADE's kept each agent's last 1000 messages sent)
         self.last_heard: dict[str, float] = {}  # bare JID -> when it last sent us anything
+        self.tasks: set[asyncio.Task] = set()  # its behaviours' (``submit``), while they run
+
+    def submit(self, coro) -> asyncio.Task:
+        """SPADE's ``Agent.submit`` (each behaviour's task), keeping the task: a behaviour
+        killed at the agent's stop goes on waiting for its next message until its receive
+        times out (up to 30 s), and kept the agent, its game and its log alive that long;
+        ``end_tasks`` ends them at once."""
+        task = asyncio.create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+    def end_tasks(self) -> None:
+        """Cancel what is left of its behaviours (the agent has stopped)."""
+        for task in list(self.tasks):
+            task.cancel()
 
     async def start_on(self, client: Any, presence: Any) -> None:
         """Start on ``client``, already logged in as this agent's JID (a worker's kept

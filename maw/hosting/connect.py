@@ -281,7 +281,22 @@ async def stop_agents(agents: Sequence[MawAgent], logins: Logins | None = None) 
             with contextlib.suppress(Exception):
                 await agent.stop()
     await asyncio.gather(*(one(a) for a in agents))
+    forget(agents)
     await _cancelled_end()
+
+
+def forget(agents: Sequence[MawAgent]) -> None:
+    """End what is left of stopped ``agents``' behaviours and take them out of SPADE's
+    container, which keeps every agent made in the process until it ends: each held the
+    agent, its game and its log (a long-running host, ``maw server``, grew by about 3 MB a
+    game). An agent whose name another has taken since (a kept login's next game) is that
+    other's now, and stays."""
+    container = Container()
+    for agent in agents:
+        agent.end_tasks()  # (its killed behaviours, still waiting for a message)
+        jid = str(agent.jid)
+        if container.has_agent(jid) and container.get_agent(jid) is agent:
+            container.unregister(jid)
 
 
 async def _cancelled_end(seconds: float = 5.0) -> None:

@@ -30,6 +30,10 @@ from maw.server.tables import Table, Tables
 
 HALL_TYPES = ("list_games", "create_game", "join_game", "leave_game", "table_ready")
 TICK = 0.25  # seconds between the Hall's looks at its tables' timers
+# a client not online to the Hall this long after its first request is taken for gone: it
+# went before its presence could be followed (an "unavailable" then never comes), and
+# its seats and its place in the list would stay for good
+UNSEEN = 20.0
 
 
 def hall_jid(domain: str) -> str:
@@ -53,7 +57,7 @@ class Requests(Guarded):
             return
         hall.game_log.write("hall", sender=sender, type=body.type, ok=True, reason=note)
         if sender not in hall.watchers:
-            hall.watchers.add(sender)
+            hall.watchers[sender] = hall.clock()
             hall.presence.subscribe(sender)  # (to learn when its client goes)
         if note:
             hall.changed(note)
@@ -74,6 +78,7 @@ class Tick(CyclicBehaviour):
         notes = [note] if note else []
         while not hall.notes.empty():
             notes.append(hall.notes.get_nowait())
+        hall.sweep()
         for table in hall.tables.due(hall.clock()):
             for name, address in table.people.items():
                 await hall.send_body(self, address, m.GameStarts(
@@ -100,7 +105,7 @@ class HallAgent(MawAgent):
         self.host_game = start
         self.game_log = game_log
         self.clock = clock
-        self.watchers: set[str] = set()
+        self.watchers: dict[str, float] = {}  # client -> when it first asked
         self.notes: asyncio.Queue[str] = asyncio.Queue()
         self.games: set[asyncio.Task] = set()
 
@@ -151,9 +156,24 @@ class HallAgent(MawAgent):
         """Something changed (a game ended): every watcher is sent the list."""
         self.notes.put_nowait(note)
 
+    def sweep(self) -> None:
+        """Drop the clients that asked over ``UNSEEN`` seconds ago and are not online."""
+        now = self.clock()
+        for address, since in list(self.watchers.items()):
+            if now - since < UNSEEN:
+                continue
+            try:
+                online = self.presence.get_contact(address).is_available()
+            except Exception:  # (ContactNotFound: it never shared its presence)
+                online = False
+            if not online:
+                self._gone(address)
+
     def _unavailable(self, jid: str, info, last) -> None:
-        address = bare(jid).split("/")[0]
-        self.watchers.discard(address)
+        self._gone(bare(jid).split("/")[0])
+
+    def _gone(self, address: str) -> None:
+        self.watchers.pop(address, None)
         for table in self.tables.gone(address):
             self.changed(f"{address.split('@')[0]} went offline: its seat at game "
                          f"{table.id} is free")
