@@ -21,7 +21,6 @@ import asyncio
 import json
 import os
 import re
-import secrets
 import subprocess
 import sys
 import tempfile
@@ -41,16 +40,13 @@ def proc_figures(pid: int) -> dict:
 
 
 async def one_game(address, n: int, players: list[str]) -> str:
-    from maw.hosting.connect import start_agents, stop_agents
+    from maw.hosting.connect import stop_agents
     from maw.hosting.players import run_player
     from maw.hosting.seats import Seat
     from maw.protocol import messages as m
-    from maw.server.client import HallClient, take_seat
-    from maw.server.hall import hall_jid
+    from maw.server.client import connected, take_seat
 
-    setter = HallClient(f"maw-soak-{secrets.token_hex(3)}@{address.domain}",
-                        secrets.token_hex(8), hall_jid(address.domain))
-    await start_agents([setter], address)
+    setter = await connected(address)
     try:
         await setter.ask(m.CreateGame(ruleset="maw", players=6, fill="rule",
                                       day_seconds=3, night_seconds=2, wait_seconds=60))

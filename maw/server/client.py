@@ -123,16 +123,21 @@ def command(line: str, name: str, mine: int | None) -> Body | str:
     return f"unknown command {line.strip()!r} (this is the Hall: /help)"
 
 
+async def connected(address: Address) -> HallClient:
+    """A new client of the Hall of the server at ``address``, logged in."""
+    bind_container()
+    check_server(address)
+    client = HallClient(f"maw-hallclient-{secrets.token_hex(4)}@{address.domain}",
+                        secrets.token_hex(8), hall_jid(address.domain))
+    await start_agents([client], address)
+    return client
+
+
 async def drop_in(address: Address, console, name: str | None) -> tuple[str, str] | None:
     """The person at the server's Hall until their game starts: its lobby and their name
     there; ``None`` if they quit. ``MawError`` if no Hall answers (a server without one:
     the caller joins a lobby instead)."""
-    bind_container()
-    check_server(address)
-    hall = hall_jid(address.domain)
-    client = HallClient(f"maw-hallclient-{secrets.token_hex(4)}@{address.domain}",
-                        secrets.token_hex(8), hall)
-    await start_agents([client], address)
+    client = await connected(address)
     try:
         await client.ask(m.ListGames())
         try:
@@ -160,12 +165,7 @@ async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
     ``game`` as ``name``, say it is ready, and wait (up to ``wait`` seconds) for the game
     to start; its lobby, to join as ``name``. ``MawError`` (one line) if the Hall refuses
     or never answers."""
-    bind_container()
-    check_server(address)
-    hall = hall_jid(address.domain)
-    client = HallClient(f"maw-hallclient-{secrets.token_hex(4)}@{address.domain}",
-                        secrets.token_hex(8), hall)
-    await start_agents([client], address)
+    client = await connected(address)
     loop = asyncio.get_running_loop()
     end = loop.time() + wait
     try:
