@@ -43,6 +43,8 @@ def add_server(sub) -> None:
                         "own log (default: logs/server)")
     p.add_argument("--no-games", action="store_true",
                    help="only the embedded XMPP server: no Hall, no games")
+    add_web(p, "serve a web page: the archive of past games, and /hall, a seat at the Hall "
+               "in the browser (127.0.0.1 unless HOST)")
     p.set_defaults(func=cmd_server)
 
 
@@ -72,6 +74,10 @@ def cmd_server(args: argparse.Namespace) -> int:
         # pyjabber's worker processes (killed outright, they outlive the server)
         stop = asyncio.Event()
         if args.no_games:
+            if args.web:
+                from maw.errors import MawError
+
+                raise MawError("--web serves the Hall's page: without --no-games")
             if not address.embedded:
                 from maw.errors import MawError
 
@@ -79,10 +85,23 @@ def cmd_server(args: argparse.Namespace) -> int:
                                "--port, not --xmpp")
             await xmpp_only(stop)
             return
+        from maw.hosting.xmpp import Address
         from maw.server.host import serve
 
-        await serve(address, Path(args.log_dir), stop,
-                    say=lambda line: print(line, flush=True))
+        def say(line: str) -> None:
+            print(line, flush=True)
+
+        site = None
+        if args.web:  # (its seats log in as people do, once the server is up)
+            from maw.web.host import hall_site
+
+            where = Address(address.host, address.port, False, address.domain)
+            site = await hall_site(where, Path(args.log_dir), args.web, say)
+        try:
+            await serve(address, Path(args.log_dir), stop, say=say)
+        finally:
+            if site is not None:
+                await site.stop(drain=0)
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main())

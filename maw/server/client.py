@@ -153,6 +153,9 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
                 name = check_name(typed.strip())
             except MawError as exc:
                 console.show(str(exc))
+        update = getattr(console, "update", None)
+        if update is not None:  # (a terminal's status bar, a seat page's name)
+            update(name=name)
         console.show(f"Welcome to the Hall, {name}. /help for what you can do here.")
         return await _at_the_hall(client, console, name, first)
     finally:

@@ -30,9 +30,9 @@ from maw.server.tables import Table, Tables
 
 HALL_TYPES = ("list_games", "create_game", "join_game", "leave_game", "table_ready")
 TICK = 0.25  # seconds between the Hall's looks at its tables' timers
-# a client not online to the Hall this long after its first request is taken for gone: it
-# went before its presence could be followed (an "unavailable" then never comes), and
-# its seats and its place in the list would stay for good
+# a client that has not let the Hall follow its presence this long after its first
+# request is taken for gone: it went before it could (an "unavailable" then never comes),
+# and its seats and its place in the list would stay for good
 UNSEEN = 20.0
 
 
@@ -106,12 +106,14 @@ class HallAgent(MawAgent):
         self.game_log = game_log
         self.clock = clock
         self.watchers: dict[str, float] = {}  # client -> when it first asked
+        self.followed: set[str] = set()  # clients whose presence the Hall follows
         self.notes: asyncio.Queue[str] = asyncio.Queue()
         self.games: set[asyncio.Task] = set()
 
     async def setup(self) -> None:
         self.presence.approve_all = False
         self.presence.on_unavailable = self._unavailable
+        self.presence.on_subscribed = self._followed
         self.add_behaviour(Requests(), of_types(*HALL_TYPES))
         self.add_behaviour(Tick())
         self.add_catch_all(HALL_TYPES)
@@ -157,23 +159,22 @@ class HallAgent(MawAgent):
         self.notes.put_nowait(note)
 
     def sweep(self) -> None:
-        """Drop the clients that asked over ``UNSEEN`` seconds ago and are not online."""
+        """Drop the clients that asked over ``UNSEEN`` seconds ago and never let the Hall
+        follow their presence (the others go when they go offline)."""
         now = self.clock()
         for address, since in list(self.watchers.items()):
-            if now - since < UNSEEN:
-                continue
-            try:
-                online = self.presence.get_contact(address).is_available()
-            except Exception:  # (ContactNotFound: it never shared its presence)
-                online = False
-            if not online:
+            if address not in self.followed and now - since >= UNSEEN:
                 self._gone(address)
+
+    def _followed(self, jid: str) -> None:
+        self.followed.add(bare(jid).split("/")[0])
 
     def _unavailable(self, jid: str, info, last) -> None:
         self._gone(bare(jid).split("/")[0])
 
     def _gone(self, address: str) -> None:
         self.watchers.pop(address, None)
+        self.followed.discard(address)
         for table in self.tables.gone(address):
             self.changed(f"{address.split('@')[0]} went offline: its seat at game "
                          f"{table.id} is free")

@@ -106,6 +106,21 @@ async def serve_archive(folder: Path, where: str, say: Callable[[str], None] = p
         await server.stop(drain=0)
 
 
+async def hall_site(address: Address, folder: Path, where: str,
+                    say: Callable[[str], None] = print) -> WebServer:
+    """The page of a server that hosts games (``maw server --web``): its archive of past
+    games, and ``/hall``, a seat at its Hall in the browser for whoever opens it (the
+    list, /create, /join, /ready; then the game). Started; the caller stops it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    host, port = web_address(where)
+    server = WebServer(make_app(None, Archive(folder), SeatDesk(0, address, None)), host,
+                       port)
+    await server.start()
+    say(f"maw server: its page is {server.url} (past games; {server.url}hall takes a seat "
+        "at the Hall)")
+    return server
+
+
 async def watched_tournament(run: Callable[[TournamentWatch], Awaitable[T]], where: str,
                              games: int, results, log_dir: Path, spectator: bool = False,
                              say: Callable[[str], None] = print) -> T:

@@ -88,10 +88,17 @@ class SeatLink:
     task: asyncio.Task | None = None
 
 
-class SeatDesk:
-    """The seats of one game: ``count`` secret links; ``claim`` starts a seat's person."""
+MAX_HALL_SEATS = 64  # browser seats at a server's Hall at once (``maw server --web``)
 
-    def __init__(self, count: int, address: Address, lobby: str,
+
+class SeatDesk:
+    """The seats of one game: ``count`` secret links; ``claim`` starts a seat's person.
+    With no ``lobby``, the seats of a server's Hall (``maw server --web``): each page that
+    opens ``/hall`` gets a new one (``open_seat``), whose person is at the Hall first
+    (``maw.server.client.drop_in``, as ``maw play`` with no ``--lobby``), then in the game
+    it sits at."""
+
+    def __init__(self, count: int, address: Address, lobby: str | None,
                  join_seconds: float = 60.0, timeout: float | None = None) -> None:
         # the people's agents join the host's server like a terminal's would
         self.address = Address(address.host, address.port, False, address.domain)
@@ -104,6 +111,17 @@ class SeatDesk:
     def get(self, secret: str) -> SeatLink | None:
         return self.seats.get(secret)
 
+    def open_seat(self) -> SeatLink:
+        """A new seat at the Hall (``ValueError``: too many at once)."""
+        self.seats = {k: s for k, s in self.seats.items()
+                      if s.task is None or not s.task.done() or s.console.watchers}
+        if len(self.seats) >= MAX_HALL_SEATS:
+            raise ValueError(f"the Hall has {MAX_HALL_SEATS} people from the browser "
+                             "already: try again later, or maw play from a terminal")
+        seat = SeatLink(secrets.token_urlsafe(12))
+        self.seats[seat.secret] = seat
+        return seat
+
     def claim(self, seat: SeatLink) -> None:
         """Start the seat's player, once (a reloaded page finds it running)."""
         if seat.task is None:
@@ -114,7 +132,16 @@ class SeatDesk:
 
         console = seat.console
         try:
-            result = await run_person(self.address, self.lobby, console,
+            lobby, name = self.lobby, None
+            if lobby is None:  # (the Hall first: its list, /create, /join, /ready)
+                from maw.server.client import drop_in
+
+                found = await drop_in(self.address, console, None)
+                if found is None:
+                    console.close("you left the Hall")
+                    return
+                lobby, name = found
+            result = await run_person(self.address, lobby, console, name=name,
                                       join_seconds=self.join_seconds, timeout=self.timeout)
             console.close("the game is over" if result.final else "you left the game")
         except asyncio.CancelledError:

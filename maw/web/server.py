@@ -66,7 +66,9 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
             "spectator_allowed": live.may_spectate() if live else False,
             "tournament": standings is not None,
             # seats kept for people (each by its secret link): what a lobby may wait for
-            "people": len(desk.seats) if desk is not None else 0,
+            "people": len(desk.seats) if desk is not None and desk.lobby else 0,
+            # a server's Hall (maw server --web): /hall gives a seat there
+            "hall": desk is not None and desk.lobby is None,
             "live_id": live_id() if live_id else 0,
             "standings": standings() if standings else None})
 
@@ -85,6 +87,16 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
         if seat is None:
             raise web.HTTPNotFound(text="no such seat")
         return seat
+
+    async def hall(_request: web.Request) -> web.Response:
+        """A new seat at the server's Hall, by its own secret link."""
+        if desk is None or desk.lobby is not None:
+            raise web.HTTPNotFound(text="no Hall here: maw server --web has one")
+        try:
+            seat = desk.open_seat()
+        except ValueError as exc:
+            raise web.HTTPServiceUnavailable(text=str(exc)) from None
+        raise web.HTTPFound(f"/seat/{seat.secret}")
 
     async def seat_page(request: web.Request) -> web.FileResponse:
         seat_of(request)
@@ -151,6 +163,7 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
     app.router.add_get("/events", events)
     app.router.add_get("/api/games", games)
     app.router.add_get("/api/games/{id:.+}", game)
+    app.router.add_get("/hall", hall)
     app.router.add_get("/seat/{secret}", seat_page)
     app.router.add_get("/seat/{secret}/events", seat_events)
     app.router.add_post("/seat/{secret}/say", seat_say)

@@ -29,7 +29,7 @@ def join_line(path: str) -> str:
     try:
         assert proc.stdout is not None
         for line in proc.stdout:
-            found = re.search(r"with:  (.*) --name NAME --xmpp \S+$", line.rstrip())
+            found = re.search(r"with:  (.*) --name NAME --xmpp \S+ --lobby main$", line.rstrip())
             if found:
                 return found.group(1)
         raise AssertionError("no join command printed")

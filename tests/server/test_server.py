@@ -1,6 +1,6 @@
 """`maw server` hosts games people drop into: people in real terminals (pexpect) meet at
 its Hall, create two games, sit, get ready; both games play at once to the end with AI
-players in the empty seats; someone else lists them while they run; the archive holds
+players in the empty seats; someone else at the Hall sees them start and end; the archive holds
 both logs, each passing the audit, and the server's own log holds every request."""
 
 from __future__ import annotations
@@ -51,6 +51,10 @@ def test_people_drop_in_create_and_join_two_games_that_play_at_once_to_the_end(t
     host = server(port, archive)
     people: list[pexpect.spawn] = []
     try:
+        # someone at the Hall from the start watches the games come and go
+        dee = at_hall(port, "Dora", tmp_path)
+        people.append(dee)
+        dee.expect("no games yet")
         ann = at_hall(port, "Ann", tmp_path)
         people.append(ann)
         ann.expect("no games yet")
@@ -75,12 +79,11 @@ def test_people_drop_in_create_and_join_two_games_that_play_at_once_to_the_end(t
         # each person is sent to their game's lobby, and plays it to the end there
         for child, game in ((ann, first), (cy, first), (bea, second)):
             child.expect(f"Game {game} starts: joining it as")
-        # someone else, at the Hall meanwhile, sees both games running
-        dee = at_hall(port, "Dora", tmp_path)
-        people.append(dee)
+        # Dora, at the Hall meanwhile, sees both games running, then the list on request
         dee.expect(rf"game {first}: maw, 6 players .*running: .*Ann.*Cy")
-        dee.sendline("/games")
         dee.expect(rf"game {second}: aiwolf-5, 5 players .*running: .*Bea")
+        dee.sendline("/games")
+        dee.expect(rf"game {second}: aiwolf-5, 5 players .*(running|finished): .*Bea")
         for child in (ann, cy, bea):
             child.expect("The game is over: (village|werewolves) won", timeout=240)
             child.expect(pexpect.EOF, timeout=60)

@@ -101,3 +101,30 @@ def test_what_a_person_types_at_the_hall():
                        ready=["Bob"], starts_in=42)
     assert listing([info]) == ["  game 1: maw, 6 players (rule players fill the rest), "
                                "open: Ann, Bob*; starts in 42 s or when all are ready"]
+
+
+def test_the_hall_drops_a_client_it_could_never_follow_and_frees_its_seat():
+    """A client gone before the Hall could follow its presence never sends an
+    "unavailable": after ``UNSEEN`` seconds it is dropped, its seat freed; a client whose
+    presence the Hall follows stays until it goes offline."""
+    from maw.records.log import NULL_LOG
+    from maw.server.hall import UNSEEN, HallAgent
+
+    now = [0.0]
+    t, gid = tables_with_one()
+
+    async def host(table):  # (no game is started here)
+        return None
+
+    hall = HallAgent("maw-hall@localhost", "x", t, host, NULL_LOG, clock=lambda: now[0])
+    hall.watchers = {"ann@x": 0.0, "bob@x": 0.0}
+    hall._followed("bob@x/res")
+    now[0] = UNSEEN - 1
+    hall.sweep()
+    assert set(hall.watchers) == {"ann@x", "bob@x"}
+    now[0] = UNSEEN
+    hall.sweep()
+    assert set(hall.watchers) == {"bob@x"} and t.get(gid).people == {}
+    assert hall.notes.get_nowait() == f"ann went offline: its seat at game {gid} is free"
+    hall._unavailable("bob@x/res", None, None)
+    assert hall.watchers == {} and hall.followed == set()

@@ -743,3 +743,52 @@ def test_a_tournament_page_follows_each_game_and_keeps_the_standings(browser, tm
 
     with sqlite3.connect(tmp_path / "t.db") as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2
+
+
+def test_a_person_drops_in_at_a_servers_hall_from_the_browser_and_plays(browser, tmp_path):
+    """``maw server --web``: its page links to the Hall; ``/hall`` gives a seat there by
+    its own secret link (the list, /create, /ready, as ``maw play`` has them), then the
+    game it starts, to the end; the game is in the page's archive after."""
+    from selenium.webdriver.common.by import By
+
+    port, archive = free_port(), tmp_path / "archive"
+    proc = maw("server", "--port", str(free_port()), "--log-dir", str(archive),
+               "--web", str(port))
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        up(url, proc)
+        browser.get(url)
+        wait(lambda: browser.find_element(By.ID, "hall-link").is_displayed(),
+             what="the link to the Hall")
+        browser.find_element(By.ID, "hall-link").click()
+        wait(lambda: "/seat/" in browser.current_url, what="a seat of its own")
+        lines = lambda: browser.execute_script(  # noqa: E731
+            "return [...document.querySelectorAll('#lines li')].map(e => e.dataset.text)")
+        box = lambda: browser.find_element(By.ID, "text")  # noqa: E731
+        wait(lambda: "Your name?" in lines(), what="the name question")
+        box().send_keys("Wes\n")
+        wait(lambda: "no games yet: /create one" in lines(), what="the empty list")
+        box().send_keys("/create maw 5 day=4 night=2 wait=120\n")
+        wait(lambda: any(x.startswith("* Wes created game 1") for x in lines()),
+             what="the game created")
+        wait(lambda: any("game 1: maw, 5 players (rule players fill the rest), open: Wes"
+                         in x for x in lines()), what="the list with it")
+        look(browser, "hall")
+        box().send_keys("/ready\n")
+        wait(lambda: "Game 1 starts: joining it as Wes" in lines(), what="the game")
+        wait(lambda: any(x.startswith("[GM] The game is over") for x in lines()),
+             timeout=180, what="the end")
+        games = json.loads(urllib.request.urlopen(url + "api/games", timeout=5).read())
+        [game] = games["games"]
+        assert "Wes" in game["players"] and len(game["players"]) == 5
+        assert game["winner"] in ("village", "werewolves")
+        # a second seat is another person's, by another secret link
+        first = browser.current_url
+        browser.get(url + "hall")
+        wait(lambda: "/seat/" in browser.current_url and browser.current_url != first,
+             what="another seat")
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out[-2000:]
+    assert "game 1 finished" in out

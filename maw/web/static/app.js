@@ -480,6 +480,7 @@ async function start() {
   const info = await (await fetch("/api/info")).json();
   view.info = info;
   $("archive-link").hidden = !info.archive;
+  $("hall-link").hidden = !info.hall;
   if (params.get("game")) { $("game").hidden = false; await replay(params.get("game")); }
   else if (info.live && !params.get("archive")) {
     $("game").hidden = false;
