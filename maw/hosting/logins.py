@@ -109,12 +109,11 @@ class Logins:
         """Log every kept client out, all at once (the worker ends): each waits up to
         ``wait`` seconds for the server to close its stream (one after the other, a
         worker's 16 took longer than its runner waits for it to exit)."""
-        from maw.hosting.connect import silence
-
         kept, self.kept = list(self.kept.values()), {}
 
         async def out(k: Kept) -> None:
-            silence(k.client)
+            with contextlib.suppress(Exception):  # (its keepalive ping: connect.silence)
+                k.client.plugin["xep_0199"].disable_keepalive()
             with contextlib.suppress(Exception):
                 k.presence.set_unavailable()
                 await asyncio.wait_for(k.client.disconnect(wait=wait), wait + 1.0)
