@@ -70,6 +70,12 @@ class Tick(CyclicBehaviour):
     """Starts the games that are due, and sends the list to every watcher at each change."""
 
     async def run(self) -> None:
+        try:
+            await self.tick()
+        except Exception as exc:  # (SPADE ends a behaviour that raises: no game would start)
+            await self.agent.handler_failed(self, None, exc)
+
+    async def tick(self) -> None:
         hall: HallAgent = self.agent
         try:
             note = await asyncio.wait_for(hall.notes.get(), TICK)
