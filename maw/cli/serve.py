@@ -91,14 +91,16 @@ def cmd_server(args: argparse.Namespace) -> int:
         def say(line: str) -> None:
             print(line, flush=True)
 
-        site = None
+        site = watch = None
         if args.web:  # (its seats log in as people do, once the server is up)
+            from maw.web.hall import HallWatch
             from maw.web.host import hall_site
 
             where = Address(address.host, address.port, False, address.domain)
-            site = await hall_site(where, Path(args.log_dir), args.web, say)
+            watch = HallWatch(Path(args.log_dir))
+            site = await hall_site(where, Path(args.log_dir), args.web, watch, say)
         try:
-            await serve(address, Path(args.log_dir), stop, say=say)
+            await serve(address, Path(args.log_dir), stop, say=say, watch=watch)
         finally:
             if site is not None:
                 await site.stop(drain=0)

@@ -20,6 +20,7 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from maw.engine import ruleset
 from maw.engine.state import NAMES
@@ -33,14 +34,29 @@ from maw.server.tables import Table, Tables
 JOIN_SECONDS = 60.0  # how long a started game's lobby waits for the people seated
 
 
+class TableWatch(Protocol):
+    """Who follows the server's games as they are played (its web page: ``maw.web.hall``):
+    ``listing`` is given the Hall's list once the Hall is up; ``begin`` a table whose game
+    starts, returning the listener of that game's records; ``end`` the table, over, with
+    its log's path (``None`` if it left none)."""
+
+    def listing(self, tables: Callable[[], list]) -> None: ...
+
+    def begin(self, table: Table) -> Callable[[dict], None]: ...
+
+    def end(self, table: Table, log: Path | None) -> None: ...
+
+
 def day_folder(log_dir: Path) -> Path:
     return log_dir / time.strftime("%Y-%m-%d")
 
 
 async def host_table(table: Table, address: Address, log_dir: Path,
-                     say: Callable[[str], None]) -> str:
+                     say: Callable[[str], None],
+                     watch: Callable[[dict], None] | None = None) -> tuple[str, Path | None]:
     """Play ``table``'s game: its people join its lobby, AI players of its ``fill`` take
-    the other seats. Returns who won."""
+    the other seats (``watch`` is given its records as they come). Returns who won, and
+    its log's path."""
     from maw.hosting.game import run_game
     from maw.hosting.plan import GameRequest, plan_game
 
@@ -58,17 +74,18 @@ async def host_table(table: Table, address: Address, log_dir: Path,
             seat.name = next(spare)
             taken.add(seat.name.lower())
     result = await run_game(plan.config, plan.seats, plan.address, remote=plan.joining,
-                            lobby=plan.lobby, say=say,
+                            lobby=plan.lobby, say=say, watch=watch,
                             timeout=60 * (table.day_seconds + table.night_seconds) + 600)
     winners = [o.winner for o in result.outcomes]
-    return ", ".join(str(w or "nobody") for w in winners) + " won"
+    return ", ".join(str(w or "nobody") for w in winners) + " won", result.log_path
 
 
 async def serve(address: Address, log_dir: Path, stop: asyncio.Event,
                 say: Callable[[str], None] = print,
-                on_hall: Callable[[HallAgent], None] | None = None) -> None:
+                on_hall: Callable[[HallAgent], None] | None = None,
+                watch: TableWatch | None = None) -> None:
     """Run the server until ``stop`` is set: the embedded XMPP server if ``address`` is
-    one, the Hall, and the games it starts."""
+    one, the Hall, and the games it starts (each followed by ``watch``, if given)."""
     bind_container()
     embedded = None
     if address.embedded:
@@ -86,14 +103,18 @@ async def serve(address: Address, log_dir: Path, stop: asyncio.Event,
     hall: HallAgent
 
     async def start(table: Table) -> None:
+        log: Path | None = None
         try:
-            table.result = await host_table(table, address, log_dir, say)
+            table.result, log = await host_table(
+                table, address, log_dir, say, watch.begin(table) if watch else None)
             table.state = "finished"
         except (MawError, asyncio.TimeoutError, OSError) as exc:
             table.state, table.result = "failed", str(exc)[:300] or type(exc).__name__
         except Exception as exc:  # (a bug in one game: it alone fails)
             table.state, table.result = "failed", f"{type(exc).__name__}: {exc}"[:300]
         say(f"maw server: game {table.id} {table.state}: {table.result}")
+        if watch is not None:
+            watch.end(table, log)
         hall.changed(f"game {table.id} is over: {table.result}" if table.state == "finished"
                      else f"game {table.id} failed: {table.result}")
 
@@ -103,6 +124,8 @@ async def serve(address: Address, log_dir: Path, stop: asyncio.Event,
         await start_agents([hall], address)
         if on_hall is not None:
             on_hall(hall)
+        if watch is not None:
+            watch.listing(lambda: tables.listing(hall.clock()))
         say(f"maw server: the Hall is {jid}: people join with maw play --xmpp "
             f"{address.host}:{address.port} (no --lobby); games are archived in {log_dir}")
         await stop.wait()

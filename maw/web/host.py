@@ -12,6 +12,7 @@ from maw.errors import MawError
 from maw.hosting.xmpp import Address
 from maw.web.archive import Archive
 from maw.web.follow import TournamentWatch
+from maw.web.hall import HallWatch
 from maw.web.observer import Observer
 from maw.web.seats import SeatDesk
 from maw.web.server import WebServer, make_app, web_address
@@ -106,18 +107,19 @@ async def serve_archive(folder: Path, where: str, say: Callable[[str], None] = p
         await server.stop(drain=0)
 
 
-async def hall_site(address: Address, folder: Path, where: str,
+async def hall_site(address: Address, folder: Path, where: str, watch: HallWatch,
                     say: Callable[[str], None] = print) -> WebServer:
-    """The page of a server that hosts games (``maw server --web``): its archive of past
-    games, and ``/hall``, a seat at its Hall in the browser for whoever opens it (the
-    list, /create, /join, /ready; then the game). Started; the caller stops it."""
+    """The page of a server that hosts games (``maw server --web``): its games as they
+    change (``watch``, which the server tells), with forms to create and join them,
+    each running game live, and the archive of past games; ``/hall`` gives whoever opens
+    it a seat at the Hall in the browser (the list, /create, /join, /ready; then the
+    game). Started; the caller stops it."""
     folder.mkdir(parents=True, exist_ok=True)
     host, port = web_address(where)
-    server = WebServer(make_app(None, Archive(folder), SeatDesk(0, address, None)), host,
-                       port)
+    server = WebServer(make_app(None, Archive(folder), SeatDesk(0, address, None),
+                                hall=watch), host, port)
     await server.start()
-    say(f"maw server: its page is {server.url} (past games; {server.url}hall takes a seat "
-        "at the Hall)")
+    say(f"maw server: its page is {server.url} (the games, to join or watch; past games)")
     return server
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,6 +87,7 @@ class SeatLink:
     secret: str
     console: WebConsole = field(default_factory=WebConsole)
     task: asyncio.Task | None = None
+    name: str | None = None  # (at a Hall: the name the page's form gave; else it is asked)
 
 
 MAX_HALL_SEATS = 64  # browser seats at a server's Hall at once (``maw server --web``)
@@ -111,14 +113,18 @@ class SeatDesk:
     def get(self, secret: str) -> SeatLink | None:
         return self.seats.get(secret)
 
-    def open_seat(self) -> SeatLink:
-        """A new seat at the Hall (``ValueError``: too many at once)."""
+    def open_seat(self, name: str | None = None, typed: Sequence[str] = ()) -> SeatLink:
+        """A new seat at the Hall for ``name`` (asked if ``None``), as if its person had
+        typed ``typed`` already (the page's forms: a game to join or create);
+        ``ValueError``: too many at once."""
         self.seats = {k: s for k, s in self.seats.items()
                       if s.task is None or not s.task.done() or s.console.watchers}
         if len(self.seats) >= MAX_HALL_SEATS:
             raise ValueError(f"the Hall has {MAX_HALL_SEATS} people from the browser "
                              "already: try again later, or maw play from a terminal")
-        seat = SeatLink(secrets.token_urlsafe(12))
+        seat = SeatLink(secrets.token_urlsafe(12), name=name)
+        for line in typed:
+            seat.console.type(line)
         self.seats[seat.secret] = seat
         return seat
 
@@ -136,7 +142,7 @@ class SeatDesk:
             if lobby is None:  # (the Hall first: its list, /create, /join, /ready)
                 from maw.server.client import drop_in
 
-                found = await drop_in(self.address, console, None)
+                found = await drop_in(self.address, console, seat.name)
                 if found is None:
                     console.close("you left the Hall")
                     return

@@ -13,6 +13,7 @@ from aiohttp import web
 from maw.errors import MawError
 from maw.listen import listen
 from maw.web.archive import Archive
+from maw.web.hall import HallWatch
 from maw.web.observer import Observer, Watcher
 from maw.web.seats import SeatDesk, SeatLink
 
@@ -37,9 +38,11 @@ MAX_TYPED = 2000  # characters a seat page may send at once (a chat is far short
 def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
              archive: Archive | None = None, desk: SeatDesk | None = None,
              standings: Callable[[], list] | None = None,
-             live_id: Callable[[], int] | None = None) -> web.Application:
+             live_id: Callable[[], int] | None = None,
+             hall: HallWatch | None = None) -> web.Application:
     """The page's routes. ``observer``: the live game's (or a function giving the one to
-    show now: a tournament's); ``standings``: a tournament's leaderboard so far."""
+    show now: a tournament's); ``standings``: a tournament's leaderboard so far; ``hall``:
+    a server's games (``maw server --web``: its list, each running game live)."""
     app = web.Application()
 
     def current() -> Observer | None:
@@ -68,12 +71,18 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
             # seats kept for people (each by its secret link): what a lobby may wait for
             "people": len(desk.seats) if desk is not None and desk.lobby else 0,
             # a server's Hall (maw server --web): /hall gives a seat there
-            "hall": desk is not None and desk.lobby is None,
+            "hall": hall is not None and desk is not None and desk.lobby is None,
             "live_id": live_id() if live_id else 0,
             "standings": standings() if standings else None})
 
     async def events(request: web.Request) -> web.StreamResponse:
         live = current()
+        if "game" in request.query:  # (one of a server's running games)
+            table = request.query["game"]
+            live = hall.observer(int(table)) if hall is not None and table.isdigit() \
+                else None
+            if live is None:
+                raise web.HTTPNotFound(text=f"game {table} is not running here")
         if live is None:
             raise web.HTTPNotFound(text="no live game here (yet)")
         try:
@@ -88,15 +97,29 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
             raise web.HTTPNotFound(text="no such seat")
         return seat
 
-    async def hall(_request: web.Request) -> web.Response:
-        """A new seat at the server's Hall, by its own secret link."""
+    async def take_seat(request: web.Request) -> web.Response:
+        """A new seat at the server's Hall, by its own secret link; the page's forms say
+        who takes it and what they do first (join a game, or create one)."""
         if desk is None or desk.lobby is not None:
             raise web.HTTPNotFound(text="no Hall here: maw server --web has one")
         try:
-            seat = desk.open_seat()
+            name, typed = hall_form(request.query)
+        except MawError as exc:
+            raise web.HTTPBadRequest(text=str(exc)) from None
+        try:
+            seat = desk.open_seat(name, typed)
         except ValueError as exc:
             raise web.HTTPServiceUnavailable(text=str(exc)) from None
         raise web.HTTPFound(f"/seat/{seat.secret}")
+
+    async def hall_list(_request: web.Request) -> web.Response:
+        if hall is None:
+            raise web.HTTPNotFound(text="no Hall here: maw server --web has one")
+        from maw.engine.rulesets import RULESETS
+        from maw.server.tables import FILLS
+
+        return web.json_response({"tables": hall.tables(), "rulesets": list(RULESETS),
+                                  "fills": list(FILLS)})
 
     async def seat_page(request: web.Request) -> web.FileResponse:
         seat_of(request)
@@ -163,12 +186,46 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
     app.router.add_get("/events", events)
     app.router.add_get("/api/games", games)
     app.router.add_get("/api/games/{id:.+}", game)
-    app.router.add_get("/hall", hall)
+    app.router.add_get("/hall", take_seat)
+    app.router.add_get("/api/hall", hall_list)
     app.router.add_get("/seat/{secret}", seat_page)
     app.router.add_get("/seat/{secret}/events", seat_events)
     app.router.add_post("/seat/{secret}/say", seat_say)
     app.router.add_static("/static/", STATIC)
     return app
+
+
+def hall_form(query) -> tuple[str | None, list[str]]:
+    """Who fills in the Hall page's forms, and what they typed, in effect: ``/join ID``
+    (and ``/ready ID``) or ``/create ...``; no name, nothing typed (the seat asks for it).
+    ``MawError`` (one line) for a bad field."""
+    from maw.protocol.messages import check_name
+
+    name = query.get("name", "").strip()
+    if not name:
+        return None, []
+    name = check_name(name)
+    typed = []
+    if query.get("join"):
+        game = query["join"]
+        if not game.isdigit():
+            raise MawError(f"join: a game's number, not {game!r}")
+        typed.append(f"/join {game}")
+        if query.get("ready"):
+            typed.append(f"/ready {game}")
+    elif query.get("create"):
+        words = ["/create"]
+        for key in ("ruleset", "players"):
+            if query.get(key):
+                words.append(query[key])
+        for key in ("fill", "day", "night", "wait"):
+            if query.get(key):
+                words.append(f"{key}={query[key]}")
+        if any(not w.replace("=", "").replace(".", "").replace("-", "").isalnum()
+               for w in words[1:]):
+            raise MawError("create: letters, digits and key=value only")
+        typed.append(" ".join(words))
+    return name, typed
 
 
 class WebServer:

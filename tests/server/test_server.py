@@ -1,6 +1,7 @@
-"""`maw server` hosts games people drop into: people in real terminals (pexpect) meet at
-its Hall, create two games, sit, get ready; both games play at once to the end with AI
-players in the empty seats; someone else at the Hall sees them start and end; the archive holds
+"""`maw server` hosts games people drop into: people in real terminals (pexpect) and one in
+a real browser (its page's drawn list) meet at its Hall, create two games, sit, get ready;
+both games play at once to the end with AI players in the empty seats; someone at the Hall
+sees them start and end, someone else watches one live from the page; the archive holds
 both logs, each passing the audit, and the server's own log holds every request."""
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pexpect
 import pytest
+from page_layout import look, wait
 from stand_ins import person
 
 from maw.hosting.xmpp import free_port
@@ -23,9 +26,9 @@ from maw.records.audit import audit_records
 pytestmark = pytest.mark.xmpp
 
 
-def server(port: int, log_dir: Path) -> subprocess.Popen:
+def server(port: int, log_dir: Path, *more: str) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "maw", "server", "--port", str(port),
-                             "--log-dir", str(log_dir)], stdout=subprocess.PIPE,
+                             "--log-dir", str(log_dir), *more], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + 60
@@ -46,9 +49,17 @@ def at_hall(port: int, name: str, log: Path) -> pexpect.spawn:
     return child
 
 
-def test_people_drop_in_create_and_join_two_games_that_play_at_once_to_the_end(tmp_path):
-    port, archive = free_port(), tmp_path / "archive"
-    host = server(port, archive)
+def test_people_at_terminals_and_a_browser_play_two_games_at_once_watched_and_archived(
+        browser, tmp_path):
+    """Issue 45's acceptance: two people at terminals and one in a browser create and join
+    two games at once, AI players fill four seats of each; one person asks the scores
+    mid-round; a third person watches a game live from the server's page; both games play
+    to the end and the archive lists both."""
+    from selenium.webdriver.common.by import By
+
+    port, web, archive = free_port(), free_port(), tmp_path / "archive"
+    host = server(port, archive, "--web", str(web))
+    url = f"http://127.0.0.1:{web}/"
     people: list[pexpect.spawn] = []
     try:
         # someone at the Hall from the start watches the games come and go
@@ -67,30 +78,74 @@ def test_people_drop_in_create_and_join_two_games_that_play_at_once_to_the_end(t
         bea.sendline("/create aiwolf-5 5 fill=random day=6 night=3 wait=120")
         bea.expect(r"Bea created game (\d+)")
         second = bea.match.group(1)
-        cy = at_hall(port, "Cy", tmp_path)
-        people.append(cy)
-        cy.sendline(f"/join {first}")
-        cy.expect(f"Cy joined game {first}")
-        cy.sendline("/join 99")
-        cy.expect("Refused: there is no game 99")
-        ann.expect(f"Cy joined game {first}")  # (every watcher is told)
-        for child in (ann, cy, bea):
+        bea.sendline("/join 99")
+        bea.expect("Refused: there is no game 99")
+
+        # Wes, in the browser: the server's page draws the list; he joins game 1 from it
+        browser.get(url)
+        rows = lambda: browser.execute_script(  # noqa: E731
+            "return [...document.querySelectorAll('#hall-games tr[data-id]')]"
+            ".map(r => [r.dataset.id, r.innerText])")
+        wait(lambda: len(rows()) == 2, what="both games in the list")
+        browser.find_element(By.ID, "hall-name").send_keys("Wes")
+        look(browser, "server-hall")
+        browser.find_element(By.CSS_SELECTOR, f"tr[data-id='{first}'] button").click()
+        wait(lambda: "/seat/" in browser.current_url, what="Wes's seat")
+        seat = browser.current_window_handle
+        ann.expect(f"Wes joined game {first}")
+        ann.expect(f"Wes is ready for game {first}")
+        for child in (ann, bea):
             child.sendline("/ready")
-        # each person is sent to their game's lobby, and plays it to the end there
-        for child, game in ((ann, first), (cy, first), (bea, second)):
-            child.expect(f"Game {game} starts: joining it as")
+        ann.expect(f"Game {first} starts: joining it as Ann")
+        bea.expect(f"Game {second} starts: joining it as Bea")
         # Dora, at the Hall meanwhile, sees both games running, then the list on request
-        dee.expect(rf"game {first}: maw, 6 players .*running: .*Ann.*Cy")
+        dee.expect(rf"game {first}: maw, 6 players .*running: .*Ann.*Wes")
         dee.expect(rf"game {second}: aiwolf-5, 5 players .*running: .*Bea")
         dee.sendline("/games")
         dee.expect(rf"game {second}: aiwolf-5, 5 players .*(running|finished): .*Bea")
-        for child in (ann, cy, bea):
+
+        # "show score", asked mid-round
+        ann.expect(r"Day 1, day")
+        ann.sendline("/score")
+        ann.expect(r"\[GM\] The scores, no round is over yet .*: .*Ann 0")
+
+        # a third person watches game 1 live from the server's page
+        browser.switch_to.new_window("tab")
+        browser.get(url)
+        wait(lambda: browser.find_element(By.CSS_SELECTOR, f"tr[data-id='{first}'] a"
+                                          ".watch-link"), what="game 1's watch link").click()
+        wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#players .seat")) == 6,
+             what="game 1's table, live")
+        assert browser.find_element(By.ID, "status").text.lower() == "live"
+        names = browser.execute_script(
+            "return [...document.querySelectorAll('#players .seat .name')].map(e => e.innerText)")
+        assert {"Ann", "Wes"} <= set(names)
+        # (live, a watcher is shown no role)
+        assert not browser.execute_script(
+            "return [...document.querySelectorAll('#players .seat .role')]"
+            ".some(e => e.innerText.trim())")
+
+        for child in (ann, bea):
             child.expect("The game is over: (village|werewolves) won", timeout=240)
             child.expect(pexpect.EOF, timeout=60)
         dee.expect(f"game {first} is over: (village|werewolves) won", timeout=60)
         dee.sendline("/quit")
         dee.expect("you left the Hall")
         dee.expect(pexpect.EOF, timeout=30)
+        wait(lambda: browser.find_element(By.ID, "end-box").is_displayed(), timeout=60,
+             what="the watched game's end: who was who")
+        browser.switch_to.window(seat)
+        wait(lambda: any(x.startswith("[GM] The game is over") for x in browser.execute_script(
+            "return [...document.querySelectorAll('#lines li')].map(e => e.dataset.text)")),
+             timeout=60, what="the end on Wes's seat")
+        games = json.loads(urllib.request.urlopen(url + "api/games", timeout=5).read())
+        assert sorted(len(g["players"]) for g in games["games"]) == [5, 6]
+        players = {len(g["players"]): g["players"] for g in games["games"]}
+        assert {"Ann", "Wes"} <= set(players[6]) and "Bea" in players[5]
+        # the list links each finished game to its replay in the archive
+        browser.get(url)
+        wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#hall-games .replay-link"))
+             == 2, what="both games' replays in the list")
     finally:
         for child in people:
             child.close(force=True)

@@ -7,7 +7,6 @@ Screenshots go to tests/artifacts/web/ (kept out of git) to be looked at."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -17,15 +16,12 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from page_layout import LAYOUT, at_size
+from page_layout import ARTIFACTS, look, up, wait
 
 from maw import engine
 from maw.hosting.xmpp import free_port
 from maw.records.schema import recipients
 from maw.web.observer import Observer, public
-
-ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "web"
-ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
 
 def frames(watcher) -> list[tuple[str, dict]]:
@@ -90,31 +86,6 @@ async def test_a_watcher_sees_only_what_every_player_sees_until_the_game_is_over
 # ---------------------------------------------------------------- in a real browser
 
 
-def wait(condition, timeout: float = 30.0, what: str = "the page"):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            value = condition()
-        except Exception:  # (an element not there yet)
-            value = None
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"{what} did not happen in {timeout:.0f} s")
-
-
-def up(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
-    def answers() -> bool:
-        if proc.poll() is not None:
-            raise AssertionError(f"the server exited: {proc.stdout.read()}")
-        try:
-            urllib.request.urlopen(url + "api/info", timeout=1).read()
-            return True
-        except (urllib.error.URLError, ConnectionError):
-            return False
-    wait(answers, timeout, f"{url} answering")
-
-
 def maw(*args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "maw", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -163,10 +134,6 @@ def said_line(proc: subprocess.Popen, pattern: str, out: list[str], timeout: flo
     return wait(one, timeout, f"a line like {pattern!r}")
 
 
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
-# MAW_DOCS_IMAGES=1: the screenshots also go to docs/images for the README
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "images"
-
 # Elements that must not cover one another: for each pair of selectors, every visible
 # element of the first against every one of the second
 APART = """
@@ -200,25 +167,6 @@ def in_first_screen(*css: str):
             ".filter(e => e.getBoundingClientRect().bottom > innerHeight)"
             ".map(e => (e.innerText || e.id) + ' is below the first screen')", ", ".join(css))
     return check
-
-
-def look(driver, name: str, *checks) -> None:
-    """At a desktop's size and a phone's: the page's layout holds (and each of ``checks``,
-    given the driver and the size, finds nothing), and a screenshot."""
-    try:
-        for size, (w, h) in SIZES.items():
-            at_size(driver, w, h)
-            driver.execute_script("window.scrollTo(0, 0)")  # (the page as it opens)
-            time.sleep(0.8)  # (the page redraws for its new size)
-            problems = driver.execute_script(LAYOUT)
-            for check in checks:
-                problems += check(driver, size)
-            driver.save_screenshot(str(ARTIFACTS / f"{name}-{size}.png"))
-            if os.environ.get("MAW_DOCS_IMAGES"):
-                driver.save_screenshot(str(DOCS / f"web-{name}-{size}.png"))
-            assert not problems, f"{name} at {w}x{h}: {problems[:5]}"
-    finally:
-        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def game_clock(log: list[dict]) -> float:
@@ -743,52 +691,3 @@ def test_a_tournament_page_follows_each_game_and_keeps_the_standings(browser, tm
 
     with sqlite3.connect(tmp_path / "t.db") as db:
         assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 2
-
-
-def test_a_person_drops_in_at_a_servers_hall_from_the_browser_and_plays(browser, tmp_path):
-    """``maw server --web``: its page links to the Hall; ``/hall`` gives a seat there by
-    its own secret link (the list, /create, /ready, as ``maw play`` has them), then the
-    game it starts, to the end; the game is in the page's archive after."""
-    from selenium.webdriver.common.by import By
-
-    port, archive = free_port(), tmp_path / "archive"
-    proc = maw("server", "--port", str(free_port()), "--log-dir", str(archive),
-               "--web", str(port))
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        up(url, proc)
-        browser.get(url)
-        wait(lambda: browser.find_element(By.ID, "hall-link").is_displayed(),
-             what="the link to the Hall")
-        browser.find_element(By.ID, "hall-link").click()
-        wait(lambda: "/seat/" in browser.current_url, what="a seat of its own")
-        lines = lambda: browser.execute_script(  # noqa: E731
-            "return [...document.querySelectorAll('#lines li')].map(e => e.dataset.text)")
-        box = lambda: browser.find_element(By.ID, "text")  # noqa: E731
-        wait(lambda: "Your name?" in lines(), what="the name question")
-        box().send_keys("Wes\n")
-        wait(lambda: "no games yet: /create one" in lines(), what="the empty list")
-        box().send_keys("/create maw 5 day=4 night=2 wait=120\n")
-        wait(lambda: any(x.startswith("* Wes created game 1") for x in lines()),
-             what="the game created")
-        wait(lambda: any("game 1: maw, 5 players (rule players fill the rest), open: Wes"
-                         in x for x in lines()), what="the list with it")
-        look(browser, "hall")
-        box().send_keys("/ready\n")
-        wait(lambda: "Game 1 starts: joining it as Wes" in lines(), what="the game")
-        wait(lambda: any(x.startswith("[GM] The game is over") for x in lines()),
-             timeout=180, what="the end")
-        games = json.loads(urllib.request.urlopen(url + "api/games", timeout=5).read())
-        [game] = games["games"]
-        assert "Wes" in game["players"] and len(game["players"]) == 5
-        assert game["winner"] in ("village", "werewolves")
-        # a second seat is another person's, by another secret link
-        first = browser.current_url
-        browser.get(url + "hall")
-        wait(lambda: "/seat/" in browser.current_url and browser.current_url != first,
-             what="another seat")
-    finally:
-        proc.terminate()
-        out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0, out[-2000:]
-    assert "game 1 finished" in out

@@ -390,7 +390,11 @@ function follow(spectator) {
   view.records = []; view.live = true; view.over = false; view.ending = null;
   view.spectator = spectator;
   $("phases").dataset.count = "";
-  const source = new EventSource("/events" + (spectator ? "?spectator=1" : ""));
+  // (one of a server's games: ?watch=ID; else the page's one live game)
+  const query = new URLSearchParams();
+  if (spectator) query.set("spectator", "1");
+  if (params.get("watch")) query.set("game", params.get("watch"));
+  const source = new EventSource("/events" + (String(query) ? "?" + query : ""));
   view.source = source;
   source.addEventListener("hello", (e) => {
     const h = JSON.parse(e.data);
@@ -463,6 +467,75 @@ async function archive() {
   filter();
 }
 
+// a server's Hall: its games as they change, each with what one may do (join it, watch it,
+// replay it), and the form to create one; joining or creating opens a seat (/hall), whose
+// page plays the game
+async function hall() {
+  $("hall").hidden = false;
+  const name = $("hall-name");
+  name.value = localStorage.getItem("maw-name") || "";
+  name.oninput = () => localStorage.setItem("maw-name", name.value.trim());
+  const needName = () => {
+    if (name.value.trim()) return false;
+    $("hall-note").textContent = "Your name first: the others see it at the table.";
+    name.focus();
+    return true;
+  };
+  $("create").onsubmit = (e) => {
+    if (needName()) { e.preventDefault(); return; }
+    $("create-name").value = name.value.trim();
+  };
+  const join = (id) => {
+    if (needName()) return;
+    const q = new URLSearchParams({name: name.value.trim(), join: id});
+    if ($("hall-ready").checked) q.set("ready", "1");
+    location.href = "/hall?" + q;
+  };
+  const cell = (label, attrs, ...children) => el("td", {...attrs, "data-label": label}, ...children);
+  const state = (t) => ({open: `open: starts in ${Math.round(t.starts_in)} s, or when all are ready`,
+    running: "playing", finished: t.result, failed: `failed: ${t.result}`, closed: `closed: ${t.result}`})[t.state];
+  let first = true;
+  const drawn = new Map();  // each game's row as drawn, and what it showed
+  const refresh = async () => {
+    let got;
+    try { got = await (await fetch("/api/hall")).json(); }
+    catch (e) { $("hall-note").textContent = "the server does not answer"; return; }
+    if (first) {
+      first = false;
+      $("create-ruleset").replaceChildren(...got.rulesets.map((r) => el("option", {value: r}, r)));
+      $("create-fill").replaceChildren(...got.fills.map((f) => el("option", {value: f}, f)));
+    }
+    // a row is drawn again only when its game changed (its countdown is only set): a
+    // button is never replaced under a person's finger
+    const rows = got.tables.map((t) => {
+      const mine = t.people.some((p) => p.toLowerCase() === name.value.trim().toLowerCase());
+      const sig = JSON.stringify({...t, starts_in: 0, mine});
+      const kept = drawn.get(t.id);
+      if (kept && kept.sig === sig) { kept.state.textContent = state(t); return kept.row; }
+      const people = t.people.length ? t.people.map((p) => t.ready.includes(p)
+        ? el("span", {class: "ready", title: "ready"}, `${p} ✓`) : el("span", {}, p)) : ["nobody yet"];
+      const act = t.state === "open" && mine ? el("span", {class: "muted"}, "you sit here")
+        : t.state === "open" && t.people.length < t.players
+        ? el("button", {type: "button", onclick: () => join(t.id)}, "join")
+        : t.live ? el("a", {href: `/?watch=${t.id}`, class: "watch-link"}, "watch")
+        : t.replay ? el("a", {href: `/?game=${encodeURIComponent(t.replay)}`, class: "replay-link"}, "replay") : "";
+      const stateCell = cell("state", {class: `state-${t.state}`}, state(t));
+      const row = el("tr", {"data-id": t.id}, cell("game", {}, t.id), cell("ruleset", {}, t.ruleset),
+        cell("seats", {class: "num"}, `${t.people.length} of ${t.players} (${t.fill} fill the rest)`),
+        cell("people", {}, ...people.flatMap((p, i) => i ? [", ", p] : [p])),
+        stateCell, cell("", {}, act));
+      drawn.set(t.id, {sig, row, state: stateCell});
+      return row;
+    });
+    const body = $("hall-games").tBodies[0];
+    const now = [...body.children];
+    if (!rows.length) body.replaceChildren(el("tr", {}, el("td", {colSpan: 6}, "No games yet: create one below.")));
+    else if (rows.length !== now.length || rows.some((r, i) => r !== now[i])) body.replaceChildren(...rows);
+  };
+  await refresh();
+  setInterval(refresh, 1000);
+}
+
 async function start() {
   $("mind-close").onclick = () => { view.selected = null; draw(); };
   $("spectator").onchange = (e) => follow(e.target.checked);
@@ -482,6 +555,7 @@ async function start() {
   $("archive-link").hidden = !info.archive;
   $("hall-link").hidden = !info.hall;
   if (params.get("game")) { $("game").hidden = false; await replay(params.get("game")); }
+  else if (params.get("watch")) { $("game").hidden = false; follow(false); }
   else if (info.live && !params.get("archive")) {
     $("game").hidden = false;
     if (info.tournament) {
@@ -493,7 +567,12 @@ async function start() {
     }
     else follow(false);
   }
-  else { $("live-link").hidden = !info.live; await archive(); }
+  else {
+    $("live-link").hidden = !info.live;
+    const atHall = info.hall && !params.get("archive");
+    await archive();
+    if (atHall) { $("title").textContent = "the Hall"; await hall(); }
+  }
 }
 
 start();
