@@ -168,7 +168,8 @@ def test_people_at_terminals_and_a_browser_play_two_games_at_once_watched_and_ar
     assert asked.count(("game_starts", True)) == 2
 
 
-def test_ai_players_are_sent_into_a_servers_game_and_a_bad_seat_is_refused(tmp_path):
+def test_ai_players_are_sent_into_a_servers_game_and_a_restart_loses_no_finished_game(
+        tmp_path):
     port, archive = free_port(), tmp_path / "archive"
     host = server(port, archive)
     ann = None
@@ -203,3 +204,23 @@ def test_ai_players_are_sent_into_a_servers_game_and_a_bad_seat_is_refused(tmp_p
     records = [json.loads(x) for x in log.read_text().splitlines()]
     started = next(r for r in records if r["kind"] == "started")
     assert started["remote"] == 3 and started["players"] == 5  # (Ann, Zed, Yan; 2 AI)
+    [server_log] = archive.rglob("server-*.jsonl")
+    before = server_log.read_text()
+
+    # the server again, on the same folder: the game is in its page's archive, its list
+    # starts afresh, and its log goes on after the first run's
+    web = free_port()
+    again = server(free_port(), archive, "--web", str(web))
+    try:
+        url = f"http://127.0.0.1:{web}/"
+        [game] = json.loads(urllib.request.urlopen(url + "api/games", timeout=10).read())[
+            "games"]
+        assert {"Ann", "Zed", "Yan"} <= set(game["players"]) and len(game["players"]) == 5
+        assert game["winner"] in ("village", "werewolves")
+        assert json.loads(urllib.request.urlopen(url + "api/hall", timeout=10).read())[
+            "tables"] == []
+    finally:
+        again.send_signal(signal.SIGTERM)
+        again.communicate(timeout=60)
+    assert again.returncode == 0
+    assert server_log.read_text().startswith(before)
