@@ -3,7 +3,14 @@
 FSM (design document §3.7.1): Setup -> Open <-> Close. While open it takes a chat only
 from a living member, asks the GameMaster (the engine) whether the chat is legal, logs it,
 pushes it to every reader at once and serves unread messages by index. Closing archives
-the phase's log to disk. Replies always go to the member's registered JID, never to the
+the phase's log to disk.
+
+Both ways of reading are used: the push is what a person's terminal and page and a model
+see at once; a player also pulls (``get_new_messages`` from the index it has read to),
+before each question to its interface, which tells the room what it has read and gives it
+any line it missed. As the document's service model says, the lines every reader has read
+are then purged from the room's log (written to its archive first), so a long phase's
+log holds only what someone has still to read. Replies always go to the member's registered JID, never to the
 claimed sender, so a forged request reveals nothing.
 
 The rooms hear the results, as the document's interaction model says (AnnounceVoteResult,
@@ -64,6 +71,7 @@ class ChatRoomAgent(MawAgent):
         self.readers: dict[str, str] = {}
         self.chat_log: list[m.ChatLine] = []
         self.base = 0  # index of chat_log[0]: indices keep growing across phases
+        self.read: dict[str, int] = {}  # reader -> the index it has read up to (pulls)
         self.day = 0
         self.round = 1
         # the chats the GameMaster is asked about: (speaker, text, the speaker's thread)
@@ -102,14 +110,29 @@ class ChatRoomAgent(MawAgent):
             self.base += len(self.chat_log)
             self.chat_log.clear()
 
-    def archive(self) -> None:
-        if self.archive_dir is None or not self.chat_log:
+    def archive(self, lines: list[m.ChatLine] | None = None) -> None:
+        """Append ``lines`` (the whole log by default) to the phase's archive file."""
+        lines = self.chat_log if lines is None else lines
+        if self.archive_dir is None or not lines:
             return
         self.archive_dir.mkdir(parents=True, exist_ok=True)
         path = self.archive_dir / f"round{self.round}-day{self.day}-{self.room_name}.jsonl"
         with path.open("a", encoding="utf-8") as f:
-            for line in self.chat_log:
+            for line in lines:
                 f.write(json.dumps(line.model_dump()) + "\n")
+
+    def pulled(self, name: str, since: int) -> None:
+        """Reader ``name`` has read every line before ``since``: the lines every reader
+        has read leave the log, archived first (design document, Table 12)."""
+        self.read[name] = max(self.read.get(name, 0), since)
+        if not self.readers:
+            return
+        low = min(self.read.get(n, self.base) for n in self.readers)
+        count = min(low - self.base, len(self.chat_log))
+        if count > 0:
+            self.archive(self.chat_log[:count])
+            del self.chat_log[:count]
+            self.base += count
 
 
 class RoomState(State):
@@ -174,6 +197,7 @@ class ClosedState(RoomState):
         elif isinstance(body, m.GetNewMessages):
             name = room.member(sender, room.readers)
             if name is not None:
+                room.pulled(name, body.since)
                 await room.send_body(self, room.readers[name], m.NewMessages(
                     room_name=room.room_name, messages=[], next=room.base))
         return False
@@ -207,6 +231,7 @@ class OpenState(RoomState):
             name = room.member(sender, room.readers)
             if name is not None:
                 await self.serve(room.readers[name], body.since)
+                room.pulled(name, body.since)
         return False
 
     async def chat(self, body: m.Chat, sender: str, thread: str | None) -> None:

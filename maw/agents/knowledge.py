@@ -64,8 +64,7 @@ class Knowledge:
         take = TAKE.get(type(body))
         if take is None:
             return False
-        take(self, body)
-        return True
+        return take(self, body) is not False
 
     @property
     def version(self) -> int:
@@ -183,8 +182,11 @@ def _score_board(k: Knowledge, body: m.ScoreBoard) -> None:
                          leaderboard=[tuple(x) for x in body.leaderboard]))
 
 
-def _said(k: Knowledge, body: m.NewMessages) -> None:
+def _said(k: Knowledge, body: m.NewMessages) -> bool:
+    """The lines not heard yet; False if there was none (a pull's answer, most often:
+    nothing to ask the interface about again)."""
     seen = k.seen.get(body.room_name, 0)
+    new = False
     for line in body.messages:
         if line.announcement is not None:  # (the GameMaster told it already)
             seen = max(seen, line.index + 1)
@@ -192,8 +194,9 @@ def _said(k: Knowledge, body: m.NewMessages) -> None:
         if line.index >= seen:
             k.note(h.Said(room=body.room_name, speaker=line.speaker, text=line.text,
                               day=line.day))
-            seen = line.index + 1
+            seen, new = line.index + 1, True
     k.seen[body.room_name] = seen
+    return new
 
 
 def _opened(k: Knowledge, body: m.AnnounceOpen) -> None:
@@ -224,7 +227,8 @@ def _reveal(k: Knowledge, body: m.Reveal) -> None:
     k.note(h.Revealed(day=body.day, what=body.kind, target=body.target, value=body.value))
 
 
-TAKE: dict[type, Callable[[Knowledge, Any], None]] = {
+# (each learns from its message; one that returns False learnt nothing new)
+TAKE: dict[type, Callable[[Knowledge, Any], bool | None]] = {
     m.StartGame: _start, m.AssignRole: _role, m.Kill: _kill, m.PhaseChange: _phase,
     m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
     m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal, m.PrivateLine: _whispered,

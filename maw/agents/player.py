@@ -73,6 +73,17 @@ class PlayerAgent(MawAgent, Knowledge):
         self.questions: Awaiting[str] = Awaiting()  # asked, not yet answered
         self.gm_gone = False
         self.welcomed = 0.0  # when the GameMaster last said "joined" (time.monotonic())
+        self.pulled: dict[str, int] = {}  # room -> the index it last told the room it read
+
+    async def pull(self, behaviour) -> None:
+        """Tell each room whose talk it heard more of what it has read, asking for any
+        line it missed (``get_new_messages``; the answer is news like a push): the room
+        purges the lines every reader has read (``maw.agents.chatroom``)."""
+        for room, seen in list(self.seen.items()):
+            if room in self.rooms and self.pulled.get(room) != seen:
+                self.pulled[room] = seen
+                await self.send_body(behaviour, self.rooms[room],
+                                     m.GetNewMessages(since=seen))
 
     async def rejoin(self, within: float) -> bool:
         """After a reconnection: knock at the GameMaster again with the same name (it
@@ -385,6 +396,7 @@ class AwakeState(PlayerState):
                 await self.wait_change(asked)
                 continue
             asked = p.version
+            await p.pull(self)
             stamp = p.stamp
             ballot = p.view.votes_open if p.view else None
             heard, p.unread = p.unread, []
