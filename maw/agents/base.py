@@ -284,9 +284,10 @@ def logged_body(body: Body) -> dict[str, Any]:
 
 SECRET_FIELDS = {"view", "token", "key"}  # not in the game log: a log is shared, a key not
 # fields a message's log record leaves out because other records hold them: a player's
-# question to its interface is its ``input`` record (what it may do), and what it had
-# heard is in the records of the messages sent to it
-LOGGED_APART = {"get_input": {"heard", "options"}}
+# question to its interface is its ``input`` record (what it may do), what it had heard
+# is in the records of the messages sent to it, and what its model was told (the chat
+# completion, its role's prompt among it) is in its model's call records
+LOGGED_APART = {"get_input": {"heard", "options", "completions"}}
 
 
 def link(a: MawAgent, b: MawAgent, key: bytes | None = None) -> bytes:

@@ -10,8 +10,8 @@ see at once; a player also pulls (``get_new_messages`` from the index it has rea
 before each question to its interface, which tells the room what it has read and gives it
 any line it missed. As the document's service model says, the lines every reader has read
 are then purged from the room's log (written to its archive first), so a long phase's
-log holds only what someone has still to read. Replies always go to the member's registered JID, never to the
-claimed sender, so a forged request reveals nothing.
+log holds only what someone has still to read. Replies always go to the member's
+registered JID, never to the claimed sender, so a forged request reveals nothing.
 
 The rooms hear the results, as the document's interaction model says (AnnounceVoteResult,
 AnnounceWinningTeam; AnnounceScores in the Lobby room): the GameMaster's ``vote_result``,

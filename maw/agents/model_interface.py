@@ -136,6 +136,8 @@ class ModelInterfaceAgent(MawAgent):
                 self.memory.lend(self.decider)
             self.logged = 0
             self.unread = []
+        if body.completions and isinstance(self.decider, AsyncDecider):
+            self.decider.supplied(body.completions)
         for record in body.heard:
             if isinstance(record, h.Said):
                 self.decider.observe(Chatted(record.day, engine.Room(record.room),

@@ -30,7 +30,9 @@ from maw.agents.transport import bare, of_types, receive
 from maw.errors import LobbyError
 from maw.protocol import heard as h
 from maw.protocol import messages as m
+from maw.protocol import render
 from maw.protocol.convert import compact_options
+from maw.protocol.messages import View
 
 
 def fsm_types() -> tuple[str, ...]:
@@ -55,8 +57,12 @@ class PlayerAgent(MawAgent, Knowledge):
     def __init__(self, jid: str, password: str, player_interface: str, gamemaster: str,
                  rooms: dict[str, str], game_log: GameLog, port: int = 5222,
                  reply_seconds: float = 30.0, join_seconds: float = 60.0,
-                 push_news: bool = False, rename: bool = True) -> None:
+                 push_news: bool = False, rename: bool = True,
+                 completion: Callable[[View, list[str]], dict] | None = None) -> None:
         super().__init__(jid, password, port=port)
+        # a model's seat: the chat completion each question carries (design document
+        # §3.2.2), made from its view and the lines it heard (``maw.llm.prompts``)
+        self.completion = completion
         self.player_interface = player_interface
         self.gamemaster = gamemaster.lower()
         self.rooms = {room: jid.lower() for room, jid in rooms.items()}  # room name -> JID
@@ -74,6 +80,13 @@ class PlayerAgent(MawAgent, Knowledge):
         self.gm_gone = False
         self.welcomed = 0.0  # when the GameMaster last said "joined" (time.monotonic())
         self.pulled: dict[str, int] = {}  # room -> the index it last told the room it read
+
+    def completed(self, heard: list) -> dict | None:
+        """The chat completion of a question that brings ``heard`` (a model's seat)."""
+        if self.completion is None or self.view is None:
+            return None
+        return self.completion(self.view, [render.heard(r) for r in heard
+                                           if not (isinstance(r, h.Notice) and r.lobby)])
 
     async def pull(self, behaviour) -> None:
         """Tell each room whose talk it heard more of what it has read, asking for any
@@ -402,7 +415,7 @@ class AwakeState(PlayerState):
             heard, p.unread = p.unread, []
             request = m.GetInput(purpose="action", view=p.view, heard=heard,
                                  options=p.options, seconds=round(p.seconds_left(), 2),
-                                 round=p.round)
+                                 round=p.round, completions=p.completed(heard))
             options = compact_options(p.options)
             if options == p.logged_options:  # (asked again on news: the same options)
                 p.game_log.write("input", player=p.seat_name)

@@ -39,6 +39,7 @@ from maw.hosting.seats import (  # noqa: F401 - the seats' names, where a game's
     DEFAULT_NAMES,
     Seat,
     check_backends,
+    completion_for,
     deciders,
     default_seats,
     seats_from_roster,
@@ -180,7 +181,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                                         pace=seat.pace,
                                         memory=SetMemory() if seat.set_memory else None)
         player = PlayerAgent(player_jid, password(player_jid), str(interface.jid), gm_jid,
-                             rooms, game_log)
+                             rooms, game_log, completion=completion_for(seat))
         interface.context_dir = archive  # its model's conversation, beside the log
         link(player, interface)
         first.append(interface)

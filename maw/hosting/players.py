@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from maw.agents.base import GameLog, MawAgent, link
 from maw.agents.model_interface import ModelInterfaceAgent
@@ -23,7 +24,7 @@ from maw.hosting.connect import (
     start_agents,
     stop_agents,
 )
-from maw.hosting.seats import Seat, deciders
+from maw.hosting.seats import Seat, completion_for, deciders
 from maw.hosting.xmpp import Address, lobby_jid
 from maw.policies.memory import SetMemory
 
@@ -59,7 +60,8 @@ async def run_player(address: Address, lobby: str, seat: Seat, *, seed: int = 0,
     log = log_dir / f"player-{seat.name}-{tag}.jsonl" if log_dir else None
     return await _play(address, lobby, seat.name.lower(), tag, interface, log, on_line,
                        join_seconds, timeout, push_news=False,
-                       reconnect_seconds=reconnect_seconds, say=say, rename=False)
+                       reconnect_seconds=reconnect_seconds, say=say, rename=False,
+                       completion=completion_for(seat))
 
 
 async def run_person(address: Address, lobby: str, console, *, name: str | None = None,
@@ -93,7 +95,8 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
                 quit_event: Callable[[], asyncio.Event] | None = None,
                 reconnect_seconds: float = 30.0,
                 say: Callable[[str], None] | None = None,
-                rename: bool = True) -> PlayerResult:
+                rename: bool = True,
+                completion: Callable[[Any, list[str]], dict] | None = None) -> PlayerResult:
     if say is None:
         def say(line: str) -> None:
             print(f"maw: {line}", file=sys.stderr, flush=True)
@@ -107,7 +110,8 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
     interface = make_interface(ui_jid, game_log)
     player = PlayerAgent(f"maw-p-{label}-{tag}@{domain}", secrets.token_hex(8), ui_jid,
                          lobby_jid(lobby, domain), {}, game_log, address.port,
-                         join_seconds=join_seconds, push_news=push_news, rename=rename)
+                         join_seconds=join_seconds, push_news=push_news, rename=rename,
+                         completion=completion)
     if on_line is not None:
         player.on_line = on_line
     link(player, interface)

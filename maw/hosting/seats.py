@@ -5,7 +5,7 @@ fresh decider for each round, with the model settings of the role the seat was d
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -182,6 +182,22 @@ async def time_models(seats: Sequence[Seat]) -> list[ModelTime]:
 
 def default_seats(n: int, decider: str = "rule") -> list[Seat]:
     return [Seat(name, decider) for name in default_names(n)]
+
+
+def completion_for(seat: Seat) -> Callable[[Any, list[str]], dict] | None:
+    """A model's seat: what makes the chat completion each of its questions carries
+    (``maw.llm.prompts.completion``: its prompts folder, the model of the role it was
+    dealt); ``None`` for any other seat (its questions carry none)."""
+    if seat.decider == "aiwolf" or not decider_kind(seat.decider).needs_model:
+        return None
+    from maw.llm.prompts import Prompts, completion
+
+    prompts = Prompts(Path(seat.prompts) if seat.prompts else None)
+
+    def made(view: Any, lines: list[str]) -> dict:
+        spec = seat.llm_for(view.role) or LLMSpec()
+        return completion(prompts, view, lines, spec.model)
+    return made
 
 
 def deciders(seat: Seat, seed: int) -> DeciderFactory:

@@ -34,7 +34,7 @@ from maw.llm.answers import (
 )
 from maw.llm.llm import LLM
 from maw.llm.memory import Memory
-from maw.llm.prompts import Prompts, chat_limit, pin_game
+from maw.llm.prompts import Prompts, chat_limit, pin_game, supplied_opening
 from maw.llm.telemetry import Tally, account, label, note_retries
 from maw.policies import gate
 from maw.policies.base import (
@@ -97,6 +97,7 @@ class LLMDecider(AsyncDecider):
         self.tally = Tally()
         self.pending: dict | None = None  # the decision being made (its calls so far)
         self.started = False
+        self.opening: list[str] | None = None  # its questions' guiding prompt (``supplied``)
         self.spoke_in: tuple[int, str] | None = None  # the phase it last spoke in
         self.answered_in: tuple[int, str] | None = None  # ... it last answered in
         # the percents its answers stated, and the phase (day, phase) they were stated in
@@ -145,8 +146,12 @@ class LLMDecider(AsyncDecider):
             return []
         return suspects(view)
 
+    def supplied(self, completion: dict) -> None:
+        """Its question's chat completion: the guiding prompt its conversation opens with."""
+        self.opening = supplied_opening(completion) or self.opening
+
     def _start(self, view: engine.PlayerView) -> None:
-        pin_game(self.llm, self.prompts, view)
+        pin_game(self.llm, self.prompts, view, self.opening)
         self.max_chars = chat_limit(view, self.max_chars)
         self.started = True
 

@@ -36,7 +36,7 @@ from maw.engine.events import Chatted
 from maw.engine.roles import ROLES
 from maw.llm.decider import must_vote
 from maw.llm.llm import LLM
-from maw.llm.prompts import Prompts, chat_limit, pin_game
+from maw.llm.prompts import Prompts, chat_limit, pin_game, supplied_opening
 from maw.llm.telemetry import Tally, account, note_retries
 from maw.policies import claims, gate
 from maw.policies.base import DECIDERS, AsyncDecider, ModelSeat, register_decider
@@ -123,6 +123,7 @@ class HybridDecider(AsyncDecider):
         self.pending: dict | None = None
         self.unread: list[tuple[str, str]] = []  # (speaker, text) not yet analysed
         self.started = False
+        self.opening: list[str] | None = None  # its questions' guiding prompt (``supplied``)
         self.chosen: tuple[int, str] | None = None  # the phase of its last night choice
 
     def observe(self, event) -> None:
@@ -139,8 +140,12 @@ class HybridDecider(AsyncDecider):
     def rule_layer(self) -> RuleLayer | None:
         return self.strategy
 
+    def supplied(self, completion: dict) -> None:
+        """Its question's chat completion: the guiding prompt its conversation opens with."""
+        self.opening = supplied_opening(completion) or self.opening
+
     def _start(self, view: engine.PlayerView) -> None:
-        pin_game(self.llm, self.prompts, view)
+        pin_game(self.llm, self.prompts, view, self.opening)
         self.max_chars = chat_limit(view, self.max_chars)
         self.started = True
 

@@ -71,11 +71,42 @@ def chat_limit(view: engine.PlayerView, wanted: int) -> int:
     return min(wanted, max_chat(view))
 
 
-def pin_game(llm: LLM, prompts: Prompts, view: engine.PlayerView) -> None:
-    """The conversation's first two messages, kept for the whole game: the rules of the
-    game (the same for every player, a cached prefix), then the player's role."""
-    llm.pin("system", prompts.render("rules.md", name=view.player,
-                                     players=", ".join(view.players),
-                                     ruleset=view.ruleset, rules=game_rules(view)))
+def opening(prompts: Prompts, view: engine.PlayerView) -> list[str]:
+    """The conversation's first two messages (the guiding prompt): the rules of the game
+    (the same for every player, a cached prefix), then the player's role."""
     pack = ", ".join(p for p in view.pack if p != view.player) or "none"
-    llm.pin("system", prompts.render(f"roles/{view.role}.md", name=view.player, pack=pack))
+    return [prompts.render("rules.md", name=view.player, players=", ".join(view.players),
+                           ruleset=view.ruleset, rules=game_rules(view)),
+            prompts.render(f"roles/{view.role}.md", name=view.player, pack=pack)]
+
+
+def pin_game(llm: LLM, prompts: Prompts, view: engine.PlayerView,
+             supplied: list[str] | None = None) -> None:
+    """The conversation's first two messages, kept for the whole game (``opening``), or
+    those its question ``supplied`` (the chat completion of a ``get_input``)."""
+    for text in supplied or opening(prompts, view):
+        llm.pin("system", text)
+
+
+def completion(prompts: Prompts, view: engine.PlayerView, lines: list[str],
+               model: str = "") -> dict:
+    """The chat completion a ``get_input`` carries to a model's interface (design document
+    §3.2.2, Algorithm 1's "post M ∪ {g}"): the guiding prompt g (system: the rules, then
+    the role) and the messages M the player heard since its last question (user), for the
+    interface to forward to its model. MAW's own model players take their conversation's
+    guiding prompt from it and ask their turn's question with more (the votes, what they
+    remember, the choices: ``maw.llm.decider``)."""
+    return {"model": model,
+            "messages": [*({"role": "system", "content": text}
+                           for text in opening(prompts, view)),
+                         {"role": "user", "content": "\n".join(lines) or "(nothing new)"}]}
+
+
+def supplied_opening(completion: dict | None) -> list[str] | None:
+    """The guiding prompt of a ``get_input``'s chat completion (its system messages)."""
+    messages = completion.get("messages") if isinstance(completion, dict) else None
+    if not isinstance(messages, list):
+        return None
+    texts = [m.get("content", "") for m in messages
+             if isinstance(m, dict) and m.get("role") == "system"]
+    return [t for t in texts if isinstance(t, str) and t] or None

@@ -65,6 +65,10 @@ class AsyncDecider(Decider):
                       messages: list[str]) -> Action | None:
         raise NotImplementedError
 
+    def supplied(self, completion: dict) -> None:
+        """The chat completion its question carried (``get_input``'s ``completions``):
+        a decider that posts to a model takes its guiding prompt from it."""
+
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         raise TypeError(f"{type(self).__name__} thinks asynchronously: the game awaits "
                         "its adecide")

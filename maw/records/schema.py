@@ -236,8 +236,10 @@ class Llm(Record):
     # the retries of its calls (``maw.llm.retry``): why each try failed, and the wait
     retries: list[dict[str, Any]] | None = None
     # the beliefs the model stated (``"suspicion"``, normalised), before they were weighed
-    # into the rule layer's (the ``beliefs`` record)
+    # into the rule layer's (the ``beliefs`` record), or why its statement was not read
+    # (the statement is lost, not the action)
     stated: dict[str, float] | None = None
+    beliefs_error: str | None = None
     # the hybrid agent (maw.llm.hybrid): the facts it read from the talk (speaker, kind,
     # target, value) and by whom ("model" or "grammar"), the action or intent its rule
     # layer chose, the sentences the model wrote and what the consistency check caught
