@@ -13,7 +13,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
@@ -41,7 +41,8 @@ def seat_name(name: str, taken: Iterable[str]) -> str:
 class Seating:
     """What MAW's AIWolf servers share: ``seats`` seats for the first agents to answer
     NAME (:meth:`seat`), and :meth:`gather`, which waits for them. ``reserved`` are names
-    the other players of the game take."""
+    the other players of the game take (read at each seating: a server's table gives the
+    names of the people seated so far)."""
 
     kind = "AIWolf agent"
 
@@ -49,13 +50,20 @@ class Seating:
                  reserved: Iterable[str] = (), say: Callable[[str], None] = lambda s: None
                  ) -> None:
         self.host, self.port, self.seats, self.limits = host, port, seats, limits
-        self.reserved = set(reserved)
+        self.reserved: Iterable[str] = reserved if not isinstance(reserved, Iterator) \
+            else list(reserved)
         self.say = say
         self.links: list[Link] = []
         self.full = asyncio.Event()
 
     @property
     def url(self) -> str:
+        raise NotImplementedError
+
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def stop(self) -> None:
         raise NotImplementedError
 
     async def gather(self, timeout: float) -> list[Link]:

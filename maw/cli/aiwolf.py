@@ -19,6 +19,12 @@ def add_aiwolf_client(sub) -> None:
     where.add_argument("--tcp", metavar="HOST:PORT",
                        help="an AIWolf 0.6 platform server (AIWolfServer): play its game "
                             "set, talking in Protocol 3.6")
+    where.add_argument("--game", type=int, metavar="ID",
+                       help="take a seat for AIWolf agents at game ID of a maw server "
+                            "(at --xmpp): its Hall says where they connect")
+    p.add_argument("--xmpp", default="localhost:5222", metavar="HOST:PORT",
+                   help="with --game: the maw server's XMPP server (default "
+                        "localhost:5222)")
     p.add_argument("--name", required=True,
                    help="the agent's name (its team: the name without trailing digits)")
     p.add_argument("--policy", default=None,
@@ -46,6 +52,12 @@ def cmd_aiwolf_client(args: argparse.Namespace) -> int:
     from maw.aiwolf.client import Player, check_url, play
     from maw.hosting.seats import Seat, deciders
 
+    if args.game is not None:
+        from maw.hosting.xmpp import parse_address
+        from maw.server.client import aiwolf_url
+
+        args.url = asyncio.run(aiwolf_url(parse_address(args.xmpp), args.game))
+        print(f"{args.name} | game {args.game}'s AIWolf seats are at {args.url}", flush=True)
     if args.url:
         check_url(args.url)
     if not args.name.strip():

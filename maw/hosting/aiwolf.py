@@ -14,7 +14,7 @@ from maw.aiwolf.bridge import aiwolf_role, finish_packet
 from maw.aiwolf.link import Limits, Link
 from maw.aiwolf.platform_host import TcpEndpoint
 from maw.aiwolf.rounds import TalkRounds
-from maw.aiwolf.server import Endpoint
+from maw.aiwolf.server import Endpoint, Seating
 from maw.engine import Flow, Ruleset
 from maw.errors import MawError
 from maw.hosting.game import GameResult
@@ -54,7 +54,7 @@ async def with_aiwolf(run: Callable[..., Awaitable[GameResult]], seats: list[Sea
                       agents: int, host: str, port: int, limits: Limits, wait: float,
                       say: Callable[[str], None], day_seconds: float = 0.0, seed: int = 0,
                       players: int = 0, abort: bool = True, tcp: bool = False,
-                      games: int = 1) -> GameResult:
+                      games: int = 1, endpoint: Seating | None = None) -> GameResult:
     """Seat ``agents`` AIWolf agents beside ``seats``, then ``run`` the game (of days of
     ``day_seconds``: a freeform talk's duration; ``seed`` orders the talk rounds). With
     ``abort``, as many agents in error as end an aiwolf-nlp-server game of ``players``
@@ -62,10 +62,15 @@ async def with_aiwolf(run: Callable[..., Awaitable[GameResult]], seats: list[Sea
     agents are the AIWolf 0.6 platform's, over its TCP protocol
     (``maw.aiwolf.platform_host``), not aiwolf-nlp-server's over a WebSocket; they play
     ``games`` games (MAW's rounds) as a game set, each agent in the same seat (and so the
-    same ``Agent[NN]``) throughout, each game's FINISH before the next's INITIALIZE."""
-    serve = TcpEndpoint if tcp else Endpoint
-    endpoint = serve(host, port, agents, limits, [s.name for s in seats], say)
-    await endpoint.start()
+    same ``Agent[NN]``) throughout, each game's FINISH before the next's INITIALIZE.
+    ``endpoint``: one already listening (a server's table opens it when it is created, and
+    its agents may be seated already); it is stopped at the end like one of its own."""
+    if endpoint is None:
+        serve = TcpEndpoint if tcp else Endpoint
+        endpoint = serve(host, port, agents, limits, [s.name for s in seats], say)
+        await endpoint.start()
+    else:  # (its agents never take an AI seat's name)
+        endpoint.reserved = [*endpoint.reserved, *(s.name for s in seats)]
     say(f"maw game: waiting {wait:.0f} s for {agents} AIWolf agent(s) at {endpoint.url}")
     try:
         links = await endpoint.gather(wait)

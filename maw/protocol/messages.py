@@ -459,6 +459,11 @@ class TableInfo(BaseModel):
     starts_in: float = 0.0  # seconds until its lobby timer runs out (open)
     lobby: str = ""  # its game's lobby name (running)
     result: str = ""  # who won, or why it failed or closed
+    # seats for AIWolf agents, who connect to aiwolf_url (maw aiwolf-client --game ID),
+    # and those seated so far
+    aiwolf: int = 0
+    aiwolf_url: str = ""
+    agents: list[str] = []
 
 
 class ListGames(Body):
@@ -490,6 +495,7 @@ class CreateGame(Body):
     night_seconds: float = 30.0
     wait_seconds: float = 120.0
     player_name: Name | None = None
+    aiwolf: int = Field(0, ge=0, le=15)  # seats for AIWolf agents (an aiwolf-* ruleset)
 
 
 class JoinGame(Body):

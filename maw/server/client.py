@@ -28,9 +28,11 @@ FIRST_ANSWER = 3.0  # seconds a Hall has to answer before the server is taken fo
 
 HELP = """At the Hall:
   /games                         the list again
-  /create [RULESET] [PLAYERS] [fill=rule|random] [day=S] [night=S] [wait=S]
+  /create [RULESET] [PLAYERS] [fill=rule|random] [day=S] [night=S] [wait=S] [aiwolf=K]
                                  open a game and sit at it (AI players of fill take the
-                                 seats nobody takes when its wait is over)
+                                 seats nobody takes when its wait is over; aiwolf=K
+                                 keeps K seats for AIWolf agents: maw aiwolf-client
+                                 --game ID)
   /join ID                       sit at game ID
   /leave ID                      stand up from game ID
   /ready, /unready               say you are (not) ready: a game starts when everyone
@@ -78,8 +80,13 @@ def listing(tables: list[TableInfo]) -> list[str]:
         when = {"open": f"starts in {t.starts_in:.0f} s or when all are ready",
                 "running": "playing", "finished": t.result, "failed": f"failed: {t.result}",
                 "closed": f"closed: {t.result}"}[t.state]
+        agents = ""
+        if t.aiwolf:
+            names = f": {', '.join(t.agents)}" if t.agents else ""
+            how = f" (maw aiwolf-client --game {t.id})" if t.state == "open" else ""
+            agents = f"; AIWolf agents {len(t.agents)} of {t.aiwolf}{names}{how}"
         out.append(f"  game {t.id}: {t.ruleset}, {t.players} players ({t.fill} players "
-                   f"fill the rest), {t.state}: {seated}; {when}")
+                   f"fill the rest), {t.state}: {seated}; {when}{agents}")
     return out
 
 
@@ -96,6 +103,10 @@ def command(line: str, name: str, mine: int | None) -> Body | str:
             try:
                 if eq and key in ("day", "night", "wait"):
                     args[f"{key}_seconds"] = float(value)
+                elif eq and key == "aiwolf":
+                    if not value.isdigit():
+                        return f"{word!r}: aiwolf takes a number of seats"
+                    args["aiwolf"] = int(value)
                 elif eq and key == "fill":
                     args["fill"] = value
                 elif word.isdigit():
@@ -195,6 +206,30 @@ async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
                     t.id == game and t.state not in ("open", "running") for t in heard.tables):
                 raise MawError(f"game {game} ended before it started")
         raise MawError(f"game {game} did not start in {wait:.0f} s")
+    finally:
+        await stop_agents([client])
+
+
+async def aiwolf_url(address: Address, game: int) -> str:
+    """Where AIWolf agents connect to take game ``game``'s seats for them, asked of the
+    Hall of the server at ``address`` (``maw aiwolf-client --game``); ``MawError``, one
+    line, if it has none open."""
+    client = await connected(address)
+    try:
+        await client.ask(m.ListGames())
+        try:
+            answer = await asyncio.wait_for(client.heard.get(), FIRST_ANSWER * 5)
+        except asyncio.TimeoutError:
+            raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
+        table = next((t for t in getattr(answer, "tables", []) if t.id == game), None)
+        if table is None:
+            raise MawError(f"there is no game {game}")
+        if not table.aiwolf:
+            raise MawError(f"game {game} has no seats for AIWolf agents (/create it with "
+                           "aiwolf=K)")
+        if table.state != "open" or not table.aiwolf_url:
+            raise MawError(f"game {game} is {table.state}: its AIWolf seats are closed")
+        return table.aiwolf_url
     finally:
         await stop_agents([client])
 

@@ -55,6 +55,18 @@ class Requests(Guarded):
                                 reason=str(exc))
             await hall.send_body(self, sender, m.Refuse(reason=str(exc)), msg.thread)
             return
+        if isinstance(body, m.CreateGame) and body.aiwolf:
+            table = max(hall.tables.tables.values(), key=lambda t: t.id)
+            try:
+                await hall.prepare(table)
+            except Exception as exc:  # (its AIWolf agents cannot connect: no table)
+                hall.tables.tables.pop(table.id, None)
+                why = f"no seats for AIWolf agents could be opened: {exc}"
+                hall.game_log.write("hall", sender=sender, type=body.type, ok=False,
+                                    reason=why)
+                await hall.send_body(self, sender, m.Refuse(reason=why), msg.thread)
+                return
+            note += f"; AIWolf agents connect to {table.aiwolf_url}"
         hall.game_log.write("hall", sender=sender, type=body.type, ok=True, reason=note)
         if sender not in hall.watchers:
             hall.watchers[sender] = hall.clock()
@@ -85,6 +97,10 @@ class Tick(CyclicBehaviour):
         while not hall.notes.empty():
             notes.append(hall.notes.get_nowait())
         hall.sweep()
+        for table in hall.tables.tables.values():  # (closed by its timer, nobody seated)
+            if table.state == "closed" and table.id in hall.prepared:
+                hall.prepared.discard(table.id)
+                await hall.release(table)
         for table in hall.tables.due(hall.clock()):
             for name, address in table.people.items():
                 await hall.send_body(self, address, m.GameStarts(
@@ -101,14 +117,19 @@ class Tick(CyclicBehaviour):
 
 class HallAgent(MawAgent):
     """The Hall: ``tables`` and who watches them; ``start`` hosts a table's game (a task
-    of the server's; it calls ``finished`` at the end)."""
+    of the server's; it calls ``finished`` at the end); ``seats`` opens a table's seats
+    for AIWolf agents when it is created, and closes them (``None``: the table is done)."""
 
     def __init__(self, jid: str, password: str, tables: Tables,
                  start: Callable[[Table], Coroutine[Any, Any, None]], game_log: GameLog,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 seats: Callable[[Table, bool], Coroutine[Any, Any, None]] | None = None
+                 ) -> None:
         super().__init__(jid, password)
         self.tables = tables
         self.host_game = start
+        self.seats = seats
+        self.prepared: set[int] = set()  # tables whose AIWolf seats are open
         self.game_log = game_log
         self.clock = clock
         self.watchers: dict[str, float] = {}  # client -> when it first asked
@@ -131,8 +152,10 @@ class HallAgent(MawAgent):
         if isinstance(body, m.ListGames):
             return ""
         if isinstance(body, m.CreateGame):
+            if body.aiwolf and self.seats is None:
+                raise MawError("this server has no seats for AIWolf agents")
             table = t.create(sender, body.ruleset, body.players, body.fill, body.day_seconds,
-                             body.night_seconds, body.wait_seconds, now)
+                             body.night_seconds, body.wait_seconds, now, aiwolf=body.aiwolf)
             if body.player_name:
                 try:
                     t.join(table.id, body.player_name, sender)
@@ -154,6 +177,17 @@ class HallAgent(MawAgent):
             return f"{', '.join(names)} {'is' if body.ready else 'is not'} ready for " \
                    f"game {body.game}"
         raise MawError(f"the Hall does not handle {body.type}")
+
+    async def prepare(self, table: Table) -> None:
+        """Open ``table``'s seats for AIWolf agents (its ``aiwolf_url``)."""
+        assert self.seats is not None
+        await self.seats(table, True)
+        self.prepared.add(table.id)
+
+    async def release(self, table: Table) -> None:
+        """Close them (the table closed before its game began)."""
+        if self.seats is not None:
+            await self.seats(table, False)
 
     def begin(self, table: Table) -> None:
         task: asyncio.Task = asyncio.get_running_loop().create_task(self.host_game(table))

@@ -43,6 +43,9 @@ class Table:
     state: str = "open"  # open, running, finished, failed, closed
     lobby: str = ""  # its game's lobby name, once it runs (the players join it)
     result: str = ""  # who won, or why it failed
+    aiwolf: int = 0  # seats for AIWolf agents (none of them a person's)
+    aiwolf_url: str = ""  # where they connect (the server opens it: ``maw.server.host``)
+    agents: list[str] = field(default_factory=list)  # the AIWolf agents seated so far
 
     def info(self, now: float) -> TableInfo:
         return TableInfo(id=self.id, ruleset=self.ruleset, players=self.players,
@@ -50,11 +53,13 @@ class Table:
                          ready=sorted(self.ready), state=self.state,
                          starts_in=max(0.0, round(self.starts_at - now, 1))
                          if self.state == "open" else 0.0,
-                         lobby=self.lobby, result=self.result)
+                         lobby=self.lobby, result=self.result, aiwolf=self.aiwolf,
+                         aiwolf_url=self.aiwolf_url, agents=list(self.agents))
 
     @property
     def free(self) -> int:
-        return self.players - len(self.people)
+        """The seats left for people (the AIWolf agents' are theirs)."""
+        return self.players - self.aiwolf - len(self.people)
 
 
 @dataclass
@@ -72,7 +77,8 @@ class Tables:
         return [t.info(now) for t in live] + [t.info(now) for t in over[::-1][:10]]
 
     def create(self, by: str, ruleset: str, players: int, fill: str, day_seconds: float,
-               night_seconds: float, wait_seconds: float, now: float) -> Table:
+               night_seconds: float, wait_seconds: float, now: float,
+               aiwolf: int = 0) -> Table:
         """A new open table (``MawError``, one line, for what the server cannot host)."""
         if sum(t.state in ("open", "running") for t in self.tables.values()) >= MAX_TABLES:
             raise MawError(f"the server hosts at most {MAX_TABLES} games at once: join one "
@@ -88,8 +94,15 @@ class Tables:
                                f"seconds, not {value:g}")
         rules = make_ruleset(ruleset)  # (an unknown ruleset: a MawError naming the known)
         rules.roles_for(players)  # (a size the ruleset cannot deal: its own error)
+        if aiwolf:
+            from maw.hosting.aiwolf import check
+
+            if aiwolf >= players:
+                raise MawError(f"aiwolf={aiwolf} leaves no seat for a person in a "
+                               f"{players}-player game")
+            check(rules, players, aiwolf, 1)
         table = Table(next(self._ids), rules.name, players, fill, day_seconds,
-                      night_seconds, now + wait_seconds, by)
+                      night_seconds, now + wait_seconds, by, aiwolf=aiwolf)
         self.tables[table.id] = table
         return table
 
@@ -110,6 +123,8 @@ class Tables:
                     other.people.get(name) != address:
                 raise MawError(f"you sit at game {other.id} already: /leave it first")
         taken = {n.lower(): (n, a) for n, a in table.people.items()}
+        if name.lower() in {a.lower() for a in table.agents}:
+            raise MawError(f"the name {name} is an AIWolf agent's at game {table_id}")
         if name.lower() in taken:
             seated, by = taken[name.lower()]
             if by == address:

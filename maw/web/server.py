@@ -218,8 +218,8 @@ def hall_form(query) -> tuple[str | None, list[str]]:
         for key in ("ruleset", "players"):
             if query.get(key):
                 words.append(query[key])
-        for key in ("fill", "day", "night", "wait"):
-            if query.get(key):
+        for key in ("fill", "day", "night", "wait", "aiwolf"):
+            if query.get(key) and query[key] != "0":
                 words.append(f"{key}={query[key]}")
         if any(not w.replace("=", "").replace(".", "").replace("-", "").isalnum()
                for w in words[1:]):

@@ -224,3 +224,52 @@ def test_ai_players_are_sent_into_a_servers_game_and_a_restart_loses_no_finished
         again.communicate(timeout=60)
     assert again.returncode == 0
     assert server_log.read_text().startswith(before)
+
+
+def test_aiwolf_agents_take_a_servers_seats_for_them_from_its_hall(tmp_path):
+    """``/create ... aiwolf=K`` keeps K seats for AIWolf agents: ``maw aiwolf-client
+    --game ID`` asks the Hall where they connect, and the agents (over aiwolf-nlp-server's
+    protocol, MAW's rule player behind each) play the game with the person and an AI
+    player."""
+    port, archive = free_port(), tmp_path / "archive"
+    host = server(port, archive)
+    ann, agents = None, []
+    try:
+        bad = subprocess.run([sys.executable, "-m", "maw", "aiwolf-client", "--game", "9",
+                              "--name", "Kit", "--xmpp", f"localhost:{port}"],
+                             capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and bad.stderr == (
+            "maw aiwolf-client: error: there is no game 9\n")
+        ann = at_hall(port, "Ann", tmp_path)
+        ann.sendline("/create maw 5 aiwolf=2")
+        ann.expect("Refused: AIWolf agents play AIWolf's game")
+        ann.sendline("/create aiwolf-5 5 day=5 night=3 wait=120 aiwolf=2")
+        ann.expect(r"Ann created game (\d+) \(aiwolf-5, 5 players\); AIWolf agents connect "
+                   r"to ws://127\.0\.0\.1:\d+/ws")
+        game = ann.match.group(1)
+        for name in ("Kit1", "Kit2"):
+            agents.append(subprocess.Popen(
+                [sys.executable, "-m", "maw", "aiwolf-client", "--game", game, "--name",
+                 name, "--xmpp", f"localhost:{port}"], stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, text=True))
+        ann.expect(rf"game {game}: .*AIWolf agents 2 of 2: Kit1, Kit2", timeout=60)
+        ann.sendline("/ready")
+        ann.expect(f"Game {game} starts: joining it as Ann")
+        ann.expect("The game is over: (village|werewolves) won", timeout=240)
+        ann.expect(pexpect.EOF, timeout=60)
+        for agent in agents:
+            out, err = agent.communicate(timeout=120)
+            assert agent.returncode == 0, err[-2000:]
+            assert "maw aiwolf-client: 1 game(s) played" in out, out[-1000:]
+    finally:
+        if ann is not None:
+            ann.close(force=True)
+        for agent in agents:
+            agent.kill()
+        host.send_signal(signal.SIGTERM)
+        host.communicate(timeout=60)
+    [log] = archive.rglob("game-*.jsonl")
+    records = [json.loads(x) for x in log.read_text().splitlines()]
+    assert audit_records(records).ok
+    seats = next(r for r in records if r["kind"] == "started")["seats"]
+    assert sorted(s["name"] for s in seats if s.get("decider") == "aiwolf") == ["Kit1", "Kit2"]

@@ -21,6 +21,7 @@ def test_the_forms_type_a_join_or_a_create_for_the_named_person():
     assert hall_form({"name": "Wes", "create": "1", "ruleset": "aiwolf-5", "players": "5",
                       "fill": "random", "day": "30", "night": "", "wait": "12.5"}) == (
         "Wes", ["/create aiwolf-5 5 fill=random day=30 wait=12.5"])
+    assert hall_form({"name": "Wes", "create": "1", "aiwolf": "2"})[1] == ["/create aiwolf=2"]
 
 
 @pytest.mark.parametrize("query, why", [

@@ -521,7 +521,8 @@ async function hall() {
         : t.replay ? el("a", {href: `/?game=${encodeURIComponent(t.replay)}`, class: "replay-link"}, "replay") : "";
       const stateCell = cell("state", {class: `state-${t.state}`}, state(t));
       const row = el("tr", {"data-id": t.id}, cell("game", {}, t.id), cell("ruleset", {}, t.ruleset),
-        cell("seats", {class: "num"}, `${t.people.length} of ${t.players} (${t.fill} fill the rest)`),
+        cell("seats", {class: "num"}, `${t.people.length} of ${t.players} (${t.fill} fill the rest)`
+          + (t.aiwolf ? `; AIWolf agents ${t.agents.length} of ${t.aiwolf}` + (t.aiwolf_url && t.state === "open" ? ` at ${t.aiwolf_url}` : "") : "")),
         cell("people", {}, ...people.flatMap((p, i) => i ? [", ", p] : [p])),
         stateCell, cell("", {}, act));
       drawn.set(t.id, {sig, row, state: stateCell});
