@@ -214,10 +214,13 @@ class SpadeAgent(Agent):
 
     def _message_received(self, msg):
         """A stanza of type ``error`` is the server bouncing one of ours (the recipient is
-        offline, or gone): it is news about that recipient, not a message to answer."""
+        offline, or gone): it is news about that recipient, not a message to answer. A
+        ``groupchat`` one is a room's (``maw.server.hall``), not a message of the game."""
         if msg["type"] == "error":
             self.bounced_stanza(str(msg["from"].bare), msg["error"]["condition"])
             return []
+        if msg["type"] == "groupchat":  # (a multi-user chat room's: never MAW's protocol;
+            return []                    # an agent in a room reads it by the room's events)
         self.last_heard[str(msg["from"].bare).lower()] = time.monotonic()
         return super()._message_received(msg)
 

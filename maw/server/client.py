@@ -20,8 +20,9 @@ from maw.errors import MawError
 from maw.hosting.connect import bind_container, check_server, start_agents, stop_agents
 from maw.hosting.xmpp import Address
 from maw.protocol import messages as m
-from maw.protocol.messages import Body, TableInfo, check_name
+from maw.protocol.messages import Body, check_name
 from maw.server.hall import hall_jid
+from maw.server.tables import listing
 
 ANSWERS = ("games", "refuse", "game_starts", "not_understood")
 FIRST_ANSWER = 3.0  # seconds a Hall has to answer before the server is taken for one without
@@ -68,26 +69,6 @@ class HallClient(MawAgent):
 
     async def ask(self, body: Body) -> None:
         await self.send_body(self.hears, self.hall, body)
-
-
-def listing(tables: list[TableInfo]) -> list[str]:
-    """The games, a line each."""
-    if not tables:
-        return ["no games yet: /create one"]
-    out = []
-    for t in tables:
-        seated = ", ".join(f"{p}{'*' if p in t.ready else ''}" for p in t.people) or "nobody"
-        when = {"open": f"starts in {t.starts_in:.0f} s or when all are ready",
-                "running": "playing", "finished": t.result, "failed": f"failed: {t.result}",
-                "closed": f"closed: {t.result}"}[t.state]
-        agents = ""
-        if t.aiwolf:
-            names = f": {', '.join(t.agents)}" if t.agents else ""
-            how = f" (maw aiwolf-client --game {t.id})" if t.state == "open" else ""
-            agents = f"; AIWolf agents {len(t.agents)} of {t.aiwolf}{names}{how}"
-        out.append(f"  game {t.id}: {t.ruleset}, {t.players} players ({t.fill} players "
-                   f"fill the rest), {t.state}: {seated}; {when}{agents}")
-    return out
 
 
 def command(line: str, name: str, mine: int | None) -> Body | str:

@@ -26,7 +26,8 @@ from maw.errors import MawError
 from maw.protocol import messages as m
 from maw.protocol.messages import Body
 from maw.records.log import GameLog
-from maw.server.tables import Table, Tables
+from maw.server.room import join_room, say
+from maw.server.tables import Table, Tables, listing
 
 HALL_TYPES = ("list_games", "create_game", "join_game", "leave_game", "table_ready")
 TICK = 0.25  # seconds between the Hall's looks at its tables' timers
@@ -96,6 +97,7 @@ class Tick(CyclicBehaviour):
         notes = [note] if note else []
         while not hall.notes.empty():
             notes.append(hall.notes.get_nowait())
+        notes = [n for n in notes if n]
         hall.sweep()
         for table in hall.tables.tables.values():  # (closed by its timer, nobody seated)
             if table.state == "closed" and table.id in hall.prepared:
@@ -113,6 +115,12 @@ class Tick(CyclicBehaviour):
         if notes and hall.watchers:
             await hall.send_bodies(self, sorted(hall.watchers), m.Games(
                 tables=hall.tables.listing(hall.clock()), note="; ".join(notes)))
+        if hall.room is not None:  # (its room: every change, and the list to who asks)
+            if notes:
+                say(hall, hall.room, "; ".join(notes))
+            if hall.room_asked:
+                hall.room_asked = False
+                say(hall, hall.room, "\n".join(listing(hall.tables.listing(hall.clock()))))
 
 
 class HallAgent(MawAgent):
@@ -130,6 +138,8 @@ class HallAgent(MawAgent):
         self.host_game = start
         self.seats = seats
         self.prepared: set[int] = set()  # tables whose AIWolf seats are open
+        self.room: str | None = None  # its multi-user chat room (``maw.server.room``)
+        self.room_asked = False  # someone there said /games
         self.game_log = game_log
         self.clock = clock
         self.watchers: dict[str, float] = {}  # client -> when it first asked
@@ -177,6 +187,16 @@ class HallAgent(MawAgent):
             return f"{', '.join(names)} {'is' if body.ready else 'is not'} ready for " \
                    f"game {body.game}"
         raise MawError(f"the Hall does not handle {body.type}")
+
+    async def open_room(self, domain: str) -> str | None:
+        """Join the Hall's room where the server has rooms (``maw.server.room``)."""
+        self.room = await join_room(self, domain, "Hall", self._room_said)
+        return self.room
+
+    def _room_said(self, nick: str, text: str) -> None:
+        if text.strip().lower() in ("/games", "/list"):
+            self.room_asked = True
+            self.notes.put_nowait("")  # (the tick answers at once)
 
     async def prepare(self, table: Table) -> None:
         """Open ``table``'s seats for AIWolf agents (its ``aiwolf_url``)."""

@@ -165,6 +165,10 @@ async def serve(address: Address, log_dir: Path, stop: asyncio.Event,
     hall = HallAgent(jid, stable_password(jid), tables, start, server_log, seats=seats)
     try:
         await start_agents([hall], address)
+        # (pyjabber has no rooms: only another server, such as ejabberd, is asked)
+        if embedded is None and await hall.open_room(address.domain):
+            say(f"maw server: the Hall's room is {hall.room} (any XMPP client sees the "
+                "games there; /games gives the list)")
         if on_hall is not None:
             on_hall(hall)
         if watch is not None:

@@ -178,3 +178,23 @@ class Tables:
             elif now >= table.starts_at:
                 table.state, table.result = "closed", "nobody sat down"
         return out
+
+
+def listing(tables: list[TableInfo]) -> list[str]:
+    """The games, a line each."""
+    if not tables:
+        return ["no games yet: /create one"]
+    out = []
+    for t in tables:
+        seated = ", ".join(f"{p}{'*' if p in t.ready else ''}" for p in t.people) or "nobody"
+        when = {"open": f"starts in {t.starts_in:.0f} s or when all are ready",
+                "running": "playing", "finished": t.result, "failed": f"failed: {t.result}",
+                "closed": f"closed: {t.result}"}[t.state]
+        agents = ""
+        if t.aiwolf:
+            names = f": {', '.join(t.agents)}" if t.agents else ""
+            how = f" (maw aiwolf-client --game {t.id})" if t.state == "open" else ""
+            agents = f"; AIWolf agents {len(t.agents)} of {t.aiwolf}{names}{how}"
+        out.append(f"  game {t.id}: {t.ruleset}, {t.players} players ({t.fill} players "
+                   f"fill the rest), {t.state}: {seated}; {when}{agents}")
+    return out

@@ -7,8 +7,8 @@ import pytest
 
 from maw.errors import MawError
 from maw.protocol import messages as m
-from maw.server.client import command, listing
-from maw.server.tables import MAX_TABLES, Tables
+from maw.server.client import command
+from maw.server.tables import MAX_TABLES, Tables, listing
 
 
 def tables_with_one(wait: float = 60.0) -> tuple[Tables, int]:
