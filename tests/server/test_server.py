@@ -124,6 +124,7 @@ def test_people_at_terminals_and_a_browser_play_two_games_at_once_watched_and_ar
         assert not browser.execute_script(
             "return [...document.querySelectorAll('#players .seat .role')]"
             ".some(e => e.innerText.trim())")
+        look(browser, "server-watch")
 
         for child in (ann, bea):
             child.expect("The game is over: (village|werewolves) won", timeout=240)
