@@ -33,11 +33,13 @@ from pettingzoo.utils import wrappers
 
 from maw.engine import (
     Action,
+    Attack,
     Chat,
     EndPhase,
     GameState,
     Pass,
     Ruleset,
+    Team,
     action_name,
     legal_actions,
     may_pass,
@@ -177,6 +179,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         assert before is not None
         self.state_, events = play(before, action)
         self._hear(events)
+        after = self.state_
+        if not self.rewards:
+            return
+        if after.day > before.day:  # (RLereWolf's "day passed": the game's motion)
+            for a in after.living():
+                if a in self.rewards:
+                    self.rewards[a] += self.scheme.day_passed
+        if after.alive != before.alive:
+            for a in set(before.living()) - set(after.living()):
+                if a in self.rewards:
+                    self.rewards[a] += self.scheme.death
 
     def _advance(self) -> None:
         """Play on (the opponents, the timers) until an agent is to act or the game ends."""
@@ -307,9 +320,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         _, chosen = self.layout.mask(legal_actions(state, agent))
         index = int(action) if action is not None else 0
         if index and index not in chosen:  # an action the mask forbids
-            self.rewards[agent] += self.scheme.invalid
+            named = self.layout.action(index, agent)
+            target = getattr(named, "target", None)
+            dead = target is not None and target in state.names and \
+                target not in state.living()
+            self.rewards[agent] += self.scheme.dead_target if dead else self.scheme.invalid
         elif index:
-            self._play(chosen[index])
+            picked = chosen[index]
+            if isinstance(picked, Attack) and state.role_of(picked.target).team is \
+                    Team.WEREWOLVES:
+                self.rewards[agent] += self.scheme.cannibalism
+            self._play(picked)
         else:
             self.rewards[agent] += self.scheme.wait
             if may_pass(state, agent):

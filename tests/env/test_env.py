@@ -177,3 +177,75 @@ def test_the_text_variant_prompts_from_the_agents_view_and_reads_answers_into_it
             e.unwrapped.answer(agent, "I vote for Bob")
         e.step(index)
     assert turns > 5
+
+
+ZERO = dict(top_vote=0.0, rank_penalty=0.0, wait=0.0, win=0.0, loss=0.0, invalid=0.0,
+            day_passed=0.0, death=0.0, cannibalism=0.0, dead_target=0.0)
+
+
+def _play_out(e, seed: int, pick) -> tuple[dict[str, float], int]:
+    """One episode, each agent choosing ``pick(agent, mask)``: each one's total reward,
+    and the day the episode began on."""
+    e.reset(seed=seed)
+    first = e.state_.day
+    total = dict.fromkeys(e.agents, 0.0)
+    for agent in e.agent_iter():
+        obs, reward, done, cut, _ = e.last()
+        total[agent] += reward
+        e.step(None if done or cut else pick(agent, obs["action_mask"]))
+    return total, first
+
+
+@pytest.mark.parametrize("name, players", [("aiwolf-5", 5), ("werewolf-12", 12)])
+def test_rlerewolfs_day_passed_and_death_terms_follow_the_game(name, players):
+    """Day Passed (-1 each day a seat sees begin alive) and Death (-5 when it dies), alone:
+    each seat's total is what the game's own record of days and deaths says."""
+    rng = np.random.default_rng(3)
+    for seed in range(4):
+        e = raw_env(ruleset_name=name, players=players,
+                    rewards=Rewards(**{**ZERO, "day_passed": -1.0, "death": -5.0}))
+        total, first = _play_out(e, seed,
+                                 lambda a, mask: int(rng.choice(np.flatnonzero(mask))))
+        state = e.state_
+        died = {state.names[d.seat]: d.day for d in state.deaths}
+        for agent, got in total.items():
+            last = died.get(agent, state.day)
+            assert got == -(last - first) - (5.0 if agent in died else 0.0), \
+                (seed, agent, got, last, died)
+
+
+def test_cannibalism_and_a_dead_target_cost_what_rlerewolfs_table_says():
+    """Werewolf Cannibalism (-7.5: a wolf's attack vote on a wolf) and Dead Player
+    Targeted (-35, apart from any other forbidden action's)."""
+    e = raw_env(ruleset_name="werewolf-12", players=12,
+                rewards=Rewards(**{**ZERO, "cannibalism": -7.5, "dead_target": -35.0,
+                                   "invalid": -1.0}))
+    seen = {"cannibal": False, "dead": False}
+    for seed in range(6):
+        e.reset(seed=seed)
+        for agent in e.agent_iter():
+            obs, _, done, cut, _ = e.last()
+            if done or cut:
+                e.step(None)
+                continue
+            state, mask = e.state_, obs["action_mask"]
+            wolves = [n for n in state.names if state.role_of(n).team.value == "werewolves"]
+            dead = [n for n in state.names if n not in state.living()]
+            choice = None
+            for k in np.flatnonzero(mask):
+                a = e.layout.action(int(k), agent)
+                if type(a).__name__ == "Attack" and a.target in wolves:
+                    choice, kind = int(k), "cannibal"
+            if choice is None and dead:
+                for k in np.flatnonzero(mask == 0):
+                    a = e.layout.action(int(k), agent)
+                    if getattr(a, "target", None) in dead:
+                        choice, kind = int(k), "dead"
+                        break
+            if choice is None:
+                e.step(int(np.flatnonzero(mask)[0]))
+                continue
+            e.step(choice)
+            assert e._cumulative_rewards[agent] == {"cannibal": -7.5, "dead": -35.0}[kind]
+            seen[kind] = True
+    assert seen == {"cannibal": True, "dead": True}
