@@ -9,6 +9,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# the neural learned players' training (maw train --algo ppo) is tested too: the rl extra
+# (PyTorch's CPU build and sb3-contrib), which an install that only plays does without
+if ! .venv/bin/python -c "import sb3_contrib" 2>/dev/null; then
+  .venv/bin/python -m pip install --quiet -e ".[rl]" > .venv/pip-rl.log 2>&1 || {
+    cat .venv/pip-rl.log >&2; echo "test: pip could not install the rl extra (above)" >&2
+    exit 1; }
+fi
 # (the test folders mirror the package's: tests/engine/ tests maw/engine/...)
 FAST=(tests/engine tests/protocol tests/policies tests/records tests/aiwolf/test_golden_replay.py
       tests/llm/test_llm_turns.py tests/llm/test_memory.py tests/agents/test_knowledge.py

@@ -1,4 +1,5 @@
-"""``maw train``: a learned player (a table of choices) trained on the rules engine."""
+"""``maw train``: a learned player trained on the rules engine: a table of choices
+(``--algo table``), or a neural network (``--algo ppo``, the ``.[rl]`` extra)."""
 
 from __future__ import annotations
 
@@ -19,18 +20,29 @@ from maw.errors import MawError
 
 
 def add_train(sub) -> None:
-    p = command(sub, "train", "train a learned player (a table of choices) on the engine")
+    p = command(sub, "train", "train a learned player on the engine: a table of choices, or "
+                "a neural network (--algo ppo)")
     p.add_argument("--team", required=True, choices=("village", "werewolves"),
                    help="the side whose seats learn")
-    add_games(p, 20000, "games to play")
+    p.add_argument("--algo", choices=("table", "ppo"), default="table",
+                   help="table: Monte-Carlo control over the rule player's options (JSON); "
+                        "ppo: sb3-contrib's MaskablePPO over maw.env, exported to numpy "
+                        "(.npz; needs pip install -e '.[rl]' to train, nothing to play)")
+    add_games(p, 20000, "games to play (--algo table)")
+    p.add_argument("--steps", type=int, default=200_000,
+                   help="environment steps to train (--algo ppo)")
     p.add_argument("--out", required=True, metavar="FILE",
-                   help="the policy file (JSON), written every --checkpoint games")
+                   help="the policy file (JSON; .npz for ppo, its model beside it as .zip), "
+                        "written every --checkpoint games (steps)")
     add_players(p, "players in each game (default: the ruleset's fewest)", default=None)
     p.add_argument("--opponents", default="rule",
-                   help="the other side's decider: rule, random or learned:FILE")
+                   help="the other side's decider: rule, random or learned:FILE (ppo: a "
+                        "comma-separated list, one drawn each game, e.g. "
+                        "rule,random,learned:old.npz)")
     add_seed(p, "the games' seeds start here", default=0)
-    p.add_argument("--checkpoint", type=int, default=1000, metavar="N",
-                   help="save the policy every N games (a killed run loses at most N)")
+    p.add_argument("--checkpoint", type=int, default=None, metavar="N",
+                   help="save the policy every N games (ppo: steps; a killed run loses at "
+                        "most N; default 1000 games, 20000 steps)")
     p.add_argument("--resume", action="store_true",
                    help="train --out further, from the games it has played")
     add_ruleset(p)
@@ -42,11 +54,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     import time
     from pathlib import Path
 
+    if args.algo == "ppo":
+        return train_ppo(args)
     from maw.env.train import train
 
     if args.games < 1:
         raise MawError("--games must be at least 1")
     check_decider(args.opponents, "--opponents")
+    args.checkpoint = 1000 if args.checkpoint is None else args.checkpoint
     out = Path(args.out)
     if out.exists() and not args.resume:
         raise MawError(f"{out} exists: --resume to train it further, or another --out")
@@ -79,4 +94,53 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"maw train: {out}: {table.games} games in all, {len(table.counts)} states, "
           f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (or "
           f"maw simulate --{args.team} learned:{out})", flush=True)
+    return 0
+
+
+def train_ppo(args: argparse.Namespace) -> int:
+    import shlex
+    import time
+    from pathlib import Path
+
+    if args.steps < 1:
+        raise MawError("--steps must be at least 1")
+    opponents = tuple(x.strip() for x in args.opponents.split(",") if x.strip())
+    for name in opponents:
+        check_decider(name, "--opponents")
+    out = Path(args.out)
+    if out.suffix != ".npz":
+        raise MawError(f"--out {out}: --algo ppo writes a network, a .npz file")
+    if out.exists() and not args.resume:
+        raise MawError(f"{out} exists: --resume to train it further, or another --out")
+    from maw.env.ppo import train
+
+    command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    checkpoint = 20_000 if args.checkpoint is None else args.checkpoint
+    t0 = time.monotonic()
+    kwargs = dict(players=args.players, opponents=opponents, seed=args.seed,
+                  resume=args.resume, checkpoint=checkpoint, command=command)
+    if sys.stderr.isatty():
+        bar = progress_bar()
+        task = bar.add_task("training", total=args.steps)
+
+        def progress(done: int, s: dict) -> None:
+            if done % 256 == 0 or done == args.steps:
+                rate = s["wins"] / s["games"] if s["games"] else 0.0
+                bar.update(task, completed=done, description=f"training ({s['games']} games, "
+                           f"{rate:.0%} won)")
+        with bar:
+            meta = train(rules_of(args).name, args.team, args.steps, out, progress=progress,
+                         **kwargs)
+    else:
+        step = max(1, args.steps // 20)
+
+        def progress(done: int, s: dict) -> None:
+            if done % step == 0 or done == args.steps:
+                print(f"[{done}/{args.steps}] {s['games']} games, {s['wins']} won, "
+                      f"{time.monotonic() - t0:.0f} s", flush=True)
+        meta = train(rules_of(args).name, args.team, args.steps, out, progress=progress,
+                     **kwargs)
+    print(f"maw train: {out}: {meta['steps']} steps in all ({meta['games']} games), "
+          f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (no PyTorch "
+          f"needed), or maw simulate --{args.team} learned:{out}", flush=True)
     return 0

@@ -216,5 +216,10 @@ class LearnedDecider(Decider):
 
 
 def learned_decider(player: str, rng: random.Random, path: str) -> Decider:
-    """``learned:FILE``'s decider."""
+    """``learned:FILE``'s decider: a table (JSON), or a network (``.npz``:
+    ``maw.policies.neural``)."""
+    if path.endswith(".npz"):
+        from maw.policies.neural import NeuralDecider, network_at
+
+        return NeuralDecider(player, rng, network_at(Path(path).expanduser()))
     return LearnedDecider(player, rng, table_at(path))

@@ -1,0 +1,179 @@
+"""``maw train --algo ppo``: a neural learned player, trained with sb3-contrib's
+MaskablePPO (the ``.[rl]`` extra: PyTorch's CPU build) over the environment, and exported
+to numpy (``maw.policies.neural``: ``learned:FILE.npz`` plays it without PyTorch).
+
+One team learns (``team``: its every seat plays the one network, each from its own view,
+as PettingZoo's own MaskablePPO tutorial plays its agents), against opponents drawn each
+game from ``opponents`` (``rule``, ``random``, ``learned:FILE``: an earlier network). To
+MaskablePPO the team is one agent acting one seat at a time: a step's observation and mask
+are those of the seat to act, and its reward the team's (the mean of its seats' rewards
+that step, RLereWolf's table: ``maw.env.rewards``), so the end's +20 or -20 reaches every
+step that led to it. Observations carry the rule player's beliefs (``beliefs=True``).
+
+``train`` saves the model (``FILE.zip``, for ``resume``) and the network (``FILE.npz``)
+every ``checkpoint`` steps and at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from maw.engine import ruleset as make_ruleset
+from maw.env.aec import raw_env
+from maw.env.rewards import Rewards
+from maw.errors import ConfigError, MawError
+from maw.policies.neural import Network
+
+NET = [64, 64]  # the hidden layers (small: numpy plays it in microseconds)
+ROLLOUT = 1024  # steps collected between two updates
+
+
+class TeamEnv(gymnasium.Env):
+    """The environment as one agent: ``team``'s seats, one at a time (module docstring)."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, ruleset_name: str, players: int | None, team: str,
+                 opponents: tuple[str, ...] = ("rule",), seed: int = 0,
+                 rewards: Rewards | None = None) -> None:
+        if team not in ("village", "werewolves"):
+            raise ConfigError(f"team {team!r}: village or werewolves")
+        if not opponents:
+            raise ConfigError("give at least one opponent")
+        self.aec = raw_env(ruleset_name, players, learn=team, opponents=opponents[0],
+                           beliefs=True, rewards=rewards)
+        self.team, self.opponents = team, opponents
+        self.rng = random.Random(seed)
+        self.games = 0
+        self.wins = 0
+        space = self.aec.observation_space(self.aec.possible_agents[0])
+        self.observation_space = space["observation"]  # type: ignore[index]
+        self.action_space = self.aec.action_space(self.aec.possible_agents[0])
+
+    def _seat(self) -> tuple[np.ndarray, dict]:
+        obs = self.aec.observe(self.aec.agent_selection)
+        self._mask = obs["action_mask"].astype(bool)
+        return obs["observation"], {}
+
+    def action_masks(self) -> np.ndarray:
+        return self._mask
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.aec.opponents = self.rng.choice(self.opponents)
+        while True:
+            self.aec.reset(seed=self.rng.randrange(2**31))
+            if self.aec.agents and not self._over():
+                return self._seat()
+
+    def _over(self) -> bool:
+        return all(self.aec.terminations.values()) if self.aec.terminations else True
+
+    def step(self, action):
+        self.aec.step(int(action))
+        reward = sum(self.aec.rewards.values()) / max(1, len(self.aec.rewards))
+        if self._over():
+            self.games += 1
+            winner = next(iter(self.aec.infos.values()), {}).get("winner")
+            self.wins += winner == self.team
+            obs = np.zeros(self.observation_space.shape, dtype=np.float32)
+            self._mask = np.ones(self.action_space.n, dtype=bool)
+            return obs, reward, True, False, {"winner": winner}
+        obs, info = self._seat()
+        return obs, reward, False, False, info
+
+
+def export(model, path: Path, meta: dict[str, Any]) -> Network:
+    """The policy half of ``model`` (its hidden layers and action head) as a ``Network``,
+    saved to ``path``."""
+    import torch
+
+    layers = [m for m in model.policy.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    layers.append(model.policy.action_net)
+    net = Network(tuple(x.weight.detach().cpu().numpy() for x in layers),
+                  tuple(x.bias.detach().cpu().numpy() for x in layers),
+                  {**meta, "activation": "tanh"})
+    net.save(path)
+    return net
+
+
+def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int | None = None,
+          opponents: tuple[str, ...] = ("rule",), seed: int = 0, resume: bool = False,
+          checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
+          command: str = "") -> dict[str, Any]:
+    """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
+    rollouts of ``ROLLOUT``); the network at ``out`` (``.npz``) and the model beside it
+    (``.zip``). Returns what the network's ``meta`` says of its training."""
+    try:
+        import torch
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.callbacks import BaseCallback
+    except ImportError:
+        raise MawError("maw train --algo ppo needs the rl extra: pip install -e '.[rl]' "
+                       "(PyTorch's CPU build and sb3-contrib)") from None
+    if out.suffix != ".npz":
+        raise ConfigError(f"--out {out}: a network is a .npz file")
+    rules = make_ruleset(ruleset_name)
+    n = players if players is not None else rules.min_players
+    rules.roles_for(n)
+    saved = out.with_suffix(".zip")
+    torch.manual_seed(seed)
+    torch.set_num_threads(1)  # (a small network: threads cost more than they give)
+    env = TeamEnv(rules.name, n, team, opponents, seed)
+    before: dict[str, Any] = {}
+    if resume:
+        if not saved.exists():
+            raise MawError(f"--resume: {saved} (the model to train further) is missing")
+        model = MaskablePPO.load(saved, env=env, device="cpu")
+        before = Network.load(out).meta if out.exists() else {}
+        if (before.get("ruleset"), before.get("team"), before.get("players")) != \
+                (rules.name, team, n):
+            raise MawError(f"{out} learned {before.get('team')} on {before.get('ruleset')} "
+                           f"with {before.get('players')} players, not {team} on "
+                           f"{rules.name} with {n}")
+    else:
+        model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=ROLLOUT,
+                            batch_size=256, gamma=0.99, ent_coef=0.01, verbose=0,
+                            policy_kwargs={"net_arch": NET})
+    t0, done_before = time.monotonic(), int(before.get("steps", 0))
+    seconds_before = float(before.get("seconds", 0.0))
+
+    def meta() -> dict[str, Any]:
+        took = time.monotonic() - t0
+        return {"ruleset": rules.name, "players": n, "team": team, "beliefs": True,
+                "algo": "MaskablePPO", "net": NET, "opponents": list(opponents),
+                "steps": done_before + int(model.num_timesteps - start),
+                "seconds": round(seconds_before + took, 1),
+                "games": int(before.get("games", 0)) + env.games,
+                "training_wins": int(before.get("training_wins", 0)) + env.wins,
+                "seed": seed, "command": command or before.get("command", "")}
+
+    start = model.num_timesteps
+
+    class Save(BaseCallback):
+        def _on_step(self) -> bool:
+            done = self.model.num_timesteps - start
+            if progress is not None:
+                progress(done, {"games": env.games, "wins": env.wins})
+            if checkpoint and done % checkpoint == 0:
+                model.save(saved)
+                export(model, out, meta())
+            return True
+
+    model.learn(total_timesteps=steps, callback=Save(), reset_num_timesteps=False)
+    model.save(saved)
+    return export(model, out, meta()).meta
+
+
+def describe(meta: dict[str, Any]) -> str:
+    """A network's training, in a line."""
+    return json.dumps({k: meta[k] for k in ("ruleset", "players", "team", "steps", "seconds",
+                                            "games") if k in meta})

@@ -1,0 +1,206 @@
+"""The environment's one action space and its observations, both derived from the engine
+(its action table, its roles, its phases) and a player's own view: nothing a player may
+not know goes into its observation.
+
+Actions (``Discrete``), in this order:
+
+* 0: nothing (listen, pass, no choice this phase);
+* one index for each action of the table without a target or a text (``over``, ``run``,
+  ``withdraw``, ``tear``, ``explode``, ``unvote``...);
+* N indices for each action with a target (``vote``, ``attack``, ``divine``, ``guard``,
+  ``save``, ``poison``, ``shoot``, ``badge``, ``first``), one a seat;
+* what a chat may say, in the claims grammar every decider reads
+  (``maw.policies.claims``): coming out as a role (one index a role), and "X is a
+  werewolf", "X is human", "I suspect X" (N indices each).
+
+A whisper (a free text to one player) has no index.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from maw.engine import Action, Chat, PlayerView, Room
+from maw.engine.actions import ACTIONS, ActionSpec
+from maw.engine.roles import ROLES, role_named
+from maw.engine.state import SHIPPED_PHASES
+from maw.policies import claims
+
+CLAIMS = ("werewolf", "human", "suspect")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The action space of a game of ``names`` (seat order)."""
+
+    names: tuple[str, ...]
+
+    @property
+    def plain(self) -> tuple[ActionSpec, ...]:
+        return tuple(s for s in ACTIONS.values() if not s.target and not s.text)
+
+    @property
+    def targeted(self) -> tuple[ActionSpec, ...]:
+        return tuple(s for s in ACTIONS.values() if s.target and not s.text)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return tuple(sorted(r.name for r in ROLES.values()))
+
+    @property
+    def size(self) -> int:
+        n = len(self.names)
+        return 1 + len(self.plain) + n * len(self.targeted) + len(self.roles) + n * len(CLAIMS)
+
+    def action(self, index: int, me: str) -> Action | None:
+        """The engine action of ``index`` for player ``me`` (``None``: nothing); a claim
+        is a chat in the Village (the room is fixed when it is played)."""
+        n = len(self.names)
+        if index == 0:
+            return None
+        i = index - 1
+        if i < len(self.plain):
+            spec = self.plain[i]
+            return spec.cls(me, Room.VILLAGE) if spec.room else spec.cls(me)
+        i -= len(self.plain)
+        if i < n * len(self.targeted):
+            return self.targeted[i // n].cls(me, self.names[i % n])
+        i -= n * len(self.targeted)
+        if i < len(self.roles):
+            return Chat(me, Room.VILLAGE, claims.say_role(self.roles[i]))
+        i -= len(self.roles)
+        kind, target = CLAIMS[i // n], self.names[i % n]
+        text = claims.say_suspect(target) if kind == "suspect" else \
+            claims.say_species(target, kind)
+        return Chat(me, Room.VILLAGE, text)
+
+    def mask(self, legal: tuple[Action, ...]) -> tuple[np.ndarray, dict[int, Action]]:
+        """The legal indices (1: legal) and the engine action each stands for (a claim in
+        the room where a chat is legal)."""
+        n = len(self.names)
+        seat = {name: i for i, name in enumerate(self.names)}
+        out = np.zeros(self.size, dtype=np.int8)
+        out[0] = 1
+        chosen: dict[int, Action] = {}
+        plain = {s.cls: 1 + i for i, s in enumerate(self.plain)}
+        base = 1 + len(self.plain)
+        targeted = {s.cls: base + i * n for i, s in enumerate(self.targeted)}
+        for action in legal:
+            kind = type(action)
+            if kind in plain:
+                out[plain[kind]] = 1
+                chosen[plain[kind]] = action
+            elif kind in targeted:
+                k = targeted[kind] + seat[getattr(action, "target")]  # noqa: B009
+                out[k] = 1
+                chosen[k] = action
+            elif isinstance(action, Chat):
+                start = base + n * len(self.targeted)
+                for k in range(start, self.size):
+                    said = self.action(k, action.actor)
+                    assert isinstance(said, Chat)
+                    out[k] = 1
+                    chosen[k] = Chat(action.actor, action.room, said.text)
+        return out, chosen
+
+
+PHASES = SHIPPED_PHASES  # (a shape's own phases are not numbered: a learned player's
+# observation has the shipped ones)
+
+
+def observation_size(n: int, layout: Layout, beliefs: bool) -> int:
+    return (n  # me
+            + len(layout.roles)  # my role
+            + 7 * n  # alive, known wolves, known humans, my results, murdered, executed,
+            # sheriff
+            + 2 * n * n  # the last execution vote, today's votes so far
+            + len(layout.roles) * n  # claimed roles
+            + 2 * n * n  # claimed results (by, on), suspicions (by, on)
+            + len(PHASES) + 1  # the phase, the day
+            + (n if beliefs else 0))
+
+
+@dataclass
+class Heard:
+    """What a player heard said, in the claims grammar: claimed roles, claimed results,
+    suspicions (by seat)."""
+
+    roles: dict[tuple[int, str], float]
+    results: dict[tuple[int, int], float]
+    suspects: dict[tuple[int, int], float]
+
+    @classmethod
+    def empty(cls) -> Heard:
+        return cls({}, {}, {})
+
+    def hear(self, speaker: str, text: str, names: tuple[str, ...]) -> None:
+        seat = {name: i for i, name in enumerate(names)}
+        if speaker not in seat:
+            return
+        s = seat[speaker]
+        for c in claims.parse(speaker, text, names):
+            if c.kind == "role":
+                self.roles[(s, c.value)] = 1.0
+            elif c.kind == "species":
+                self.results[(s, seat[c.target])] = 1.0 if c.value == "werewolf" else -1.0
+            elif c.kind == "suspect":
+                self.suspects[(s, seat[c.target])] = 1.0
+
+
+def observe(view: PlayerView, layout: Layout, heard: Heard,
+            belief: dict[str, float] | None, beliefs: bool) -> np.ndarray:
+    """The fixed-size observation of ``view`` (values in [-1, 1])."""
+    names = layout.names
+    n = len(names)
+    seat = {name: i for i, name in enumerate(names)}
+    roles = layout.roles
+    parts: list[np.ndarray] = []
+
+    def vec(items: dict[int, float] | None = None) -> np.ndarray:
+        v = np.zeros(n, dtype=np.float32)
+        for i, x in (items or {}).items():
+            v[i] = x
+        return v
+
+    parts.append(vec({seat[view.player]: 1.0}))
+    mine = np.zeros(len(roles), dtype=np.float32)
+    mine[roles.index(view.role)] = 1.0
+    parts.append(mine)
+    parts.append(vec({seat[p]: 1.0 for p in view.living}))
+    known = {p: role_named(r).pack for p, r in view.known_roles.items()}
+    parts.append(vec({seat[p]: 1.0 for p, wolf in known.items() if wolf}))
+    parts.append(vec({seat[p]: 1.0 for p, wolf in known.items() if not wolf}))
+    parts.append(vec({seat[t]: (1.0 if species == "werewolf" else -1.0)
+                      for _d, _k, t, species in view.results}))
+    parts.append(vec({seat[p]: 1.0 for _d, p, c in view.deaths if c == "murdered"}))
+    parts.append(vec({seat[p]: 1.0 for _d, p, c in view.deaths if c == "executed"}))
+    parts.append(vec({seat[view.sheriff]: 1.0} if view.sheriff else None))
+    last = np.zeros((n, n), dtype=np.float32)
+    executions = [v for _d, k, _r, v in view.vote_history if k == "execute"]
+    for voter, target in executions[-1] if executions else ():
+        last[seat[voter], seat[target]] = 1.0
+    parts.append(last.ravel())
+    now = np.zeros((n, n), dtype=np.float32)
+    for voter, target in view.votes.items():
+        now[seat[voter], seat[target]] = 1.0
+    parts.append(now.ravel())
+    claimed = np.zeros((len(roles), n), dtype=np.float32)
+    for (s, role), x in heard.roles.items():
+        if role in roles:
+            claimed[roles.index(role), s] = x
+    parts.append(claimed.ravel())
+    for table in (heard.results, heard.suspects):
+        m = np.zeros((n, n), dtype=np.float32)
+        for (a, b), x in table.items():
+            m[a, b] = x
+        parts.append(m.ravel())
+    phase = np.zeros(len(PHASES), dtype=np.float32)
+    if view.phase in PHASES:  # (a shape's own phase: none of them)
+        phase[PHASES.index(view.phase)] = 1.0
+    parts.append(phase)
+    parts.append(np.array([min(view.day / 20.0, 1.0)], dtype=np.float32))
+    if beliefs:
+        parts.append(vec({seat[p]: float(x) for p, x in (belief or {}).items()}))
+    return np.concatenate(parts)

@@ -1,0 +1,127 @@
+"""Neural learned players (``learned:FILE.npz``, ``maw.policies.neural``): the network
+plays from exactly the observation the environment gives its agents, without PyTorch;
+``maw train --algo ppo`` (sb3-contrib's MaskablePPO, the ``.[rl]`` extra) trains one and
+exports it so that numpy chooses what the trained model chooses."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from maw.engine import ruleset, view
+from maw.env import raw_env
+from maw.errors import ConfigError
+from maw.policies import make_decider
+from maw.policies.neural import Network, NeuralDecider, network_at
+from maw.simulate import play_game
+
+
+def random_network(inputs: int, outputs: int, seed: int = 0, **meta) -> Network:
+    rng = np.random.default_rng(seed)
+    shapes = [(16, inputs), (outputs, 16)]
+    return Network(tuple(rng.normal(0, 0.5, s).astype(np.float32) for s in shapes),
+                   tuple(rng.normal(0, 0.1, s[0]).astype(np.float32) for s in shapes),
+                   {"beliefs": True, "players": 5, "ruleset": "aiwolf-5", **meta})
+
+
+@pytest.mark.parametrize("name, players", [("aiwolf-5", 5), ("maw", 6)])
+def test_the_player_reads_exactly_what_the_environment_gives_its_agents(name, players):
+    e = raw_env(ruleset_name=name, players=players, learn="all", beliefs=True)
+    inputs = e.observation_space(e.possible_agents[0])["observation"].shape[0]
+    net = random_network(inputs, e.action_space(e.possible_agents[0]).n)
+    rng = np.random.default_rng(1)
+    checked = 0
+    for seed in range(3):
+        deciders: dict[str, NeuralDecider] = {}
+        hear = e._hear
+
+        def heard(events, hear=hear, deciders=deciders):
+            hear(events)
+            for ev in events:
+                for d in deciders.values():
+                    if ev.audience is None or d.player in ev.audience:
+                        d.observe(ev)
+        e._hear = heard
+        deciders.update({n: NeuralDecider(n, random.Random(0), net)
+                         for n in e.possible_agents})
+        e.reset(seed=seed)
+        # (the game's opening, before the deciders existed: told again, as a seat is told)
+        from maw.engine import opening_events
+
+        for ev in opening_events(e.state_):
+            for d in deciders.values():
+                if ev.audience is None or d.player in ev.audience:
+                    d.observe(ev)
+        for agent in e.agent_iter():
+            obs, _, done, cut, _ = e.last()
+            if done or cut:
+                e.step(None)
+                continue
+            mine = deciders[agent].observation(view(e.state_, agent))
+            assert np.array_equal(mine, obs["observation"]), (seed, agent)
+            checked += 1
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        e._hear = hear
+    assert checked > 20
+
+
+def test_a_network_file_round_trips_and_a_bad_one_is_refused(tmp_path):
+    net = random_network(10, 4, seed=3, team="village")
+    path = tmp_path / "p.npz"
+    net.save(path)
+    back = Network.load(path)
+    assert back.meta == net.meta
+    x = np.linspace(-1, 1, 10, dtype=np.float32)
+    assert np.allclose(back.logits(x), net.logits(x))
+    (tmp_path / "bad.npz").write_text("not a network")
+    with pytest.raises(ConfigError, match="not a learned player's network"):
+        Network.load(tmp_path / "bad.npz")
+
+
+def test_a_network_for_another_size_says_so_and_a_good_one_plays_the_same_game_again(
+        tmp_path):
+    e = raw_env(ruleset_name="aiwolf-5", beliefs=True)
+    inputs = e.observation_space("Ann")["observation"].shape[0]
+    path = tmp_path / "v.npz"
+    random_network(inputs, e.action_space("Ann").n, seed=5).save(path)
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve"]
+    first = play_game(ruleset("aiwolf-5"), names, "rule", 7,
+                      teams={"village": f"learned:{path}"})
+    again = play_game(ruleset("aiwolf-5"), names, "rule", 7,
+                      teams={"village": f"learned:{network_at(path) and path}"})
+    assert (first.winner, first.days) == (again.winner, again.days)
+    with pytest.raises(ConfigError, match="trained for 5 players of aiwolf-5"):
+        play_game(ruleset("aiwolf-9"), [*names, "Fay", "Gil", "Hal", "Ivy"], "rule", 7,
+                  teams={"village": f"learned:{path}"})
+    assert isinstance(make_decider(f"learned:{path}", "Ann", random.Random(0)),
+                      NeuralDecider)
+
+
+def test_ppo_trains_a_team_and_numpy_chooses_what_the_trained_model_chooses(tmp_path):
+    pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
+    from sb3_contrib import MaskablePPO
+
+    from maw.env.ppo import TeamEnv, train
+
+    out = tmp_path / "w.npz"
+    meta = train("aiwolf-5", "werewolves", 1024, out, checkpoint=512, seed=2,
+                 opponents=("rule", "random"))
+    assert meta["steps"] == 1024 and meta["games"] > 0 and meta["team"] == "werewolves"
+    assert out.exists() and out.with_suffix(".zip").exists()
+    model = MaskablePPO.load(out.with_suffix(".zip"), device="cpu")
+    net = Network.load(out)
+    env = TeamEnv("aiwolf-5", 5, "werewolves", ("rule",), seed=9)
+    obs, _ = env.reset()
+    for _ in range(60):
+        mask = env.action_masks()
+        theirs, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        logits = np.where(mask, net.logits(obs), -np.inf)
+        assert int(np.argmax(logits)) == int(theirs)
+        obs, _, done, _, _ = env.step(int(theirs))
+        if done:
+            obs, _ = env.reset()
+    # (steps come in whole rollouts of 1024: 512 more is one more rollout)
+    again = train("aiwolf-5", "werewolves", 512, out, checkpoint=0, seed=2, resume=True)
+    assert again["steps"] == 2048 and again["games"] > meta["games"]
