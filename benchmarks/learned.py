@@ -1,18 +1,26 @@
 """Learned players against rule and random ones, head to head on the same seeds.
 
-    .venv/bin/python benchmarks/learned.py [--games 1000]
+    .venv/bin/python benchmarks/learned.py [--games 1000] [--only maw6,aiwolf5]
 
-For aiwolf-5 and maw with 6 players: the village played by random, rule and learned
-players (agents/policies/*-village.json) against rule werewolves, and the werewolves
-played by random, rule and learned players (aiwolf-5) against the rule village; game i of
-every row has the same seed, so the deals are the same. Village (or werewolf) win rate
-with its 95% interval. Stored in ``benchmarks/results/learned.json``.
+For each ruleset and side: that side played by random players, rule players and each
+learned player shipped for it (``agents/policies/SLUG-SIDE.json``, a table: ``maw train``;
+``SLUG-SIDE.npz``, a network: ``maw train --algo ppo``), against rule players on the other
+side. Game i of every contender has the same seed, so the deals are the same: each
+learned player's win rate is given with its 95% interval, and its difference from the rule
+players' with the paired 95% interval (per game: won with the learned side, won with the
+rule side). A network is also played in one seat of its side alone (``ppo, one seat``:
+the side's first seat, the others rule players): a side whose every seat is the same
+network may win by a convention among its seats (a claim only they make), which one seat
+among rule players cannot use. A ruleset and side with no learned player says so. Stored
+in ``benchmarks/results/learned.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+import time
 from pathlib import Path
 
 from record import save  # benchmarks/record.py
@@ -20,39 +28,90 @@ from record import save  # benchmarks/record.py
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from maw.engine import ruleset  # noqa: E402
-from maw.simulate import simulate  # noqa: E402
+from maw.policies import make_decider  # noqa: E402
+from maw.simulate import play_game  # noqa: E402
 from maw.tournament.report import wilson  # noqa: E402
 
 POLICIES = REPO / "agents" / "policies"
-ROWS = [
-    ("aiwolf-5", 5, "village", POLICIES / "aiwolf5-village.json"),
-    ("aiwolf-5", 5, "werewolves", POLICIES / "aiwolf5-werewolves.json"),
-    ("maw", 6, "village", POLICIES / "maw6-village.json"),
-]
+SHAPES = [("aiwolf5", "aiwolf-5", 5), ("maw6", "maw", 6), ("aiwolf15", "aiwolf-15", 15),
+          ("werewolf12", "werewolf-12", 12)]
+
+
+def paired(a: list[bool], b: list[bool]) -> tuple[float, float, float]:
+    """The mean of a - b over paired games, and its 95% interval (normal)."""
+    d = [int(x) - int(y) for x, y in zip(a, b, strict=True)]
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1)) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def one_seat(who: str):
+    """A side's deciders for one game: ``who`` in its first seat, rule players after."""
+    seated: list[str] = []
+
+    def make(name, stream, role=None):
+        seated.append(name)
+        return make_decider(who if len(seated) == 1 else "rule", name, stream)
+    make.takes_role = True  # type: ignore[attr-defined]
+    return make
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="", help="slugs, comma-separated (e.g. maw6,aiwolf5)")
     args = ap.parse_args()
+    only = {s for s in args.only.split(",") if s}
     rows = []
-    for name, players, side, policy in ROWS:
-        other = "werewolves" if side == "village" else "village"
-        for who in ("random", "rule", f"learned:{policy}"):
-            s = simulate(ruleset(name), players, "rule", args.games, args.seed,
-                         **{side: who, other: "rule"})
-            wins = s.village_wins if side == "village" else s.werewolf_wins
-            lo, hi = wilson(wins, s.games)
-            label = "learned" if who.startswith("learned") else who
-            rows.append({"ruleset": name, "players": players, "side": side,
-                         "players_of_side": label, "games": s.games, "wins": wins,
-                         "rate": round(wins / s.games, 4), "low": round(lo, 4),
-                         "high": round(hi, 4), "invalid": s.invalid_actions,
-                         "ms_per_game": round(1000 * s.seconds / s.games, 2)})
-            print(f"{name:9s} {players}p {side:10s} {label:8s} vs rule: "
-                  f"{100 * wins / s.games:5.1f}% ({100 * lo:.1f}-{100 * hi:.1f}), "
-                  f"invalid {s.invalid_actions}", flush=True)
+    for slug, name, players in SHAPES:
+        if only and slug not in only:
+            continue
+        names = [f"P{i + 1:02d}" for i in range(players)]
+        for side in ("village", "werewolves"):
+            other = "werewolves" if side == "village" else "village"
+            learned = [(kind, POLICIES / f"{slug}-{side}.{ext}")
+                       for kind, ext in (("table", "json"), ("ppo", "npz"))]
+            contenders = [("random", "random"), ("rule", "rule")] + [
+                (kind, f"learned:{path}") for kind, path in learned if path.exists()]
+            seats = sum(r.team.value == side for r in ruleset(name).roles_for(players))
+            if seats > 1:
+                contenders += [(f"{kind}, one seat", f"learned:{path}")
+                               for kind, path in learned if path.exists() and kind == "ppo"]
+            if len(contenders) == 2:
+                print(f"{name:11s} {players:2d}p {side:10s} no learned player shipped",
+                      flush=True)
+                rows.append({"ruleset": name, "players": players, "side": side,
+                             "players_of_side": "learned", "games": 0,
+                             "note": "no learned player shipped"})
+            won: dict[str, list[bool]] = {}
+            for label, who in contenders:
+                t0 = time.perf_counter()
+                won[label] = [play_game(ruleset(name), names, "rule",
+                                        seed=args.seed * 1_000_003 + i,
+                                        teams={side: one_seat(who) if "one seat" in label
+                                               else who, other: "rule"}).winner == side
+                              for i in range(args.games)]
+                seconds = time.perf_counter() - t0
+                wins = sum(won[label])
+                lo, hi = wilson(wins, args.games)
+                row = {"ruleset": name, "players": players, "side": side,
+                       "players_of_side": label, "games": args.games, "wins": wins,
+                       "rate": round(wins / args.games, 4), "low": round(lo, 4),
+                       "high": round(hi, 4),
+                       "ms_per_game": round(1000 * seconds / args.games, 2)}
+                line = (f"{name:11s} {players:2d}p {side:10s} {label:13s} vs rule: "
+                        f"{100 * wins / args.games:5.1f}% ({100 * lo:.1f}-{100 * hi:.1f})")
+                if label not in ("random", "rule"):
+                    d, dlo, dhi = paired(won[label], won["rule"])
+                    row.update(vs_rule=round(d, 4), vs_rule_low=round(dlo, 4),
+                               vs_rule_high=round(dhi, 4))
+                    line += (f"; against the rule {side}: {100 * d:+.1f} points "
+                             f"({100 * dlo:+.1f} to {100 * dhi:+.1f}, paired)")
+                rows.append(row)
+                print(line, flush=True)
     save("learned", rows)
 
 

@@ -31,6 +31,10 @@ def add_train(sub) -> None:
     add_games(p, 20000, "games to play (--algo table)")
     p.add_argument("--steps", type=int, default=200_000,
                    help="environment steps to train (--algo ppo)")
+    p.add_argument("--seats", type=int, default=None, metavar="K",
+                   help="ppo: only K seats of the team learn, drawn each game, the rest "
+                        "rule players (1: a player that plays well beside others, not by "
+                        "a convention among copies of itself; default: every seat)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="the policy file (JSON; .npz for ppo, its model beside it as .zip), "
                         "written every --checkpoint games (steps)")
@@ -117,8 +121,11 @@ def train_ppo(args: argparse.Namespace) -> int:
     command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     checkpoint = 20_000 if args.checkpoint is None else args.checkpoint
     t0 = time.monotonic()
+    if args.seats is not None and args.seats < 1:
+        raise MawError("--seats must be at least 1")
     kwargs = dict(players=args.players, opponents=opponents, seed=args.seed,
-                  resume=args.resume, checkpoint=checkpoint, command=command)
+                  resume=args.resume, checkpoint=checkpoint, command=command,
+                  seats=args.seats)
     if sys.stderr.isatty():
         bar = progress_bar()
         task = bar.add_task("training", total=args.steps)

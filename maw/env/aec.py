@@ -65,7 +65,9 @@ from maw.protocol.render import event_text
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
     """See the module docstring. ``ruleset``/``players``/``rule_options``: the game;
-    ``learn``: whose seats are agents; ``opponents``: the decider of the others;
+    ``learn``: whose seats are agents (``seats``: only that many of them, drawn each game,
+    the rest of their side played by ``teammates``); ``opponents``: the decider of the
+    others;
     ``beliefs``: add the rule player's beliefs (P(werewolf) per seat) to each
     observation; ``rewards``: the scheme (RLereWolf's by default)."""
 
@@ -76,6 +78,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                  learn: str = "all", opponents: str = "rule", beliefs: bool = False,
                  rewards: Rewards | None = None, rounds: int = 3,
                  render_mode: str | None = None, text: bool = False,
+                 seats: int | None = None, teammates: str = "rule",
                  **rule_options: Any) -> None:
         super().__init__()
         self.rules: Ruleset = ruleset(ruleset_name, **rule_options)
@@ -84,7 +87,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         if learn not in ("all", "village", "werewolves"):
             raise ConfigError(f"learn={learn!r}: all, village or werewolves")
         self.learn, self.opponents, self.with_beliefs = learn, opponents, beliefs
-        make_decider(opponents, "check", random.Random(0))  # (an unknown one fails now)
+        if seats is not None and seats < 1:
+            raise ConfigError(f"seats={seats}: at least 1")
+        self.seats, self.teammates = seats, teammates
+        for name in (opponents, teammates):  # (an unknown one fails now)
+            make_decider(name, "check", random.Random(0))
         self.scheme = rewards or Rewards()
         self.rounds = rounds
         self.render_mode = render_mode
@@ -116,8 +123,13 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.state_ = state = new_game(self.rules, names, rng)
         team = {n: r.team.value for n, r in zip(names, state.roles, strict=True)}
         self.agents = [n for n in names if self.learn == "all" or team[n] == self.learn]
+        side = set(self.agents)
+        if self.seats is not None and self.seats < len(self.agents):
+            picked = set(rng.sample(self.agents, self.seats))
+            self.agents = [n for n in self.agents if n in picked]
         self.others: dict[str, Decider] = {
-            n: make_decider(self.opponents, n, random.Random(rng.getrandbits(64)))
+            n: make_decider(self.teammates if n in side else self.opponents, n,
+                            random.Random(rng.getrandbits(64)))
             for n in names if n not in self.agents}
         self.helpers: dict[str, Decider] = {}  # the rule players whose beliefs are added
         if self.with_beliefs:

@@ -3,8 +3,12 @@ MaskablePPO (the ``.[rl]`` extra: PyTorch's CPU build) over the environment, and
 to numpy (``maw.policies.neural``: ``learned:FILE.npz`` plays it without PyTorch).
 
 One team learns (``team``: its every seat plays the one network, each from its own view,
-as PettingZoo's own MaskablePPO tutorial plays its agents), against opponents drawn each
-game from ``opponents`` (``rule``, ``random``, ``learned:FILE``: an earlier network). To
+as PettingZoo's own MaskablePPO tutorial plays its agents; with ``seats=1``, one seat
+drawn each game, beside rule teammates), against opponents drawn each game from
+``opponents`` (``rule``, ``random``, ``learned:FILE``: an earlier network). A team whose
+every seat is the one network can win by a convention among its seats (in aiwolf-5 a
+village that all came out as the Idiot, a role the game lacks, won every game against the
+rule werewolves, who never do); one seat among rule players has to play well alone. To
 MaskablePPO the team is one agent acting one seat at a time: a step's observation and mask
 are those of the seat to act, and its reward the team's (the mean of its seats' rewards
 that step, RLereWolf's table: ``maw.env.rewards``), so the end's +20 or -20 reaches every
@@ -43,13 +47,13 @@ class TeamEnv(gymnasium.Env):
 
     def __init__(self, ruleset_name: str, players: int | None, team: str,
                  opponents: tuple[str, ...] = ("rule",), seed: int = 0,
-                 rewards: Rewards | None = None) -> None:
+                 rewards: Rewards | None = None, seats: int | None = None) -> None:
         if team not in ("village", "werewolves"):
             raise ConfigError(f"team {team!r}: village or werewolves")
         if not opponents:
             raise ConfigError("give at least one opponent")
         self.aec = raw_env(ruleset_name, players, learn=team, opponents=opponents[0],
-                           beliefs=True, rewards=rewards)
+                           beliefs=True, rewards=rewards, seats=seats)
         self.team, self.opponents = team, opponents
         self.rng = random.Random(seed)
         self.games = 0
@@ -108,7 +112,7 @@ def export(model, path: Path, meta: dict[str, Any]) -> Network:
 def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int | None = None,
           opponents: tuple[str, ...] = ("rule",), seed: int = 0, resume: bool = False,
           checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
-          command: str = "") -> dict[str, Any]:
+          command: str = "", seats: int | None = None) -> dict[str, Any]:
     """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
     rollouts of ``ROLLOUT``); the network at ``out`` (``.npz``) and the model beside it
     (``.zip``). Returns what the network's ``meta`` says of its training."""
@@ -127,7 +131,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     saved = out.with_suffix(".zip")
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # (a small network: threads cost more than they give)
-    env = TeamEnv(rules.name, n, team, opponents, seed)
+    env = TeamEnv(rules.name, n, team, opponents, seed, seats=seats)
     before: dict[str, Any] = {}
     if resume:
         if not saved.exists():
@@ -149,6 +153,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     def meta() -> dict[str, Any]:
         took = time.monotonic() - t0
         return {"ruleset": rules.name, "players": n, "team": team, "beliefs": True,
+                "seats": seats,
                 "algo": "MaskablePPO", "net": NET, "opponents": list(opponents),
                 "steps": done_before + int(model.num_timesteps - start),
                 "seconds": round(seconds_before + took, 1),

@@ -249,3 +249,19 @@ def test_cannibalism_and_a_dead_target_cost_what_rlerewolfs_table_says():
             assert e._cumulative_rewards[agent] == {"cannibal": -7.5, "dead": -35.0}[kind]
             seen[kind] = True
     assert seen == {"cannibal": True, "dead": True}
+
+
+def test_one_seat_of_a_side_learns_beside_rule_teammates():
+    e = raw_env(ruleset_name="maw", players=6, learn="village", seats=1, teammates="rule")
+    drawn = set()
+    for seed in range(8):
+        e.reset(seed=seed)
+        assert len(e.agents) == 1 and e.state_.role_of(e.agents[0]).team.value == "village"
+        villagers = [n for n in e.possible_agents
+                     if e.state_.role_of(n).team.value == "village"]
+        assert set(e.others) == set(e.possible_agents) - set(e.agents)
+        assert len(villagers) == 4
+        drawn.add(villagers.index(e.agents[0]))
+    assert len(drawn) > 1  # (a seat drawn each game)
+    with pytest.raises(Exception, match="seats=0"):
+        raw_env(ruleset_name="maw", players=6, learn="village", seats=0)

@@ -107,8 +107,9 @@ def test_ppo_trains_a_team_and_numpy_chooses_what_the_trained_model_chooses(tmp_
 
     out = tmp_path / "w.npz"
     meta = train("aiwolf-5", "werewolves", 1024, out, checkpoint=512, seed=2,
-                 opponents=("rule", "random"))
+                 opponents=("rule", "random"), seats=1)
     assert meta["steps"] == 1024 and meta["games"] > 0 and meta["team"] == "werewolves"
+    assert meta["seats"] == 1
     assert out.exists() and out.with_suffix(".zip").exists()
     model = MaskablePPO.load(out.with_suffix(".zip"), device="cpu")
     net = Network.load(out)
