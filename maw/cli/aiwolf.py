@@ -6,7 +6,14 @@ from __future__ import annotations
 
 import argparse
 
-from maw.cli.options import SET_MEMORY, add_seed, check_decider, command, roster_seat
+from maw.cli.options import (
+    SET_MEMORY,
+    add_seed,
+    add_xmpp,
+    check_decider,
+    command,
+    roster_seat,
+)
 from maw.errors import MawError
 
 
@@ -22,9 +29,8 @@ def add_aiwolf_client(sub) -> None:
     where.add_argument("--game", type=int, metavar="ID",
                        help="take a seat for AIWolf agents at game ID of a maw server "
                             "(at --xmpp): its Hall says where they connect")
-    p.add_argument("--xmpp", default="localhost:5222", metavar="HOST:PORT",
-                   help="with --game: the maw server's XMPP server (default "
-                        "localhost:5222)")
+    add_xmpp(p, "with --game: the maw server's XMPP server (default localhost:5222)",
+             metavar="HOST:PORT")
     p.add_argument("--name", required=True,
                    help="the agent's name (its team: the name without trailing digits)")
     p.add_argument("--policy", default=None,
