@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -95,9 +96,12 @@ def test_a_learned_seat_plays_over_xmpp_from_a_roster_and_as_an_aiwolf_client(tm
          f"embedded:{free_port()}", "--seed", "2", "--day-seconds", "10",
          "--night-seconds", "5", "--log-dir", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # (the AIWolf agent plays the shipped network: learned:FILE.npz, numpy alone)
+    network = Path(__file__).resolve().parents[2] / "agents" / "policies" / \
+        "aiwolf5-village.npz"
     client = subprocess.run(
         [sys.executable, "-m", "maw", "aiwolf-client", "--url", f"ws://127.0.0.1:{port}/ws",
-         "--name", "learner", "--policy", f"learned:{policy}"],
+         "--name", "learner", "--policy", f"learned:{network}"],
         capture_output=True, text=True, timeout=300)
     out, err = game.communicate(timeout=300)
     assert game.returncode == 0, err[-2000:]
