@@ -35,6 +35,11 @@ def add_train(sub) -> None:
                    help="ppo: only K seats of the team learn, drawn each game, the rest "
                         "rule players (1: a player that plays well beside others, not by "
                         "a convention among copies of itself; default: every seat)")
+    p.add_argument("--reward", action="append", default=[], metavar="TERM=VALUE",
+                   help="ppo: a term of RLereWolf's reward table set otherwise (maw.env."
+                        "Rewards: top_vote, rank_penalty, wait, win, loss, invalid, "
+                        "day_passed, death, cannibalism, dead_target), e.g. --reward "
+                        "top_vote=0; repeatable")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="the policy file (JSON; .npz for ppo, its model beside it as .zip), "
                         "written every --checkpoint games (steps)")
@@ -123,9 +128,12 @@ def train_ppo(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     if args.seats is not None and args.seats < 1:
         raise MawError("--seats must be at least 1")
+    from maw.env.rewards import Rewards
+
+    rewards = Rewards.parse(args.reward)
     kwargs = dict(players=args.players, opponents=opponents, seed=args.seed,
                   resume=args.resume, checkpoint=checkpoint, command=command,
-                  seats=args.seats)
+                  seats=args.seats, rewards=rewards)
     if sys.stderr.isatty():
         bar = progress_bar()
         task = bar.add_task("training", total=args.steps)

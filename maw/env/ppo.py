@@ -20,6 +20,7 @@ every ``checkpoint`` steps and at the end.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import time
@@ -112,7 +113,8 @@ def export(model, path: Path, meta: dict[str, Any]) -> Network:
 def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int | None = None,
           opponents: tuple[str, ...] = ("rule",), seed: int = 0, resume: bool = False,
           checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
-          command: str = "", seats: int | None = None) -> dict[str, Any]:
+          command: str = "", seats: int | None = None,
+          rewards: Rewards | None = None) -> dict[str, Any]:
     """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
     rollouts of ``ROLLOUT``); the network at ``out`` (``.npz``) and the model beside it
     (``.zip``). Returns what the network's ``meta`` says of its training."""
@@ -131,7 +133,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     saved = out.with_suffix(".zip")
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # (a small network: threads cost more than they give)
-    env = TeamEnv(rules.name, n, team, opponents, seed, seats=seats)
+    env = TeamEnv(rules.name, n, team, opponents, seed, seats=seats, rewards=rewards)
     before: dict[str, Any] = {}
     if resume:
         if not saved.exists():
@@ -153,7 +155,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     def meta() -> dict[str, Any]:
         took = time.monotonic() - t0
         return {"ruleset": rules.name, "players": n, "team": team, "beliefs": True,
-                "seats": seats,
+                "seats": seats, "rewards": dataclasses.asdict(rewards or Rewards()),
                 "algo": "MaskablePPO", "net": NET, "opponents": list(opponents),
                 "steps": done_before + int(model.num_timesteps - start),
                 "seconds": round(seconds_before + took, 1),

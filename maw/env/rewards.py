@@ -31,6 +31,7 @@ six terms MAW had before the whole table), or a subclass with other rules.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 
@@ -52,6 +53,25 @@ class Rewards:
         """The votes, waits, the end and forbidden actions alone (no day passed, death
         or cannibalism; a dead target is any forbidden action's)."""
         return cls(day_passed=0.0, death=0.0, cannibalism=0.0, dead_target=-35.0)
+
+    @classmethod
+    def parse(cls, settings: list[str]) -> Rewards:
+        """RLereWolf's table with ``TERM=VALUE`` settings over it (``maw train --reward``);
+        ``ConfigError`` names the terms for an unknown one."""
+        from maw.errors import ConfigError
+
+        terms = {f.name for f in dataclasses.fields(cls)}
+        values: dict[str, float] = {}
+        for item in settings:
+            key, eq, value = item.partition("=")
+            if not eq or key.strip() not in terms:
+                raise ConfigError(f"--reward {item!r}: TERM=VALUE, a term of "
+                                  f"{', '.join(sorted(terms))}")
+            try:
+                values[key.strip()] = float(value)
+            except ValueError:
+                raise ConfigError(f"--reward {item!r}: {value!r} is not a number") from None
+        return cls(**values)
 
     def vote(self, rank: int) -> float:
         """A vote for the player ranked ``rank`` in the tally (0: the most voted)."""

@@ -265,3 +265,12 @@ def test_one_seat_of_a_side_learns_beside_rule_teammates():
     assert len(drawn) > 1  # (a seat drawn each game)
     with pytest.raises(Exception, match="seats=0"):
         raw_env(ruleset_name="maw", players=6, learn="village", seats=0)
+
+
+def test_a_reward_term_is_set_by_name_and_an_unknown_one_is_refused():
+    r = Rewards.parse(["top_vote=0", " death = -2.5"])
+    assert (r.top_vote, r.death, r.win) == (0.0, -2.5, 20.0)
+    with pytest.raises(Exception, match="a term of cannibalism, day_passed"):
+        Rewards.parse(["victory=20"])
+    with pytest.raises(Exception, match="is not a number"):
+        Rewards.parse(["win=lots"])
