@@ -5,7 +5,10 @@
 On aiwolf-5 and on maw with 6 players, each candidate (random, rule, hybrid and the
 learned tables shipped) plays the same schedule (seed 1, half its games on each side)
 against the frozen pool; its win rate with the 95% interval and its OpenSkill rating per
-side. Stored in ``benchmarks/results/bench_pool.json``.
+side. The shipped networks (``agents/policies/*.npz``, each made for one side of one
+ruleset and size) play that side's games of the same schedule (``maw bench --side``), on
+aiwolf-15 and werewolf-12 too, beside the rule player's on the same games. Stored in
+``benchmarks/results/bench_pool.json``.
 """
 
 from __future__ import annotations
@@ -29,27 +32,44 @@ GAMES = [("aiwolf-5", 5, ["random", "rule", "hybrid",
          ("maw", 6, ["random", "rule", "hybrid", f"learned:{POLICIES / 'maw6-village.json'}"])]
 
 
+def networks() -> list[tuple[str, int, str, str]]:
+    """The shipped networks: (ruleset, players, side, learned:FILE)."""
+    from maw.policies.neural import Network
+
+    out = []
+    for path in sorted(POLICIES.glob("*.npz")):
+        meta = Network.load(path).meta
+        out.append((meta["ruleset"], int(meta["players"]), meta["team"], f"learned:{path}"))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=1000)
     args = ap.parse_args()
     rows = []
-    for name, players, candidates in GAMES:
-        for who in candidates:
-            t0 = time.monotonic()
-            result = bench(ruleset(name), players, who, args.games, seed=1)
-            label = who if not who.startswith("learned:") else "learned " + Path(who).stem
-            for side, s in result.as_dict()["sides"].items():
-                low, high = s["interval"]
-                rows.append({"ruleset": name, "players": players, "candidate": label,
-                             "side": side, "games": s["games"], "wins": s["wins"],
-                             "rate": round(s["win_rate"], 4), "low": round(low, 4),
-                             "high": round(high, 4), "mu": round(s["mu"], 2),
-                             "sigma": round(s["sigma"], 2),
-                             "seconds": round(time.monotonic() - t0, 1)})
-                print(f"{name:8s} {players}p {label:26s} {side:10s} "
-                      f"{100 * s['win_rate']:5.1f}% ({100 * low:.1f}-{100 * high:.1f}) "
-                      f"mu {s['mu']:.2f} ± {2 * s['sigma']:.2f}", flush=True)
+    runs = [(name, players, who, None) for name, players, who_all in GAMES
+            for who in who_all]
+    for name, players, side, net in networks():  # each beside the rule player, one side
+        runs += [(name, players, "rule", side), (name, players, net, side)]
+    for name, players, who, one in runs:
+        t0 = time.monotonic()
+        result = bench(ruleset(name), players, who, args.games if one is None
+                       else args.games // 2, seed=1, side=one)
+        label = who if not who.startswith("learned:") else "learned " + Path(who).name
+        for side, s in result.as_dict()["sides"].items():
+            if not s["games"]:
+                continue
+            low, high = s["interval"]
+            rows.append({"ruleset": name, "players": players, "candidate": label,
+                         "side": side, "games": s["games"], "wins": s["wins"],
+                         "rate": round(s["win_rate"], 4), "low": round(low, 4),
+                         "high": round(high, 4), "mu": round(s["mu"], 2),
+                         "sigma": round(s["sigma"], 2),
+                         "seconds": round(time.monotonic() - t0, 1)})
+            print(f"{name:8s} {players}p {label:26s} {side:10s} "
+                  f"{100 * s['win_rate']:5.1f}% ({100 * low:.1f}-{100 * high:.1f}) "
+                  f"mu {s['mu']:.2f} ± {2 * s['sigma']:.2f}", flush=True)
     save("bench_pool", rows)
 
 

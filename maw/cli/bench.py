@@ -30,7 +30,11 @@ def add_bench(sub) -> None:
                    help="rate a decider instead of a roster seat: rule, random, hybrid "
                         "or learned:FILE")
     add_players(p, "players in each game (default: the ruleset's fewest)", default=None)
-    add_games(p, 200, "games the candidate plays, half on each side")
+    add_games(p, 200, "games the candidate plays, half on each side (--side: all on one)")
+    p.add_argument("--side", choices=("village", "werewolves"), default=None,
+                   help="play every game on this side: for a player made for one side, "
+                        "e.g. a network trained as a villager (the same seeds and seats as "
+                        "that side's games in a bench on both)")
     add_seed(p, "the schedule's first seed (the same seed, the same figures)", default=1)
     p.add_argument("--pool", default="random,rule,hybrid,learned",  # (bench.POOL)
                    help="the reference agents, comma-separated (default: %(default)s; "
@@ -68,23 +72,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
     pool = tuple(a.strip() for a in args.pool.split(",") if a.strip())
     if args.json or not sys.stderr.isatty():
         result = bench(rules, players, candidate, args.games, args.seed, pool,
-                       args.calibration, label=label)
+                       args.calibration, label=label, side=args.side)
     else:
         bar = progress_bar()
         task = bar.add_task("bench", total=args.games)
         with bar:
             result = bench(rules, players, candidate, args.games, args.seed, pool,
-                           args.calibration, label=label,
+                           args.calibration, label=label, side=args.side,
                            progress=lambda done: bar.update(task, completed=done))
     if args.json:
         print(json.dumps({**result.as_dict(), "label": label}))
         return 0
-    print(f"maw bench: {label} on {rules.name}, {players} players: {args.games} games from "
+    where = f" as {args.side}" if args.side else ""
+    print(f"maw bench: {label}{where} on {rules.name}, {players} players: {args.games} games from "
           f"seed {args.seed}, against {', '.join(pool)} ({args.calibration} pool games fix "
           "the pool's ratings)")
     print(f"{'side':<11} {'games':>5} {'wins':>5} {'win rate (95%)':>21} "
           f"{'rating':>14} {'ordinal':>8}")
     for name, side in result.sides.items():
+        if not side.games:
+            continue
         d = side.as_dict()
         low, high = d["interval"]
         rate = f"{100 * d['win_rate']:.1f}% ({100 * low:.1f}-{100 * high:.1f})"

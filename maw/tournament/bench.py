@@ -184,15 +184,22 @@ def calibrate(rules: Ruleset, players: int, pool: tuple[str, ...], games: int,
 
 def bench(rules: Ruleset, players: int, candidate: Policy, games: int, seed: int,
           pool: tuple[str, ...] = POOL, calibration: int = 1000,
-          progress: Callable[[int], None] | None = None, label: str = "") -> Bench:
+          progress: Callable[[int], None] | None = None, label: str = "",
+          side: str | None = None) -> Bench:
     """Rate ``candidate`` (a decider's name, e.g. ``rule`` or ``learned:FILE``, or a
-    ``seat_policy``) over ``games`` games; see the module docstring."""
+    ``seat_policy``) over ``games`` games; see the module docstring. ``side`` (village or
+    werewolves): every game on that side, for a player made for one side (a network
+    trained as a villager); the schedule's games of that side are the same seeds, seats
+    and opponents as in a bench on both sides."""
     unknown = [a for a in pool if a not in KNOWN]
     if unknown or not pool:
         raise MawError(f"unknown pool agent {', '.join(unknown) or '(none)'}: "
                        f"the pool is made of {', '.join(KNOWN)}")
-    if games < 2:
-        raise MawError("--games must be at least 2 (a game on each side)")
+    if side is not None and side not in SIDES:
+        raise MawError(f"side {side!r}: village or werewolves")
+    if games < (1 if side else 2):
+        raise MawError("--games must be at least 2 (a game on each side)" if not side
+                       else "--games must be at least 1")
     rules.roles_for(players)
     names = names_of(players)
     result = Bench(label or str(candidate), rules.name, players, seed, pool,
@@ -200,7 +207,8 @@ def bench(rules: Ruleset, players: int, candidate: Policy, games: int, seed: int
     result.frozen = calibrate(rules, players, pool, calibration, seed)
     model = _model()
     mine = {s: model.rating(name=s) for s in SIDES}
-    for i in range(games):
+    schedule = range(games) if side is None else range(SIDES.index(side), 2 * games, 2)
+    for done, i in enumerate(schedule, 1):
         game_seed = seed + i
         want = SIDES[i % 2]
         sides = sides_of(rules, names, game_seed)
@@ -238,5 +246,5 @@ def bench(rules: Ruleset, players: int, candidate: Policy, games: int, seed: int
                                               .index(me)]
         side.mu, side.sigma = mine[want].mu, mine[want].sigma
         if progress is not None:
-            progress(i + 1)
+            progress(done)
     return result

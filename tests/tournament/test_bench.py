@@ -159,3 +159,20 @@ def test_a_roster_seat_is_benched_with_its_groups_settings_for_the_role_it_is_de
     assert {"Werewolf", "Villager"} <= set(seen)  # (both sides were dealt to Ann)
     assert all(model == ("wolfish" if group_of(role) == "wolves" else "plain")
                for role, model in seen.items()), seen
+
+
+def test_a_one_sided_player_is_benched_on_its_side_on_the_both_sided_schedules_games():
+    rules = ruleset("aiwolf-5")
+    both = b.bench(rules, 5, "rule", 60, seed=2, calibration=50)
+    for side in b.SIDES:
+        one = b.bench(rules, 5, "rule", 30, seed=2, calibration=50, side=side)
+        assert one.sides[side].as_dict() == both.sides[side].as_dict()
+        other = b.SIDES[1 - b.SIDES.index(side)]
+        assert one.sides[other].games == 0
+    with pytest.raises(MawError, match="side 'wolves'"):
+        b.bench(rules, 5, "rule", 10, 1, side="wolves")
+    out = maw("bench", "--ruleset", "aiwolf-5", "--policy",
+              "learned:agents/policies/aiwolf5-village.npz", "--side", "village",
+              "--games", "20", "--calibration", "20")
+    assert out.returncode == 0, out.stderr
+    assert "as village" in out.stdout and "\nwerewolves " not in out.stdout
