@@ -22,8 +22,13 @@ from maw.errors import MawError
 def add_train(sub) -> None:
     p = command(sub, "train", "train a learned player on the engine: a table of choices, or "
                 "a neural network (--algo ppo)")
-    p.add_argument("--team", required=True, choices=("village", "werewolves"),
-                   help="the side whose seats learn")
+    p.add_argument("--team", required=True, choices=("village", "werewolves", "both"),
+                   help="the side whose seats learn (both: ppo self-play, the sides in "
+                        "turns, each against --opponents and the other's earlier "
+                        "checkpoints; --out is then a folder)")
+    p.add_argument("--rounds", type=int, default=3, metavar="N",
+                   help="--team both: rounds of self-play, --steps a side a round "
+                        "(default: %(default)s)")
     p.add_argument("--algo", choices=("table", "ppo"), default="table",
                    help="table: Monte-Carlo control over the rule player's options (JSON); "
                         "ppo: sb3-contrib's MaskablePPO over maw.env, exported to numpy "
@@ -65,6 +70,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if args.algo == "ppo":
         return train_ppo(args)
+    if args.team == "both":
+        raise MawError("--team both is self-play, for --algo ppo")
     from maw.env.train import train
 
     if args.games < 1:
@@ -117,6 +124,8 @@ def train_ppo(args: argparse.Namespace) -> int:
     for name in opponents:
         check_decider(name, "--opponents")
     out = Path(args.out)
+    if args.team == "both":
+        return self_play(args, opponents)
     if out.suffix != ".npz":
         raise MawError(f"--out {out}: --algo ppo writes a network, a .npz file")
     if out.exists() and not args.resume:
@@ -158,4 +167,39 @@ def train_ppo(args: argparse.Namespace) -> int:
     print(f"maw train: {out}: {meta['steps']} steps in all ({meta['games']} games), "
           f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (no PyTorch "
           f"needed), or maw simulate --{args.team} learned:{out}", flush=True)
+    return 0
+
+
+def self_play(args: argparse.Namespace, opponents: tuple[str, ...]) -> int:
+    """``--team both``: the sides learn in turns (``maw.env.ppo.self_play``)."""
+    import shlex
+    import time
+    from pathlib import Path
+
+    from maw.env import ppo
+    from maw.env.rewards import Rewards
+
+    if args.resume:
+        raise MawError("--team both starts a league afresh: --resume trains one side")
+    if args.seats is not None and args.seats < 1:
+        raise MawError("--seats must be at least 1")
+    t0 = time.monotonic()
+    step = max(1, args.steps // 4)
+
+    def progress(what: str, done: int, s: dict) -> None:
+        if done % step == 0 or done == args.steps:
+            print(f"[{what}: {done}/{args.steps}] {s['games']} games, {s['wins']} won, "
+                  f"{time.monotonic() - t0:.0f} s", flush=True)
+    metas = ppo.self_play(
+        rules_of(args).name, args.steps, Path(args.out), args.rounds, players=args.players,
+        opponents=opponents, seed=args.seed, seats=args.seats,
+        rewards=Rewards.parse(args.reward), progress=progress,
+        checkpoint=20_000 if args.checkpoint is None else args.checkpoint,
+        command="maw " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    for m in metas:
+        print(f"round {m['round']}: {m['team']} against {', '.join(m['opponents'])}: "
+              f"{m['steps']} steps in all", flush=True)
+    print(f"maw train: {args.out}: {args.rounds} rounds, {time.monotonic() - t0:.0f} s; the "
+          f"latest networks are {args.out}/village.npz and {args.out}/werewolves.npz",
+          flush=True)
     return 0

@@ -15,7 +15,10 @@ that step, RLereWolf's table: ``maw.env.rewards``), so the end's +20 or -20 reac
 step that led to it. Observations carry the rule player's beliefs (``beliefs=True``).
 
 ``train`` saves the model (``FILE.zip``, for ``resume``) and the network (``FILE.npz``)
-every ``checkpoint`` steps and at the end.
+every ``checkpoint`` steps and at the end. ``self_play`` trains both sides in turns, each
+against the given opponents and every earlier checkpoint of the other side (a league, as
+fictitious self-play keeps one: a side that learned to beat only the latest other side
+meets the older ones too).
 """
 
 from __future__ import annotations
@@ -178,6 +181,43 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     model.learn(total_timesteps=steps, callback=Save(), reset_num_timesteps=False)
     model.save(saved)
     return export(model, out, meta()).meta
+
+
+def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
+              players: int | None = None, opponents: tuple[str, ...] = ("rule",),
+              seed: int = 0, seats: int | None = None, rewards: Rewards | None = None,
+              checkpoint: int = 20_000, command: str = "",
+              progress: Callable[[str, int, dict], None] | None = None
+              ) -> list[dict[str, Any]]:
+    """Both sides learn in turns, ``rounds`` times, ``steps`` steps a side a round: the
+    village against ``opponents`` and the werewolves' checkpoints of the rounds before, then
+    the werewolves against ``opponents`` and every village checkpoint so far. In
+    ``folder``: ``village.npz`` and ``werewolves.npz`` (the latest, their models beside
+    them) and ``{side}-{round}.npz`` (each round's checkpoint, kept). Returns each
+    checkpoint's ``meta``, in order."""
+    if rounds < 1:
+        raise ConfigError("--rounds must be at least 1")
+    if folder.suffix:
+        raise ConfigError(f"--out {folder}: self-play writes a folder of networks")
+    folder.mkdir(parents=True, exist_ok=True)
+    if any(folder.glob("*.npz")):
+        raise MawError(f"{folder} already holds networks: give an empty folder")
+    done: list[dict[str, Any]] = []
+    for r in range(1, rounds + 1):
+        for team, other in (("village", "werewolves"), ("werewolves", "village")):
+            last = r if team == "werewolves" else r - 1
+            earlier = tuple(f"learned:{folder / f'{other}-{k}.npz'}" for k in range(1, last + 1))
+
+            def told(n: int, s: dict, team: str = team, r: int = r) -> None:
+                if progress is not None:
+                    progress(f"round {r}/{rounds}, {team}", n, s)
+            meta = train(ruleset_name, team, steps, folder / f"{team}.npz", players=players,
+                         opponents=(*opponents, *earlier), seed=seed + 1000 * r + len(done),
+                         resume=r > 1, checkpoint=checkpoint, progress=told,
+                         command=command, seats=seats, rewards=rewards)
+            Network.load(folder / f"{team}.npz").save(folder / f"{team}-{r}.npz")
+            done.append({**meta, "round": r})
+    return done
 
 
 def describe(meta: dict[str, Any]) -> str:

@@ -6,13 +6,15 @@ exports it so that numpy chooses what the trained model chooses."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from maw.engine import ruleset, view
 from maw.env import raw_env
-from maw.errors import ConfigError
+from maw.errors import ConfigError, MawError
 from maw.policies import make_decider
 from maw.policies.neural import Network, NeuralDecider, network_at
 from maw.simulate import play_game
@@ -126,3 +128,29 @@ def test_ppo_trains_a_team_and_numpy_chooses_what_the_trained_model_chooses(tmp_
     # (steps come in whole rollouts of 1024: 512 more is one more rollout)
     again = train("aiwolf-5", "werewolves", 512, out, checkpoint=0, seed=2, resume=True)
     assert again["steps"] == 2048 and again["games"] > meta["games"]
+
+
+def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_checkpoints(
+        tmp_path):
+    pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
+    from maw.env.ppo import self_play
+
+    league = tmp_path / "league"
+    metas = self_play("aiwolf-5", 1024, league, 2, players=5, seats=1, checkpoint=0)
+    assert [(m["round"], m["team"]) for m in metas] == [
+        (1, "village"), (1, "werewolves"), (2, "village"), (2, "werewolves")]
+    def ckpt(side, k):
+        return f"learned:{league / f'{side}-{k}.npz'}"
+    assert [m["opponents"] for m in metas] == [
+        ["rule"], ["rule", ckpt("village", 1)],
+        ["rule", ckpt("werewolves", 1)], ["rule", ckpt("village", 1), ckpt("village", 2)]]
+    assert metas[2]["steps"] == metas[3]["steps"] == 2048  # (round 2 trained on round 1)
+    one, two = Network.load(league / "village-1.npz"), Network.load(league / "village-2.npz")
+    assert any(not np.array_equal(a, b) for a, b in zip(one.weights, two.weights, strict=True))
+    assert Network.load(league / "werewolves.npz").meta == \
+        Network.load(league / "werewolves-2.npz").meta
+    with pytest.raises(MawError, match="already holds networks"):
+        self_play("aiwolf-5", 1024, league, 1)
+    refused = subprocess.run([sys.executable, "-m", "maw", "train", "--team", "both", "--out",
+                              str(tmp_path / "t.json")], capture_output=True, text=True)
+    assert refused.returncode == 2 and "--team both is self-play" in refused.stderr
