@@ -223,10 +223,10 @@ def bench(rules: Ruleset, players: int, candidate: Policy, games: int, seed: int
                 continue
             played[n], policy[n] = _draw(rng, pool, rules, players, sides[n])
         record = _play(rules, names, policy, game_seed)
-        side = result.sides[want]
-        side.games += 1
-        side.wins += record.winner == want
-        side.draws += record.winner is None
+        tally = result.sides[want]
+        tally.games += 1
+        tally.wins += record.winner == want
+        tally.draws += record.winner is None
         order = sorted(set(sides.values()))
         teams = []
         for s in order:
@@ -244,7 +244,7 @@ def bench(rules: Ruleset, players: int, candidate: Policy, games: int, seed: int
         rated = model.rate(teams, ranks=ranks)
         mine[want] = rated[order.index(want)][[n for n in names if sides[n] == want]
                                               .index(me)]
-        side.mu, side.sigma = mine[want].mu, mine[want].sigma
+        tally.mu, tally.sigma = mine[want].mu, mine[want].sigma
         if progress is not None:
             progress(done)
     return result
