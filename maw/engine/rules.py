@@ -19,6 +19,7 @@ from types import MappingProxyType
 from maw.engine import (  # noqa: F401 - register the shipped nights, flows
     abilities,
     flows,
+    rlerewolf,
     werewolf,
     werewolf_sizes,
 )

@@ -267,7 +267,7 @@ def test_a_shipped_ruleset_is_found_through_the_registry_and_an_unknown_one_says
     from maw.errors import ConfigError
 
     assert list(RULESET_NAMES) == list(RULESETS) == [
-        "maw", "aiwolf-5", "aiwolf-9", "aiwolf-13", "aiwolf-15", "werewolf-12",
+        "maw", "aiwolf-5", "aiwolf-9", "aiwolf-13", "aiwolf-15", "rlerewolf", "werewolf-12",
         *(f"werewolf-{n}" for n in range(6, 17) if n != 12)]
     for name in RULESET_NAMES:
         assert ruleset(name).name == name

@@ -16,7 +16,7 @@ from maw.engine.rulesets import RULESET_NAMES
 from maw.env import Rewards, env, raw_env
 
 SIZES = {"maw": 6, "aiwolf-5": 5, "aiwolf-9": 9, "aiwolf-13": 13, "aiwolf-15": 15,
-         "werewolf-12": 12, **{f"werewolf-{n}": n for n in range(6, 17) if n != 12}}
+         "werewolf-12": 12, "rlerewolf": 5, **{f"werewolf-{n}": n for n in range(6, 17) if n != 12}}
 
 
 def test_every_ruleset_has_a_size_here():
