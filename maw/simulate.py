@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from maw.engine import (
     Action,
+    Chat,
     EndPhase,
     GameState,
     Pass,
@@ -171,8 +172,10 @@ def _game(rules: Ruleset, names: list[str], deciders: dict[str, Decider], state:
                         continue
                     action = Pass(name)  # a listen while the talk comes first
                 before = state
-                try:
-                    state, happened = play(state, action)
+                try:  # (an offered action, the very object, is legal: not checked again;
+                    # a chat's text always is)
+                    state, happened = play(state, action, type(action) is not Chat and
+                                           any(a is action for a in legal))
                 except IllegalActionError:
                     invalid += 1
                     continue

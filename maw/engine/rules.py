@@ -386,8 +386,13 @@ def actors(state: GameState) -> tuple[str, ...]:
 # ---------------------------------------------------------------- transitions
 
 
-def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...]]:
-    """Apply one action; return the new state and what happened.
+def apply(state: GameState, action: Action, offered: bool = False
+          ) -> tuple[GameState, tuple[Event, ...]]:
+    """Apply one action; return the new state and what happened. ``offered``: the caller
+    vouches that ``action`` is one of ``legal_actions(state, its actor)`` itself (the very
+    object, not a chat, whose text is the actor's), so its legality is not checked again (a
+    game loop over deciders that choose among the offered actions; a tenth of a random
+    game).
 
     Raises:
         IllegalActionError: the rules forbid ``action`` now (the message says why).
@@ -412,7 +417,7 @@ def apply(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...
         if state.ballot or not flow_of(state).talk_first(state, state.phase):
             raise IllegalActionError(f"the votes are not closed ({where(state)})")
         return open_votes(state, "host", events), tuple(events)
-    reason = _why_illegal(state, action)
+    reason = None if offered else _why_illegal(state, action)
     if reason is not None:
         raise IllegalActionError(f"{reason} ({where(state)})")
     s = state.seat[action.actor]  # type: ignore[union-attr]
@@ -447,9 +452,10 @@ def chance_action(state: GameState) -> Resolve:
     return Resolve(state.names[rng.choice(state.candidates)])
 
 
-def play(state: GameState, action: Action) -> tuple[GameState, tuple[Event, ...]]:
+def play(state: GameState, action: Action, offered: bool = False
+         ) -> tuple[GameState, tuple[Event, ...]]:
     """:func:`apply`, then let chance settle any tie it left (what a referee does)."""
-    state, events = apply(state, action)
+    state, events = apply(state, action, offered)
     while state.pending:
         state, more = apply(state, chance_action(state))
         events += more
