@@ -186,10 +186,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             if voter in self.rewards:
                 self.rewards[voter] += self.scheme.vote(ranked.index(counts[target]))
 
-    def _play(self, action) -> None:
+    def _play(self, action, offered: bool = False) -> None:
+        """Play ``action`` (``offered``: one of the actions listed to its actor now, the
+        very object, not a chat: the engine need not check it again)."""
         before = self.state_
         assert before is not None
-        self.state_, events = play(before, action)
+        self.state_, events = play(before, action, offered)
         self._hear(events)
         after = self.state_
         if not self.rewards:
@@ -241,7 +243,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                     continue
                 action = Pass(name)
             try:
-                self._play(action)
+                self._play(action, type(action) is not Chat and any(a is action for a in legal))
             except IllegalActionError:
                 continue
 
@@ -342,7 +344,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             if isinstance(picked, Attack) and state.role_of(picked.target).team is \
                     Team.WEREWOLVES:
                 self.rewards[agent] += self.scheme.cannibalism
-            self._play(picked)
+            self._play(picked, type(picked) is not Chat)
         else:
             self.rewards[agent] += self.scheme.wait
             if may_pass(state, agent):
