@@ -57,6 +57,9 @@ def add_train(sub) -> None:
     p.add_argument("--checkpoint", type=int, default=None, metavar="N",
                    help="save the policy every N games (ppo: steps; a killed run loses at "
                         "most N; default 1000 games, 20000 steps)")
+    p.add_argument("--imitate", type=int, default=0, metavar="STEPS",
+                   help="ppo: a new network first learns the rule player's choices over "
+                        "STEPS steps of its play (then PPO improves on them; default: none)")
     p.add_argument("--resume", action="store_true",
                    help="train --out further, from the games it has played")
     add_ruleset(p)
@@ -72,6 +75,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         return train_ppo(args)
     if args.team == "both":
         raise MawError("--team both is self-play, for --algo ppo")
+    if args.imitate:
+        raise MawError("--imitate starts a network from the rule player: for --algo ppo")
     from maw.env.train import train
 
     if args.games < 1:
@@ -120,6 +125,8 @@ def train_ppo(args: argparse.Namespace) -> int:
 
     if args.steps < 1:
         raise MawError("--steps must be at least 1")
+    if args.imitate < 0 or (args.imitate and args.resume):
+        raise MawError("--imitate STEPS (at least 0) starts a new network: not with --resume")
     opponents = tuple(x.strip() for x in args.opponents.split(",") if x.strip())
     for name in opponents:
         check_decider(name, "--opponents")
@@ -142,7 +149,7 @@ def train_ppo(args: argparse.Namespace) -> int:
     rewards = Rewards.parse(args.reward)
     kwargs = dict(players=args.players, opponents=opponents, seed=args.seed,
                   resume=args.resume, checkpoint=checkpoint, command=command,
-                  seats=args.seats, rewards=rewards)
+                  seats=args.seats, rewards=rewards, imitation=args.imitate)
     if sys.stderr.isatty():
         bar = progress_bar()
         task = bar.add_task("training", total=args.steps)

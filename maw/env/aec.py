@@ -284,8 +284,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         assert state is not None
         legal = legal_actions(state, agent)
         action = parse(text, agent, legal, max_chat(view(state, agent)))
+        index = self.index_of(agent, action, legal)
+        if index is None:
+            assert isinstance(action, Chat)
+            raise ValueError(f"{action.text!r} makes no claim the action space has "
+                             "(I am the ROLE. / NAME is a werewolf. / NAME is human. / "
+                             "I suspect NAME.)")
+        return index
+
+    def index_of(self, agent: str, action: Action | None,
+                 legal: tuple[Action, ...] | None = None) -> int | None:
+        """The index of ``agent``'s legal ``action`` now (0: nothing; a chat: the first
+        claim it makes), ``None`` for a chat that makes no claim the space has."""
+        state = self.state_
+        assert state is not None
         if action is None:
             return 0
+        if legal is None:
+            legal = legal_actions(state, agent)
         _, chosen = self.layout.mask(legal)
         if isinstance(action, Chat):
             said = claims.parse(agent, action.text, state.names)
@@ -293,13 +309,23 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                 if isinstance(a, Chat) and said and claims.parse(agent, a.text, state.names) \
                         == said[:1]:
                     return k
-            raise ValueError(f"{action.text!r} makes no claim the action space has "
-                             "(I am the ROLE. / NAME is a werewolf. / NAME is human. / "
-                             "I suspect NAME.)")
+            return None
         for k, a in chosen.items():
             if a == action:
                 return k
         raise ValueError(f"{action!r} has no index")  # pragma: no cover - the mask is legal
+
+    def teacher(self, agent: str) -> int:
+        """(beliefs=True) The index of what the rule player reading ``agent``'s seat (the
+        one whose beliefs its observation holds) would do now: 0 for a chat that makes no
+        claim the space has. The rule player remembers its choice as its own: play it."""
+        if not self.with_beliefs:
+            raise ConfigError("teacher: the environment needs beliefs=True")
+        state = self.state_
+        assert state is not None
+        legal = legal_actions(state, agent)
+        action = self.helpers[agent].decide(view(state, agent), legal)
+        return self.index_of(agent, action, legal) or 0
 
     # ------------------------------------------------------------ the API
 

@@ -99,6 +99,58 @@ class TeamEnv(gymnasium.Env):
         return obs, reward, False, False, info
 
 
+def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.99
+            ) -> dict[str, Any]:
+    """Start ``model`` from the rule player: play ``steps`` of the team's steps as the rule
+    player reading each seat would (``raw_env.teacher``), then fit the policy to those
+    choices (cross-entropy under the mask) and the value to the returns they earned, so
+    that PPO improves on the rule player rather than finding it again from nothing.
+    Returns how well the policy then agrees with it."""
+    import torch
+
+    obs, _ = env.reset()
+    seen, masks, acts, rewards, ends = [], [], [], [], []
+    for _ in range(steps):
+        mask = env.action_masks()
+        a = env.aec.teacher(env.aec.agent_selection)
+        a = a if mask[a] else 0
+        seen.append(obs)
+        masks.append(mask)
+        acts.append(a)
+        obs, r, done, _, _ = env.step(a)
+        rewards.append(r)
+        ends.append(done)
+        if done:
+            obs, _ = env.reset()
+    returns, g = np.zeros(len(rewards), dtype=np.float32), 0.0
+    for i in range(len(rewards) - 1, -1, -1):
+        g = rewards[i] + gamma * g * (not ends[i])
+        returns[i] = g
+    policy = model.policy
+    x = torch.as_tensor(np.array(seen, dtype=np.float32))
+    m = np.array(masks)
+    y = torch.as_tensor(np.array(acts))
+    ret = torch.as_tensor(returns)
+    optim = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(epochs):
+        order = torch.randperm(len(x), generator=gen)
+        for i in range(0, len(x), 256):
+            k = order[i:i + 256]
+            values, logp, _ = policy.evaluate_actions(x[k], y[k], action_masks=m[k.numpy()])
+            loss = -logp.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret[k])
+            optim.zero_grad()
+            loss.backward()
+            optim.step()
+    with torch.no_grad():
+        dist = policy.get_distribution(x, action_masks=m)
+        agree = float((dist.distribution.probs.argmax(dim=1) == y).float().mean())
+    games, wins = env.games, env.wins
+    env.games = env.wins = 0  # (the training's own games start now)
+    return {"steps": steps, "games": games, "wins": wins, "epochs": epochs,
+            "agreement": round(agree, 4)}
+
+
 def export(model, path: Path, meta: dict[str, Any]) -> Network:
     """The policy half of ``model`` (its hidden layers and action head) as a ``Network``,
     saved to ``path``."""
@@ -117,10 +169,12 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
           opponents: tuple[str, ...] = ("rule",), seed: int = 0, resume: bool = False,
           checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
           command: str = "", seats: int | None = None,
-          rewards: Rewards | None = None) -> dict[str, Any]:
+          rewards: Rewards | None = None, imitation: int = 0) -> dict[str, Any]:
     """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
     rollouts of ``ROLLOUT``); the network at ``out`` (``.npz``) and the model beside it
-    (``.zip``). Returns what the network's ``meta`` says of its training."""
+    (``.zip``). ``imitation``: a new network first learns the rule player's choices over
+    that many steps (``imitate``). Returns what the network's ``meta`` says of its
+    training."""
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -152,6 +206,10 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
         model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=ROLLOUT,
                             batch_size=256, gamma=0.99, ent_coef=0.01, verbose=0,
                             policy_kwargs={"net_arch": NET})
+    if imitation:
+        if resume:
+            raise ConfigError("--imitate starts a new network: not with --resume")
+        before["imitation"] = imitate(model, env, imitation)
     t0, done_before = time.monotonic(), int(before.get("steps", 0))
     seconds_before = float(before.get("seconds", 0.0))
 
@@ -164,6 +222,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
                 "seconds": round(seconds_before + took, 1),
                 "games": int(before.get("games", 0)) + env.games,
                 "training_wins": int(before.get("training_wins", 0)) + env.wins,
+                **({"imitation": before["imitation"]} if "imitation" in before else {}),
                 "seed": seed, "command": command or before.get("command", "")}
 
     start = model.num_timesteps

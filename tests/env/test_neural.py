@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from maw.engine import ruleset, view
+from maw.engine import legal_actions, ruleset, view
 from maw.env import raw_env
 from maw.errors import ConfigError, MawError
 from maw.policies import make_decider
@@ -154,3 +154,41 @@ def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_che
     refused = subprocess.run([sys.executable, "-m", "maw", "train", "--team", "both", "--out",
                               str(tmp_path / "t.json")], capture_output=True, text=True)
     assert refused.returncode == 2 and "--team both is self-play" in refused.stderr
+
+
+def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(tmp_path):
+    import copy
+
+    e = raw_env("aiwolf-5", 5, learn="village", beliefs=True)
+    checked = 0
+    for seed in range(3):
+        e.reset(seed=seed)
+        while e.agents and not all(e.terminations.values()):
+            agent = e.agent_selection
+            state = e.state_
+            legal = legal_actions(state, agent)
+            theirs = copy.deepcopy(e.helpers[agent]).decide(view(state, agent), legal)
+            index = e.teacher(agent)
+            assert e.observe(agent)["action_mask"][index] == 1
+            named = e.layout.action(index, agent)
+            if theirs is None or type(theirs).__name__ != "Chat":
+                assert named == theirs
+                checked += 1
+            e.step(index)
+    assert checked > 20
+    with pytest.raises(ConfigError, match="beliefs=True"):
+        raw_env("aiwolf-5", 5, learn="village").teacher("P01")
+    pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
+    from maw.env.ppo import train
+
+    meta = train("aiwolf-5", "werewolves", 1024, tmp_path / "w.npz", checkpoint=0,
+                 seats=1, imitation=2000)
+    assert meta["imitation"]["steps"] == 2000 and meta["imitation"]["games"] > 100
+    assert meta["imitation"]["agreement"] > 0.5  # (most turns offer several actions)
+    assert meta["games"] < meta["imitation"]["games"]  # (imitation's games apart)
+    with pytest.raises(ConfigError, match="not with --resume"):
+        train("aiwolf-5", "werewolves", 1024, tmp_path / "w.npz", resume=True, imitation=10)
+    refused = subprocess.run([sys.executable, "-m", "maw", "train", "--team", "village",
+                              "--imitate", "100", "--out", str(tmp_path / "t.json")],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "for --algo ppo" in refused.stderr
