@@ -148,6 +148,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.acted: set[str] = set()
         self.round = 0
         self.steps = 0
+        self.queued: dict[str, tuple[tuple | None, list[int]]] = {}  # (teacher's claims)
         self._hear(opening_events(state))
         self._advance()
         for a in self.rewards:  # (what the opponents' first moves earned is not an agent's)
@@ -317,15 +318,32 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
 
     def teacher(self, agent: str) -> int:
         """(beliefs=True) The index of what the rule player reading ``agent``'s seat (the
-        one whose beliefs its observation holds) would do now: 0 for a chat that makes no
-        claim the space has. The rule player remembers its choice as its own: play it."""
+        one whose beliefs its observation holds) would do now. A chat is one claim of the
+        space: a line of several ("I am the Seer. Bob is a werewolf.") is said one claim a
+        turn, the rest at the seat's next turns of the phase (the rule player speaks once
+        a phase); a line with none is 0. The rule player remembers its choice as its own:
+        play it."""
         if not self.with_beliefs:
             raise ConfigError("teacher: the environment needs beliefs=True")
         state = self.state_
         assert state is not None
         legal = legal_actions(state, agent)
+        stamp = (state.day, state.phase, state.vote_round)
+        mask, chosen = self.layout.mask(legal)
+        at, queued = self.queued.get(agent, (None, []))
+        while at == stamp and queued:
+            k = queued.pop(0)
+            if mask[k]:
+                return k
         action = self.helpers[agent].decide(view(state, agent), legal)
-        return self.index_of(agent, action, legal) or 0
+        if not isinstance(action, Chat):
+            return self.index_of(agent, action, legal) or 0
+        indices = []
+        for c in claims.parse(agent, action.text, state.names):
+            indices += [k for k, a in chosen.items() if isinstance(a, Chat) and
+                        claims.parse(agent, a.text, state.names) == [c]][:1]
+        self.queued[agent] = (stamp, indices[1:])
+        return indices[0] if indices else 0
 
     # ------------------------------------------------------------ the API
 

@@ -159,23 +159,36 @@ def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_che
 def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(tmp_path):
     import copy
 
+    from maw.policies import claims
+
     e = raw_env("aiwolf-5", 5, learn="village", beliefs=True)
-    checked = 0
-    for seed in range(3):
+    checked = later = 0
+    for seed in range(6):
         e.reset(seed=seed)
         while e.agents and not all(e.terminations.values()):
             agent = e.agent_selection
             state = e.state_
             legal = legal_actions(state, agent)
+            stamp = (state.day, state.phase, state.vote_round)
+            at, queued = e.queued.get(agent, (None, []))
+            pending = list(queued) if at == stamp else []
             theirs = copy.deepcopy(e.helpers[agent]).decide(view(state, agent), legal)
             index = e.teacher(agent)
             assert e.observe(agent)["action_mask"][index] == 1
             named = e.layout.action(index, agent)
-            if theirs is None or type(theirs).__name__ != "Chat":
+            if pending:  # the rest of a line of several claims, one a turn
+                assert index == pending[0]
+                later += 1
+            elif theirs is None or type(theirs).__name__ != "Chat":
                 assert named == theirs
                 checked += 1
+            else:  # a line: its first claim now, the others queued in order
+                said = claims.parse(agent, theirs.text, state.names)
+                if said:
+                    assert claims.parse(agent, named.text, state.names) == said[:1]
+                    assert len(e.queued[agent][1]) == len(said) - 1
             e.step(index)
-    assert checked > 20
+    assert checked > 20 and later > 0
     with pytest.raises(ConfigError, match="beliefs=True"):
         raw_env("aiwolf-5", 5, learn="village").teacher("P01")
     pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
