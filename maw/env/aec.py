@@ -69,7 +69,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
     the rest of their side played by ``teammates``); ``opponents``: the decider of the
     others;
     ``beliefs``: add the rule player's beliefs (P(werewolf) per seat) to each
-    observation; ``rewards``: the scheme (RLereWolf's by default)."""
+    observation; ``rewards``: the scheme (RLereWolf's by default); ``teach``: a rule
+    player also reads each agent's seat, for ``teacher`` (imitation)."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "maw_werewolf_v0",
                 "is_parallelizable": False}
@@ -78,7 +79,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                  learn: str = "all", opponents: str = "rule", beliefs: bool = False,
                  rewards: Rewards | None = None, rounds: int = 3,
                  render_mode: str | None = None, text: bool = False,
-                 seats: int | None = None, teammates: str = "rule",
+                 seats: int | None = None, teammates: str = "rule", teach: bool = False,
                  **rule_options: Any) -> None:
         super().__init__()
         self.rules: Ruleset = ruleset(ruleset_name, **rule_options)
@@ -90,6 +91,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         if seats is not None and seats < 1:
             raise ConfigError(f"seats={seats}: at least 1")
         self.seats, self.teammates = seats, teammates
+        self.teach = teach  # (each agent's seat also read by a rule player: ``teacher``)
         for name in (opponents, teammates):  # (an unknown one fails now)
             make_decider(name, "check", random.Random(0))
         self.scheme = rewards or Rewards()
@@ -134,6 +136,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.helpers: dict[str, Decider] = {}  # the rule players whose beliefs are added
         if self.with_beliefs:
             self.helpers = {n: make_decider("rule", n, random.Random(0)) for n in self.agents}
+        # (apart from the helpers: a rule player that decides keeps what it said, which
+        # its beliefs weigh; the beliefs of the observation are those of one that does not)
+        self.teachers: dict[str, Decider] = {
+            n: make_decider("rule", n, random.Random(0)) for n in self.agents} \
+            if self.teach else {}
         self.heard = {n: Heard.empty() for n in names}
         # (text=True) each agent's prompt writer, and the lines it heard since its turn
         self.writers = {n: _writer(n) for n in self.agents} if self.text else {}
@@ -159,7 +166,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         state = self.state_
         assert state is not None
         for e in events:
-            for d in [*self.others.values(), *self.helpers.values()]:
+            for d in [*self.others.values(), *self.helpers.values(), *self.teachers.values()]:
                 if e.audience is None or d.player in e.audience:
                     d.observe(e)
             if type(e) is Chatted:
@@ -317,14 +324,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         raise ValueError(f"{action!r} has no index")  # pragma: no cover - the mask is legal
 
     def teacher(self, agent: str) -> int:
-        """(beliefs=True) The index of what the rule player reading ``agent``'s seat (the
-        one whose beliefs its observation holds) would do now. A chat is one claim of the
+        """(teach=True) The index of what a rule player reading ``agent``'s seat would do
+        now. A chat is one claim of the
         space: a line of several ("I am the Seer. Bob is a werewolf.") is said one claim a
         turn, the rest at the seat's next turns of the phase (the rule player speaks once
         a phase); a line with none is 0. The rule player remembers its choice as its own:
         play it."""
-        if not self.with_beliefs:
-            raise ConfigError("teacher: the environment needs beliefs=True")
+        if not self.teach:
+            raise ConfigError("teacher: the environment needs teach=True")
         state = self.state_
         assert state is not None
         legal = legal_actions(state, agent)
@@ -335,7 +342,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             k = queued.pop(0)
             if mask[k]:
                 return k
-        action = self.helpers[agent].decide(view(state, agent), legal)
+        action = self.teachers[agent].decide(view(state, agent), legal)
         if not isinstance(action, Chat):
             return self.index_of(agent, action, legal) or 0
         indices = []

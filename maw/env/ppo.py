@@ -108,6 +108,7 @@ def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.
     Returns how well the policy then agrees with it."""
     import torch
 
+    env.aec.teach = True  # (from the next game on, a rule player reads each learning seat)
     obs, _ = env.reset()
     seen, masks, acts, rewards, ends = [], [], [], [], []
     for _ in range(steps):
@@ -122,6 +123,7 @@ def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.
         ends.append(done)
         if done:
             obs, _ = env.reset()
+    env.aec.teach = False
     returns, g = np.zeros(len(rewards), dtype=np.float32), 0.0
     for i in range(len(rewards) - 1, -1, -1):
         g = rewards[i] + gamma * g * (not ends[i])

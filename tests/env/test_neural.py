@@ -161,7 +161,7 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
 
     from maw.policies import claims
 
-    e = raw_env("aiwolf-5", 5, learn="village", beliefs=True)
+    e = raw_env("aiwolf-5", 5, learn="village", beliefs=True, teach=True)
     checked = later = 0
     for seed in range(6):
         e.reset(seed=seed)
@@ -172,7 +172,10 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
             stamp = (state.day, state.phase, state.vote_round)
             at, queued = e.queued.get(agent, (None, []))
             pending = list(queued) if at == stamp else []
-            theirs = copy.deepcopy(e.helpers[agent]).decide(view(state, agent), legal)
+            mine = e.teachers[agent]
+            shared = getattr(mine, "_unweighed", None)  # (a view: frozen, shared)
+            theirs = copy.deepcopy(mine, {id(shared): shared}).decide(view(state, agent),
+                                                                       legal)
             index = e.teacher(agent)
             assert e.observe(agent)["action_mask"][index] == 1
             named = e.layout.action(index, agent)
@@ -189,8 +192,8 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
                     assert len(e.queued[agent][1]) == len(said) - 1
             e.step(index)
     assert checked > 20 and later > 0
-    with pytest.raises(ConfigError, match="beliefs=True"):
-        raw_env("aiwolf-5", 5, learn="village").teacher("P01")
+    with pytest.raises(ConfigError, match="teach=True"):
+        raw_env("aiwolf-5", 5, learn="village", beliefs=True).teacher("P01")
     pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
     from maw.env.ppo import train
 
