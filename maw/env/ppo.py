@@ -171,12 +171,13 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
           opponents: tuple[str, ...] = ("rule",), seed: int = 0, resume: bool = False,
           checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
           command: str = "", seats: int | None = None,
-          rewards: Rewards | None = None, imitation: int = 0) -> dict[str, Any]:
+          rewards: Rewards | None = None, imitation: int = 0,
+          rollout: int = ROLLOUT) -> dict[str, Any]:
     """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
-    rollouts of ``ROLLOUT``); the network at ``out`` (``.npz``) and the model beside it
-    (``.zip``). ``imitation``: a new network first learns the rule player's choices over
-    that many steps (``imitate``). Returns what the network's ``meta`` says of its
-    training."""
+    rollouts of ``rollout`` steps, ``ROLLOUT`` unless a test asks fewer); the network at
+    ``out`` (``.npz``) and the model beside it (``.zip``). ``imitation``: a new network
+    first learns the rule player's choices over that many steps (``imitate``). Returns
+    what the network's ``meta`` says of its training."""
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -205,8 +206,8 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
                            f"with {before.get('players')} players, not {team} on "
                            f"{rules.name} with {n}")
     else:
-        model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=ROLLOUT,
-                            batch_size=256, gamma=0.99, ent_coef=0.01, verbose=0,
+        model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=rollout,
+                            batch_size=min(256, rollout), gamma=0.99, ent_coef=0.01, verbose=0,
                             policy_kwargs={"net_arch": NET})
     if imitation:
         if resume:
@@ -248,8 +249,8 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
               players: int | None = None, opponents: tuple[str, ...] = ("rule",),
               seed: int = 0, seats: int | None = None, rewards: Rewards | None = None,
               checkpoint: int = 20_000, command: str = "",
-              progress: Callable[[str, int, dict], None] | None = None
-              ) -> list[dict[str, Any]]:
+              progress: Callable[[str, int, dict], None] | None = None,
+              rollout: int = ROLLOUT) -> list[dict[str, Any]]:
     """Both sides learn in turns, ``rounds`` times, ``steps`` steps a side a round: the
     village against ``opponents`` and the werewolves' checkpoints of the rounds before, then
     the werewolves against ``opponents`` and every village checkpoint so far. In
@@ -275,7 +276,7 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
             meta = train(ruleset_name, team, steps, folder / f"{team}.npz", players=players,
                          opponents=(*opponents, *earlier), seed=seed + 1000 * r + len(done),
                          resume=r > 1, checkpoint=checkpoint, progress=told,
-                         command=command, seats=seats, rewards=rewards)
+                         command=command, seats=seats, rewards=rewards, rollout=rollout)
             Network.load(folder / f"{team}.npz").save(folder / f"{team}-{r}.npz")
             done.append({**meta, "round": r})
     return done

@@ -136,7 +136,8 @@ def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_che
     from maw.env.ppo import self_play
 
     league = tmp_path / "league"
-    metas = self_play("aiwolf-5", 1024, league, 2, players=5, seats=1, checkpoint=0)
+    metas = self_play("aiwolf-5", 256, league, 2, players=5, seats=1, checkpoint=0,
+                      rollout=256)
     assert [(m["round"], m["team"]) for m in metas] == [
         (1, "village"), (1, "werewolves"), (2, "village"), (2, "werewolves")]
     def ckpt(side, k):
@@ -144,7 +145,7 @@ def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_che
     assert [m["opponents"] for m in metas] == [
         ["rule"], ["rule", ckpt("village", 1)],
         ["rule", ckpt("werewolves", 1)], ["rule", ckpt("village", 1), ckpt("village", 2)]]
-    assert metas[2]["steps"] == metas[3]["steps"] == 2048  # (round 2 trained on round 1)
+    assert metas[2]["steps"] == metas[3]["steps"] == 512  # (round 2 trained on round 1)
     one, two = Network.load(league / "village-1.npz"), Network.load(league / "village-2.npz")
     assert any(not np.array_equal(a, b) for a, b in zip(one.weights, two.weights, strict=True))
     assert Network.load(league / "werewolves.npz").meta == \
@@ -197,8 +198,8 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
     pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
     from maw.env.ppo import train
 
-    meta = train("aiwolf-5", "werewolves", 1024, tmp_path / "w.npz", checkpoint=0,
-                 seats=1, imitation=2000)
+    meta = train("aiwolf-5", "werewolves", 256, tmp_path / "w.npz", checkpoint=0,
+                 seats=1, imitation=2000, rollout=256)
     assert meta["imitation"]["steps"] == 2000 and meta["imitation"]["games"] > 100
     assert meta["imitation"]["agreement"] > 0.5  # (most turns offer several actions)
     assert meta["games"] < meta["imitation"]["games"]  # (imitation's games apart)
