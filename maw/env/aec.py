@@ -80,7 +80,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                  rewards: Rewards | None = None, rounds: int = 3,
                  render_mode: str | None = None, text: bool = False,
                  seats: int | None = None, teammates: str = "rule", teach: bool = False,
-                 **rule_options: Any) -> None:
+                 order: str = "shuffled", **rule_options: Any) -> None:
         super().__init__()
         self.rules: Ruleset = ruleset(ruleset_name, **rule_options)
         n = players if players is not None else self.rules.min_players
@@ -92,6 +92,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             raise ConfigError(f"seats={seats}: at least 1")
         self.seats, self.teammates = seats, teammates
         self.teach = teach  # (each agent's seat also read by a rule player: ``teacher``)
+        if order not in ("shuffled", "seats"):
+            raise ConfigError(f"order={order!r}: shuffled or seats")
+        self.order = order
         for name in (opponents, teammates):  # (an unknown one fails now)
             make_decider(name, "check", random.Random(0))
         self.scheme = rewards or Rewards()
@@ -154,6 +157,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.marker: tuple | None = None
         self.acted: set[str] = set()
         self.round = 0
+        self.turns = random.Random(rng.getrandbits(64))  # (the order of each round)
+        self.queue_: list[str] = []
         self.steps = 0
         self.queued: dict[str, tuple[tuple | None, list[int]]] = {}  # (teacher's claims)
         self._hear(opening_events(state))
@@ -224,7 +229,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             marker = (state.day, state.phase, state.vote_round, state.turn, state.ballot)
             if marker != self.marker:
                 self.marker, self.acted, self.round = marker, set(), 0
-            waiting = [n for n in actors(state) if n not in self.acted
+                self.queue_ = self._ordered(state)
+            now = set(actors(state))
+            waiting = [n for n in self.queue_ if n in now and n not in self.acted
                        and any(legal_actions(state, n))]
             if not waiting:
                 self.round += 1
@@ -232,6 +239,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                     self._play(EndPhase())
                 else:
                     self.acted = set()
+                    self.queue_ = self._ordered(state)
                     # (a round where nobody chose anything: the phase is over)
                     if not any(legal_actions(state, n) for n in actors(state)):
                         self._play(EndPhase())
@@ -254,6 +262,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                 self._play(action, type(action) is not Chat and any(a is action for a in legal))
             except IllegalActionError:
                 continue
+
+    def _ordered(self, state: GameState) -> list[str]:
+        """A round's order of asking: shuffled, as a game's players come in no fixed order
+        (``maw.simulate``, a server), or (``order="seats"``) the seats'."""
+        names = list(state.names)
+        if self.order == "shuffled":
+            self.turns.shuffle(names)
+        return names
 
     def _finish(self) -> None:
         state = self.state_
