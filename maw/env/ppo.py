@@ -221,6 +221,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
         return {"ruleset": rules.name, "players": n, "team": team, "beliefs": True,
                 "seats": seats, "rewards": dataclasses.asdict(rewards or Rewards()),
                 "algo": "MaskablePPO", "net": NET, "opponents": list(opponents),
+                "order": env.aec.order,
                 "steps": done_before + int(model.num_timesteps - start),
                 "seconds": round(seconds_before + took, 1),
                 "games": int(before.get("games", 0)) + env.games,
