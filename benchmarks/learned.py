@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/learned.py [--games 1000] [--only maw6,aiwolf5]
 
+(``--only``: those rulesets' rows are played again, the others' kept from the file.)
+
 For each ruleset and side: that side played by random players, rule players and each
 learned player shipped for it (``agents/policies/SLUG-SIDE.json``, a table: ``maw train``;
 ``SLUG-SIDE.npz``, a network: ``maw train --algo ppo``), against rule players on the other
@@ -112,6 +114,17 @@ def main() -> None:
                              f"({100 * dlo:+.1f} to {100 * dhi:+.1f}, paired)")
                 rows.append(row)
                 print(line, flush=True)
+    if only:  # (the other rulesets' rows of the last full run are kept)
+        import json
+
+        from record import RESULTS
+
+        done = {r["ruleset"] for r in rows}
+        path = RESULTS / "learned.json"
+        kept = [r for r in json.loads(path.read_text())["rows"] if r["ruleset"] not in done] \
+            if path.exists() else []
+        order = [name for _slug, name, _n in SHAPES]
+        rows = sorted(kept + rows, key=lambda r: order.index(r["ruleset"]))
     save("learned", rows)
 
 
