@@ -46,10 +46,12 @@ def networks() -> list[tuple[str, int, str, str]]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=1000)
+    ap.add_argument("--networks", action="store_true",
+                    help="only the networks' runs (the other rows kept from the file)")
     args = ap.parse_args()
     rows = []
-    runs = [(name, players, who, None) for name, players, who_all in GAMES
-            for who in who_all]
+    runs = [] if args.networks else [(name, players, who, None)
+                                     for name, players, who_all in GAMES for who in who_all]
     for name, players, side, net in networks():  # each beside the rule player, one side
         runs += [(name, players, "rule", side), (name, players, net, side)]
     for name, players, who, one in runs:
@@ -65,11 +67,19 @@ def main() -> None:
                          "side": side, "games": s["games"], "wins": s["wins"],
                          "rate": round(s["win_rate"], 4), "low": round(low, 4),
                          "high": round(high, 4), "mu": round(s["mu"], 2),
-                         "sigma": round(s["sigma"], 2),
+                         "sigma": round(s["sigma"], 2), "one_side": one is not None,
                          "seconds": round(time.monotonic() - t0, 1)})
             print(f"{name:8s} {players}p {label:26s} {side:10s} "
                   f"{100 * s['win_rate']:5.1f}% ({100 * low:.1f}-{100 * high:.1f}) "
                   f"mu {s['mu']:.2f} ± {2 * s['sigma']:.2f}", flush=True)
+    if args.networks:  # (the rows of the last full run's other candidates are kept)
+        import json
+
+        from record import RESULTS
+
+        path = RESULTS / "bench_pool.json"
+        old = json.loads(path.read_text())["rows"] if path.exists() else []
+        rows = [r for r in old if not r.get("one_side")] + rows
     save("bench_pool", rows)
 
 
