@@ -328,16 +328,26 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             legal = legal_actions(state, agent)
         _, chosen = self.layout.mask(legal)
         if isinstance(action, Chat):
-            said = claims.parse(agent, action.text, state.names)
-            for k, a in chosen.items():
-                if isinstance(a, Chat) and said and claims.parse(agent, a.text, state.names) \
-                        == said[:1]:
-                    return k
-            return None
+            said = self._claim_indices(agent, action.text, chosen)
+            return said[0] if said else None
         for k, a in chosen.items():
             if a == action:
                 return k
         raise ValueError(f"{action!r} has no index")  # pragma: no cover - the mask is legal
+
+    def _claim_indices(self, agent: str, text: str,
+                       chosen: dict[int, Action]) -> list[int | None]:
+        """The index of each claim ``agent``'s line ``text`` makes, in order: the chat of
+        the space that makes that one claim, ``None`` for a claim the space lacks."""
+        state = self.state_
+        assert state is not None
+        space: dict[claims.Claim, int] = {}
+        for k, a in chosen.items():
+            if isinstance(a, Chat):
+                one = claims.parse(agent, a.text, state.names)
+                if len(one) == 1:
+                    space.setdefault(one[0], k)
+        return [space.get(c) for c in claims.parse(agent, text, state.names)]
 
     def teacher(self, agent: str) -> int:
         """(teach=True) The index of what a rule player reading ``agent``'s seat would do
@@ -361,10 +371,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         action = self.teachers[agent].decide(view(state, agent), legal)
         if not isinstance(action, Chat):
             return self.index_of(agent, action, legal) or 0
-        indices = []
-        for c in claims.parse(agent, action.text, state.names):
-            indices += [k for k, a in chosen.items() if isinstance(a, Chat) and
-                        claims.parse(agent, a.text, state.names) == [c]][:1]
+        indices = [k for k in self._claim_indices(agent, action.text, chosen) if k is not None]
         self.queued[agent] = (stamp, indices[1:])
         return indices[0] if indices else 0
 

@@ -82,6 +82,12 @@ class TeamEnv(gymnasium.Env):
             if self.aec.agents and not self._over():
                 return self._seat()
 
+    def tally(self) -> tuple[int, int]:
+        """The games ended and won so far, counted again from 0."""
+        games, wins = self.games, self.wins
+        self.games = self.wins = 0
+        return games, wins
+
     def _over(self) -> bool:
         return all(self.aec.terminations.values()) if self.aec.terminations else True
 
@@ -99,56 +105,74 @@ class TeamEnv(gymnasium.Env):
         return obs, reward, False, False, info
 
 
+@dataclasses.dataclass
+class Demonstrations:
+    """The rule player's play of a team's steps: what each step saw, its mask, the rule
+    player's choice and the return that followed."""
+
+    seen: np.ndarray
+    masks: np.ndarray
+    acts: np.ndarray
+    returns: np.ndarray
+
+    @classmethod
+    def play(cls, env: TeamEnv, steps: int, gamma: float = 0.99) -> Demonstrations:
+        """``steps`` of ``env``'s steps as the rule player reading each seat would play
+        them (``raw_env.teacher``)."""
+        env.aec.teach = True  # (from the next game on, a rule player reads each learning seat)
+        obs, _ = env.reset()
+        steps_: list[tuple[np.ndarray, np.ndarray, int, float, bool]] = []
+        for _ in range(steps):
+            mask = env.action_masks()
+            a = env.aec.teacher(env.aec.agent_selection)
+            a = a if mask[a] else 0
+            after, r, done, _, _ = env.step(a)
+            steps_.append((obs, mask, a, r, done))
+            obs = env.reset()[0] if done else after
+        env.aec.teach = False
+        returns, g = np.zeros(len(steps_), dtype=np.float32), 0.0
+        for i in range(len(steps_) - 1, -1, -1):
+            g = steps_[i][3] + gamma * g * (not steps_[i][4])
+            returns[i] = g
+        return cls(np.array([t[0] for t in steps_], dtype=np.float32),
+                   np.array([t[1] for t in steps_]),
+                   np.array([t[2] for t in steps_]), returns)
+
+    def fit(self, policy, epochs: int = 30) -> float:
+        """Fit ``policy`` to the choices (cross-entropy under the mask) and its value to the
+        returns; how often the policy's likeliest action is then the rule player's."""
+        import torch
+
+        x, y = torch.as_tensor(self.seen), torch.as_tensor(self.acts)
+        ret = torch.as_tensor(self.returns)
+        optim = torch.optim.Adam(policy.parameters(), lr=1e-3)
+        gen = torch.Generator().manual_seed(0)
+        for _ in range(epochs):
+            order = torch.randperm(len(x), generator=gen)
+            for i in range(0, len(x), 256):
+                k = order[i:i + 256]
+                values, logp, _ = policy.evaluate_actions(x[k], y[k],
+                                                          action_masks=self.masks[k.numpy()])
+                loss = -logp.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(),
+                                                                         ret[k])
+                optim.zero_grad()
+                loss.backward()
+                optim.step()
+        with torch.no_grad():
+            dist = policy.get_distribution(x, action_masks=self.masks)
+            return float((dist.distribution.probs.argmax(dim=1) == y).float().mean())
+
+
 def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.99
             ) -> dict[str, Any]:
     """Start ``model`` from the rule player: play ``steps`` of the team's steps as the rule
-    player reading each seat would (``raw_env.teacher``), then fit the policy to those
-    choices (cross-entropy under the mask) and the value to the returns they earned, so
-    that PPO improves on the rule player rather than finding it again from nothing.
-    Returns how well the policy then agrees with it."""
-    import torch
-
-    env.aec.teach = True  # (from the next game on, a rule player reads each learning seat)
-    obs, _ = env.reset()
-    seen, masks, acts, rewards, ends = [], [], [], [], []
-    for _ in range(steps):
-        mask = env.action_masks()
-        a = env.aec.teacher(env.aec.agent_selection)
-        a = a if mask[a] else 0
-        seen.append(obs)
-        masks.append(mask)
-        acts.append(a)
-        obs, r, done, _, _ = env.step(a)
-        rewards.append(r)
-        ends.append(done)
-        if done:
-            obs, _ = env.reset()
-    env.aec.teach = False
-    returns, g = np.zeros(len(rewards), dtype=np.float32), 0.0
-    for i in range(len(rewards) - 1, -1, -1):
-        g = rewards[i] + gamma * g * (not ends[i])
-        returns[i] = g
-    policy = model.policy
-    x = torch.as_tensor(np.array(seen, dtype=np.float32))
-    m = np.array(masks)
-    y = torch.as_tensor(np.array(acts))
-    ret = torch.as_tensor(returns)
-    optim = torch.optim.Adam(policy.parameters(), lr=1e-3)
-    gen = torch.Generator().manual_seed(0)
-    for _ in range(epochs):
-        order = torch.randperm(len(x), generator=gen)
-        for i in range(0, len(x), 256):
-            k = order[i:i + 256]
-            values, logp, _ = policy.evaluate_actions(x[k], y[k], action_masks=m[k.numpy()])
-            loss = -logp.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret[k])
-            optim.zero_grad()
-            loss.backward()
-            optim.step()
-    with torch.no_grad():
-        dist = policy.get_distribution(x, action_masks=m)
-        agree = float((dist.distribution.probs.argmax(dim=1) == y).float().mean())
-    games, wins = env.games, env.wins
-    env.games = env.wins = 0  # (the training's own games start now)
+    player reading each seat would, then fit the policy to those choices and the value to
+    the returns they earned (``Demonstrations``), so that PPO improves on the rule player
+    rather than finding it again from nothing. Returns how well the policy then agrees
+    with it, and the games it took (not counted as the training's)."""
+    demos = Demonstrations.play(env, steps, gamma)
+    games, wins = env.tally()
+    agree = demos.fit(model.policy, epochs)
     return {"steps": steps, "games": games, "wins": wins, "epochs": epochs,
             "agreement": round(agree, 4)}
 
