@@ -16,7 +16,10 @@ NAMES = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
 
 
 def person(xmpp: str, name: str, rows: int = 50, columns: int = 220) -> pexpect.spawn:
-    env = dict(os.environ, TERM="xterm-256color", PYTHONUNBUFFERED="1")
+    # (pexpect is no terminal emulator: it never answers prompt_toolkit's cursor position
+    # requests, and prompt_toolkit then waits for them with the input detached; say so)
+    env = dict(os.environ, TERM="xterm-256color", PYTHONUNBUFFERED="1",
+               PROMPT_TOOLKIT_NO_CPR="1")
     return pexpect.spawn(sys.executable, ["-m", "maw", "play", "--name", name,
                                           *xmpp.split()],
                          env=env, encoding="utf-8", timeout=60, dimensions=(rows, columns))
