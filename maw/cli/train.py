@@ -200,7 +200,7 @@ def self_play(args: argparse.Namespace, opponents: tuple[str, ...]) -> int:
     metas = ppo.self_play(
         rules_of(args).name, args.steps, Path(args.out), args.rounds, players=args.players,
         opponents=opponents, seed=args.seed, seats=args.seats,
-        rewards=Rewards.parse(args.reward), progress=progress,
+        rewards=Rewards.parse(args.reward), progress=progress, imitation=args.imitate,
         checkpoint=20_000 if args.checkpoint is None else args.checkpoint,
         command="maw " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     for m in metas:

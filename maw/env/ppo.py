@@ -275,13 +275,14 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
               seed: int = 0, seats: int | None = None, rewards: Rewards | None = None,
               checkpoint: int = 20_000, command: str = "",
               progress: Callable[[str, int, dict], None] | None = None,
-              rollout: int = ROLLOUT) -> list[dict[str, Any]]:
+              rollout: int = ROLLOUT, imitation: int = 0) -> list[dict[str, Any]]:
     """Both sides learn in turns, ``rounds`` times, ``steps`` steps a side a round: the
     village against ``opponents`` and the werewolves' checkpoints of the rounds before, then
     the werewolves against ``opponents`` and every village checkpoint so far. In
     ``folder``: ``village.npz`` and ``werewolves.npz`` (the latest, their models beside
     them) and ``{side}-{round}.npz`` (each round's checkpoint, kept). Returns each
-    checkpoint's ``meta``, in order."""
+    checkpoint's ``meta``, in order. ``imitation``: round 1 starts each side from the rule
+    player (``imitate``), over that many steps."""
     if rounds < 1:
         raise ConfigError("--rounds must be at least 1")
     if folder.suffix:
@@ -301,7 +302,8 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
             meta = train(ruleset_name, team, steps, folder / f"{team}.npz", players=players,
                          opponents=(*opponents, *earlier), seed=seed + 1000 * r + len(done),
                          resume=r > 1, checkpoint=checkpoint, progress=told,
-                         command=command, seats=seats, rewards=rewards, rollout=rollout)
+                         command=command, seats=seats, rewards=rewards, rollout=rollout,
+                         imitation=imitation if r == 1 else 0)
             Network.load(folder / f"{team}.npz").save(folder / f"{team}-{r}.npz")
             done.append({**meta, "round": r})
     return done

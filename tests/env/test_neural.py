@@ -137,7 +137,7 @@ def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_che
 
     league = tmp_path / "league"
     metas = self_play("aiwolf-5", 256, league, 2, players=5, seats=1, checkpoint=0,
-                      rollout=256)
+                      rollout=256, imitation=300)
     assert [(m["round"], m["team"]) for m in metas] == [
         (1, "village"), (1, "werewolves"), (2, "village"), (2, "werewolves")]
     def ckpt(side, k):
@@ -146,6 +146,10 @@ def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_che
         ["rule"], ["rule", ckpt("village", 1)],
         ["rule", ckpt("werewolves", 1)], ["rule", ckpt("village", 1), ckpt("village", 2)]]
     assert metas[2]["steps"] == metas[3]["steps"] == 512  # (round 2 trained on round 1)
+    # (round 1 started each side from the rule player; round 2 from round 1)
+    assert [m.get("imitation", {}).get("steps") for m in metas] == [300, 300, 300, 300]
+    assert [Network.load(league / f"{s}-2.npz").meta["imitation"]["steps"]
+            for s in ("village", "werewolves")] == [300, 300]
     one, two = Network.load(league / "village-1.npz"), Network.load(league / "village-2.npz")
     assert any(not np.array_equal(a, b) for a, b in zip(one.weights, two.weights, strict=True))
     assert Network.load(league / "werewolves.npz").meta == \
