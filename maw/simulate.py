@@ -157,7 +157,8 @@ def _game(rules: Ruleset, names: list[str], deciders: dict[str, Decider], state:
 
     while state.phase is not over:
         day, phase, vote_round = state.day, state.phase, state.vote_round
-        moved = False  # the rules ended the phase (or the game)
+        turn, ballot = state.turn, state.ballot
+        moved = False  # the rules ended the phase (or the game), or a speaker's turn
         for _ in range(rounds_per_phase):
             acted = False
             order = list(actors(state))
@@ -186,9 +187,14 @@ def _game(rules: Ruleset, names: list[str], deciders: dict[str, Decider], state:
                 if events is not None:
                     events.extend(happened)
                 if state.phase is not phase or state.day != day or \
-                        state.vote_round != vote_round:
+                        state.vote_round != vote_round or state.turn != turn or \
+                        state.ballot != ballot:
+                    # (a day spoken in turns, werewolf-12's, moves on a speaker at a
+                    # time: each speaker's turn has its own rounds, as each has its own
+                    # timer in a game over XMPP, and as maw.env asks)
                     moved = True
-                    if beliefs is not None:
+                    if beliefs is not None and (state.phase is not phase or state.day != day
+                                                or state.vote_round != vote_round):
                         believe(before)
                     break
             if moved or not acted:

@@ -355,3 +355,33 @@ def test_the_rule_players_beliefs_take_the_twelve_player_events_in():
     state, _ = play(state, Badge("Ivy", "Fay"))
     d.beliefs(view(state, "Eve"))
     assert ("Ivy", "Fay") in d.defences and d.sheriff == "Fay"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_headless_game_hears_every_speaker_of_a_day_spoken_in_turns(seed):
+    """``maw.simulate`` gives each speaker's turn its own rounds: once it let a day's talk
+    end after three speakers (its rounds were the phase's), and werewolf-12 played headless
+    (benchmarks, bench, training's evaluation) was a day of three speeches."""
+    from maw.engine import ruleset
+    from maw.engine.actions import Room
+    from maw.engine.events import Chatted, Overed, SpeakingOrder
+    from maw.simulate import play_game
+
+    events: list = []
+    play_game(ruleset("werewolf-12"), [f"P{i + 1:02d}" for i in range(12)], "rule", seed=seed,
+              events=events)
+    days = 0
+    for k, e in enumerate(events):
+        if type(e) is not SpeakingOrder:
+            continue
+        heard: set[str] = set()
+        for later in events[k + 1:]:
+            if type(later).__name__ == "PhaseStarted":
+                break
+            if type(later) is Chatted and later.room is Room.VILLAGE:
+                heard.add(later.speaker)
+            elif type(later) is Overed and later.room is Room.VILLAGE:
+                heard.add(later.player)
+        assert heard == set(e.order), (e.day, sorted(set(e.order) - heard))  # (the living)
+        days += 1
+    assert days >= 1
