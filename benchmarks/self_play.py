@@ -3,7 +3,7 @@ both``), then every village that came out of it meets every werewolf side, the r
 among them, on the same seeds.
 
     .venv/bin/python benchmarks/self_play.py [--ruleset aiwolf-5] [--rounds 3]
-        [--steps 25000] [--games 1000] [--folder DIR]
+        [--steps 25000] [--imitate 10000] [--games 1000] [--folder DIR]
 
 The training runs once into ``--folder`` (by default ``benchmarks/results/self-play-SLUG``,
 not kept in git); a rerun finds its networks there and only plays the games. Each side is
@@ -39,7 +39,9 @@ def train(args: argparse.Namespace, folder: Path) -> float:
                str(args.steps), "--out", str(folder)]
     if args.players:
         command += ["--players", str(args.players)]
-    print("$", " ".join(command[1:]), flush=True)
+    if args.imitate:
+        command += ["--imitate", str(args.imitate)]
+    print("$ maw", " ".join(command[3:]), flush=True)
     t0 = time.perf_counter()
     subprocess.run(command, check=True, cwd=REPO)
     return time.perf_counter() - t0
@@ -51,6 +53,8 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=None)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--steps", type=int, default=25_000, help="a side a round")
+    ap.add_argument("--imitate", type=int, default=10_000,
+                    help="round 1 starts each side from the rule player over these steps")
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--folder", type=Path, default=None)
@@ -100,7 +104,8 @@ def main() -> None:
             metas[f"{side}-{k}"] = {key: meta.get(key) for key in
                                     ("steps", "games", "seconds", "command")}
     rows.append({"training": metas, "seconds": round(seconds, 1) if seconds else None,
-                 "rounds": args.rounds, "steps_a_side_a_round": args.steps})
+                 "rounds": args.rounds, "steps_a_side_a_round": args.steps,
+                 "imitate": args.imitate})
     save("self_play", rows)
 
 

@@ -2,7 +2,8 @@
 
 The phase timer is modelled by rounds: in each round every living player (in a random
 order) may act once; a phase that the rules have not ended after ``rounds_per_phase``
-rounds, or in which nobody acted in a round, ends by :class:`EndPhase`.
+rounds, or in which nobody acted in a round, ends by :class:`EndPhase`. A day spoken in
+turns (werewolf-12) times each speaker's turn so: its rounds start again at each speaker.
 """
 
 from __future__ import annotations

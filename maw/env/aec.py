@@ -1,8 +1,9 @@
 """MAW's engine as a PettingZoo AEC environment (``from maw.env import env, raw_env``).
 
 One game an episode. The engine's phases are simultaneous; the environment asks their
-actors one at a time, in seat order, once a round (at most ``rounds`` rounds a phase, as
-``maw simulate`` does), then ends the phase as its timer would. Each agent is a seat; the
+actors one at a time, in an order shuffled each round (``order="seats"``: the seats'),
+once a round (at most ``rounds`` rounds a phase, or a speaker's turn of a day spoken in
+turns, as ``maw simulate`` does), then ends the phase as its timer would. Each agent is a seat; the
 seats the learner does not play (``learn="village"`` or ``"werewolves"``) are played by
 ``opponents`` (a registered decider: ``rule``, ``random``...), inside the environment.
 
