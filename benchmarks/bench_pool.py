@@ -1,6 +1,7 @@
 """``maw bench`` for each of MAW's own agents: the reference pool rating its members.
 
     .venv/bin/python benchmarks/bench_pool.py [--games 1000]
+    .venv/bin/python benchmarks/bench_pool.py --networks [--only aiwolf-15,werewolf-12]
 
 On aiwolf-5 and on maw with 6 players, each candidate (random, rule, hybrid and the
 learned tables shipped) plays the same schedule (seed 1, half its games on each side)
@@ -48,11 +49,18 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--networks", action="store_true",
                     help="only the networks' runs (the other rows kept from the file)")
+    ap.add_argument("--only", default="",
+                    help="with --networks: these rulesets' networks (e.g. aiwolf-15,werewolf-12)")
     args = ap.parse_args()
+    only = {x for x in args.only.split(",") if x}
+    if only and not args.networks:
+        sys.exit("--only RULESETS: with --networks")
     rows = []
     runs = [] if args.networks else [(name, players, who, None)
                                      for name, players, who_all in GAMES for who in who_all]
     for name, players, side, net in networks():  # each beside the rule player, one side
+        if only and name not in only:
+            continue
         runs += [(name, players, "rule", side), (name, players, net, side)]
     for name, players, who, one in runs:
         t0 = time.monotonic()
@@ -79,7 +87,8 @@ def main() -> None:
 
         path = RESULTS / "bench_pool.json"
         old = json.loads(path.read_text())["rows"] if path.exists() else []
-        rows = [r for r in old if not r.get("one_side")] + rows
+        rows = [r for r in old if not r.get("one_side")
+                or (only and r["ruleset"] not in only)] + rows
     save("bench_pool", rows)
 
 
