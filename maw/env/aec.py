@@ -3,9 +3,10 @@
 One game an episode. The engine's phases are simultaneous; the environment asks their
 actors one at a time, in an order shuffled each round (``order="seats"``: the seats'),
 once a round (at most ``rounds`` rounds a phase, or a speaker's turn of a day spoken in
-turns, as ``maw simulate`` does), then ends the phase as its timer would. Each agent is a seat; the
-seats the learner does not play (``learn="village"`` or ``"werewolves"``) are played by
-``opponents`` (a registered decider: ``rule``, ``random``...), inside the environment.
+turns, as ``maw simulate`` does), then ends the phase as its timer would. Each agent is a
+seat; the seats the learner does not play (``learn="village"`` or ``"werewolves"``) are
+played by ``opponents`` (a registered decider: ``rule``, ``random``...), inside the
+environment.
 
 An agent sees only its own view (``maw.engine.view``) and what it heard said, as
 structured facts (``maw.env.spaces``); its action mask holds exactly the engine's legal
