@@ -25,7 +25,9 @@ from maw.server.hall import hall_jid
 from maw.server.tables import listing
 
 ANSWERS = ("games", "refuse", "game_starts", "not_understood")
-FIRST_ANSWER = 3.0  # seconds a Hall has to answer before the server is taken for one without
+FIRST_ANSWER = 3.0  # seconds before the person is told the Hall is slow to answer
+HALL_WAIT = 20.0  # seconds in all a Hall has to answer before the server is taken for one
+# without (a loaded machine took over 3 s, and the person was sent to a lobby by mistake)
 
 HELP = """At the Hall:
   /games                         the list again
@@ -132,10 +134,7 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
     client = await connected(address)
     try:
         await client.ask(m.ListGames())
-        try:
-            first = await asyncio.wait_for(client.heard.get(), FIRST_ANSWER)
-        except asyncio.TimeoutError:
-            raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
+        first = await _first_answer(client, address, console)
         while name is None:
             console.show("Your name?")
             typed = await console.read()
@@ -154,6 +153,20 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
         await stop_agents([client])
 
 
+async def _first_answer(client: HallClient, address: Address, console) -> Body:
+    """The Hall's answer to the first request: the person is told if it is slow;
+    ``MawError`` if none comes in ``HALL_WAIT`` seconds."""
+    try:
+        return await asyncio.wait_for(client.heard.get(), FIRST_ANSWER)
+    except asyncio.TimeoutError:
+        console.show(f"(waiting for the Hall at {address.host}:{address.port} to answer, "
+                     f"up to {HALL_WAIT - FIRST_ANSWER:.0f} s more)")
+    try:
+        return await asyncio.wait_for(client.heard.get(), HALL_WAIT - FIRST_ANSWER)
+    except asyncio.TimeoutError:
+        raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
+
+
 async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
                     say=lambda line: None) -> str:
     """An AI player sent into a server's game (``maw player --game ID``): sit at table
@@ -168,7 +181,7 @@ async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
                     m.TableReady(game=game, ready=True)):
             await client.ask(ask)
             try:
-                answer = await asyncio.wait_for(client.heard.get(), FIRST_ANSWER * 5)
+                answer = await asyncio.wait_for(client.heard.get(), HALL_WAIT)
             except asyncio.TimeoutError:
                 raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
             if isinstance(answer, m.Refuse | m.NotUnderstood):
@@ -199,7 +212,7 @@ async def aiwolf_url(address: Address, game: int) -> str:
     try:
         await client.ask(m.ListGames())
         try:
-            answer = await asyncio.wait_for(client.heard.get(), FIRST_ANSWER * 5)
+            answer = await asyncio.wait_for(client.heard.get(), HALL_WAIT)
         except asyncio.TimeoutError:
             raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
         table = next((t for t in getattr(answer, "tables", []) if t.id == game), None)

@@ -1,0 +1,77 @@
+"""``maw play`` at a server's Hall: a Hall slow to answer is waited for (the person told
+so), and a server with none is found out, in one line, so that the person joins its lobby
+instead."""
+
+from __future__ import annotations
+
+import pytest
+
+from maw.errors import MawError
+from maw.server import client
+
+
+class Lines:
+    def __init__(self) -> None:
+        self.shown: list[str] = []
+
+    def show(self, line: str) -> None:
+        self.shown.append(line)
+
+    async def read(self) -> str | None:  # pragma: no cover - never asked: no Hall answers
+        raise AssertionError("asked for a name before the Hall answered")
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_server_without_a_hall_is_waited_for_then_told_in_one_line(server,
+                                                                          monkeypatch):
+    monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
+    monkeypatch.setattr(client, "HALL_WAIT", 2.0)
+    console = Lines()
+    with pytest.raises(MawError) as caught:
+        await client.drop_in(server, console, "Ann")
+    assert str(caught.value) == f"no Hall answers at {server.host}:{server.port}"
+    # (the person was told the Hall was slow before it was given up on)
+    assert console.shown == [f"(waiting for the Hall at {server.host}:{server.port} to "
+                             "answer, up to 2 s more)"]
+
+
+class Console(Lines):
+    async def read(self) -> str | None:
+        return "/quit"
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_hall_slow_to_answer_is_waited_for_and_the_person_told(server, monkeypatch):
+    """A loaded machine once took over 3 s to answer the first request, and the person
+    was sent to the lobby "main" as if the server had no Hall."""
+    import asyncio
+
+    from maw.hosting.connect import start_agents, stop_agents
+    from maw.hosting.xmpp import stable_password
+    from maw.records.log import NULL_LOG
+    from maw.server import hall
+    from maw.server.tables import Tables
+
+    answer = hall.Requests.handle
+
+    async def slowly(self, msg, body):
+        await asyncio.sleep(1.5)
+        await answer(self, msg, body)
+    monkeypatch.setattr(hall.Requests, "handle", slowly)
+    monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
+
+    async def host(table):  # (no game is started here)
+        return None
+    jid = hall.hall_jid(server.domain)
+    agent = hall.HallAgent(jid, stable_password(jid), Tables(), host, NULL_LOG)
+    await start_agents([agent], server)
+    try:
+        console = Console()
+        assert await client.drop_in(server, console, "Ann") is None  # (she quit)
+    finally:
+        await stop_agents([agent])
+    assert console.shown[0].startswith(f"(waiting for the Hall at {server.host}:")
+    assert console.shown[1] == "Welcome to the Hall, Ann. /help for what you can do here."
+    assert any("no games yet" in line for line in console.shown[2:]), console.shown
