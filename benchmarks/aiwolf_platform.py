@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from aiwolf_java import build  # benchmarks/aiwolf_java.py
-from record import RESULTS, save  # benchmarks/record.py
+from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -230,8 +230,8 @@ def main() -> None:
     finally:
         shutil.rmtree(build_dir, ignore_errors=True)
     if not args.no_save:  # (the rows of the directions and sizes not run again are kept)
-        path = RESULTS / "aiwolf_platform.json"
-        kept = json.loads(path.read_text())["rows"] if path.exists() else []
+        kept = saved("aiwolf_platform")
+
         def key(r: dict) -> tuple:
             return r.get("at", "platform"), r["players"], r.get("memory", False)
 

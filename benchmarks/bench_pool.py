@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from record import save  # benchmarks/record.py
+from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -81,13 +81,7 @@ def main() -> None:
                   f"{100 * s['win_rate']:5.1f}% ({100 * low:.1f}-{100 * high:.1f}) "
                   f"mu {s['mu']:.2f} ± {2 * s['sigma']:.2f}", flush=True)
     if args.networks:  # (the rows of the last full run's other candidates are kept)
-        import json
-
-        from record import RESULTS
-
-        path = RESULTS / "bench_pool.json"
-        old = json.loads(path.read_text())["rows"] if path.exists() else []
-        rows = [r for r in old if not r.get("one_side")
+        rows = [r for r in saved("bench_pool") if not r.get("one_side")
                 or (only and r["ruleset"] not in only)] + rows
     save("bench_pool", rows)
 

@@ -19,11 +19,10 @@ and keep the MAW ones.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from collections import Counter
 
-from record import RESULTS, save
+from record import save, saved
 
 from maw.engine import ruleset
 from maw.simulate import simulate
@@ -74,9 +73,7 @@ def werewolf(sizes: list[int], scale: float) -> None:
                   f"{100 * s['village_wins'] / games:.1f}% ({100 * low:.1f}-{100 * high:.1f}%), "
                   f"{s['mean_days']} days, {s['invalid_actions']} invalid, "
                   f"{rows[-1]['ms_per_game']} ms a game", flush=True)
-    path = RESULTS / "compose.json"
-    kept = [r for r in json.loads(path.read_text())["rows"] if "ruleset" not in r] \
-        if path.exists() else []
+    kept = [r for r in saved("compose") if "ruleset" not in r]
     save("compose", kept + rows)
 
 

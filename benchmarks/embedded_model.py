@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from record import RESULTS, save  # benchmarks/record.py
+from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -80,10 +80,7 @@ def main() -> None:
         print(f"{row['build']:>10}  threads {threads}/{batch}: prompt "
               f"{row['prompt_tok_s']:7.1f} tok/s, generation {row['generation_tok_s']:6.1f} "
               f"tok/s  [{row['features']}]", flush=True)
-    path = RESULTS / "embedded_model.json"
-    kept = []
-    if path.exists():
-        kept = [r for r in json.loads(path.read_text())["rows"] if r["build"] != args.label]
+    kept = [r for r in saved("embedded_model") if r["build"] != args.label]
     save("embedded_model", kept + rows)
 
 

@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from record import save  # benchmarks/record.py
+from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -115,14 +115,8 @@ def main() -> None:
                 rows.append(row)
                 print(line, flush=True)
     if only:  # (the other rulesets' rows of the last full run are kept)
-        import json
-
-        from record import RESULTS
-
         done = {r["ruleset"] for r in rows}
-        path = RESULTS / "learned.json"
-        kept = [r for r in json.loads(path.read_text())["rows"] if r["ruleset"] not in done] \
-            if path.exists() else []
+        kept = [r for r in saved("learned") if r["ruleset"] not in done]
         order = [name for _slug, name, _n in SHAPES]
         rows = sorted(kept + rows, key=lambda r: order.index(r["ruleset"]))
     save("learned", rows)

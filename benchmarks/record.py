@@ -12,6 +12,13 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def saved(name: str) -> list[dict]:
+    """The rows ``save(name, ...)`` last stored ([] if none): what a rerun of a few rows
+    keeps of the others."""
+    path = RESULTS / f"{name}.json"
+    return json.loads(path.read_text())["rows"] if path.exists() else []
+
+
 def save(name: str, rows: list[dict]) -> Path:
     path = RESULTS / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)

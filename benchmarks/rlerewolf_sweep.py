@@ -23,12 +23,11 @@ skips the runs there with as many games (delete the file to start over).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
-from record import RESULTS, save  # benchmarks/record.py
+from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -109,8 +108,7 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"unknown kind {unknown[0]}: D, RB or T")
     sizes = [int(s) for s in args.sizes.split(",")]
-    path = RESULTS / "rlerewolf_sweep.json"
-    rows = json.loads(path.read_text())["rows"] if path.exists() else []
+    rows = saved("rlerewolf_sweep")
     for players in sizes:
         games = args.games if args.most is None or players < 55 else min(args.games, args.most)
         for kind in kinds:

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from record import RESULTS, save  # benchmarks/record.py
+from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 SUMMARY = re.compile(r"(?:(\d+) failed, )?(\d+) passed.* in ([\d.]+)s \(")
@@ -68,9 +68,7 @@ def main() -> None:
         found = re.search(r"pytest -n (\d+)", (REPO / "scripts" / "test.sh").read_text())
         workers = int(found.group(1)) if found else None
     row = {"label": label, "date": time.strftime("%Y-%m-%d"), **read(text, workers)}
-    path = RESULTS / "suite.json"
-    rows = json.loads(path.read_text())["rows"] if path.exists() else []
-    save("suite", [*rows, row])
+    save("suite", [*saved("suite"), row])
     print(json.dumps(row, indent=2))
     sys.exit(1 if row["failed"] else 0)
 

@@ -22,7 +22,6 @@ rating (mu ± 2 sigma), and the minutes it took. Rows are written to
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import time
@@ -30,7 +29,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from record import RESULTS, save  # noqa: E402 (benchmarks/record.py)
+from record import save, saved  # noqa: E402 (benchmarks/record.py)
 
 import maw.llm  # noqa: E402,F401 - the deciders with a model
 from maw.engine import ruleset  # noqa: E402
@@ -82,8 +81,7 @@ def main() -> None:
     ap.add_argument("--rows", default="engine,model")
     ap.add_argument("--deciders", default="hybrid,llm," + ",".join(HYBRIDS[1:]))
     args = ap.parse_args()
-    path = RESULTS / "tactics.json"
-    rows = json.loads(path.read_text())["rows"] if path.exists() else []
+    rows = saved("tactics")
     kinds = args.rows.split(",")
     for kind in ("engine", "model"):
         if kind not in kinds:
