@@ -187,15 +187,14 @@ def _game(rules: Ruleset, names: list[str], deciders: dict[str, Decider], state:
                     _deliver(deciders, listeners, happened)
                 if events is not None:
                     events.extend(happened)
-                if state.phase is not phase or state.day != day or \
-                        state.vote_round != vote_round or state.turn != turn or \
-                        state.ballot != ballot:
-                    # (a day spoken in turns, werewolf-12's, moves on a speaker at a
-                    # time: each speaker's turn has its own rounds, as each has its own
-                    # timer in a game over XMPP, and as maw.env asks)
+                new_phase = state.phase is not phase or state.day != day or \
+                    state.vote_round != vote_round
+                # (a day spoken in turns, werewolf-12's, moves on a speaker at a time: each
+                # speaker's turn has its own rounds, as each has its own timer in a game
+                # over XMPP, and as maw.env asks)
+                if new_phase or state.turn != turn or state.ballot != ballot:
                     moved = True
-                    if beliefs is not None and (state.phase is not phase or state.day != day
-                                                or state.vote_round != vote_round):
+                    if beliefs is not None and new_phase:
                         believe(before)
                     break
             if moved or not acted:

@@ -364,7 +364,7 @@ def test_a_headless_game_hears_every_speaker_of_a_day_spoken_in_turns(seed):
     (benchmarks, bench, training's evaluation) was a day of three speeches."""
     from maw.engine import ruleset
     from maw.engine.actions import Room
-    from maw.engine.events import Chatted, Overed, SpeakingOrder
+    from maw.engine.events import Chatted, Overed, PhaseStarted, SpeakingOrder
     from maw.simulate import play_game
 
     events: list = []
@@ -376,7 +376,7 @@ def test_a_headless_game_hears_every_speaker_of_a_day_spoken_in_turns(seed):
             continue
         heard: set[str] = set()
         for later in events[k + 1:]:
-            if type(later).__name__ == "PhaseStarted":
+            if type(later) is PhaseStarted:
                 break
             if type(later) is Chatted and later.room is Room.VILLAGE:
                 heard.add(later.speaker)
