@@ -43,9 +43,10 @@ class Console(Lines):
 
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
-async def test_a_hall_slow_to_answer_is_waited_for_and_the_person_told(server, monkeypatch):
-    """A loaded machine once took over 3 s to answer the first request, and the person
-    was sent to the lobby "main" as if the server had no Hall."""
+async def test_a_first_request_lost_is_asked_again_and_the_person_told(server, monkeypatch):
+    """A request sent the moment a client logs in can be lost (in CI runs 87 and 89 the
+    Hall answered, and the answer never came): the person was sent to the lobby "main"
+    as if the server had no Hall. Here the Hall loses the first request, and is slow."""
     import asyncio
 
     from maw.hosting.connect import start_agents, stop_agents
@@ -55,10 +56,13 @@ async def test_a_hall_slow_to_answer_is_waited_for_and_the_person_told(server, m
     from maw.server.tables import Tables
 
     answer = hall.Requests.handle
+    asked: list[str] = []
 
     async def slowly(self, msg, body):
-        await asyncio.sleep(1.5)
-        await answer(self, msg, body)
+        asked.append(body.type)
+        if len(asked) > 1:  # (the first is lost)
+            await asyncio.sleep(0.3)
+            await answer(self, msg, body)
     monkeypatch.setattr(hall.Requests, "handle", slowly)
     monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
 
@@ -72,6 +76,7 @@ async def test_a_hall_slow_to_answer_is_waited_for_and_the_person_told(server, m
         assert await client.drop_in(server, console, "Ann") is None  # (she quit)
     finally:
         await stop_agents([agent])
+    assert asked[:2] == ["list_games", "list_games"]
     assert console.shown[0].startswith(f"(waiting for the Hall at {server.host}:")
     assert console.shown[1] == "Welcome to the Hall, Ann. /help for what you can do here."
     assert any("no games yet" in line for line in console.shown[2:]), console.shown
