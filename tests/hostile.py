@@ -65,7 +65,10 @@ class RawClient:
         """Log in within ``timeout`` seconds. pyjabber loses a client's handshake now and
         then when several connect at once (as a host's own agents do when its server
         opens): an attempt that stalls ``attempt`` seconds is aborted and made again, as
-        MAW's agents do (``maw.hosting.connect.connect_agent``)."""
+        MAW's agents do (``maw.hosting.connect.connect_agent``). It returns once the
+        server has its presence: at session start it sends it, then asks for its roster
+        on the same stream and waits for the answer (a message sent to it before the
+        server had the presence was lost on ejabberd: CI run 89)."""
         started = asyncio.Event()
         self.xmpp.add_event_handler("session_start", lambda _: started.set())
         loop = asyncio.get_running_loop()
@@ -74,6 +77,7 @@ class RawClient:
             self.xmpp.connect(self.address.host, self.address.port)
             try:
                 await asyncio.wait_for(started.wait(), min(attempt, end - loop.time()))
+                await self.xmpp.get_roster(timeout=max(1.0, end - loop.time()))
                 return
             except asyncio.TimeoutError:
                 if loop.time() >= end - 0.5:
