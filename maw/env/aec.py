@@ -103,7 +103,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.rounds = rounds
         self.render_mode = render_mode
         self.possible_agents = list(default_names(n))
-        self.layout = Layout(tuple(self.possible_agents))
+        self.layout = Layout(tuple(self.possible_agents), joined=self.rules.speaking_order)
         self._action_space = spaces.Discrete(self.layout.size)
         size = observation_size(n, self.layout, beliefs)
         self._observation_space = spaces.Dict({
@@ -340,16 +340,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
     def _claim_indices(self, agent: str, text: str,
                        chosen: dict[int, Action]) -> list[int | None]:
         """The index of each claim ``agent``'s line ``text`` makes, in order: the chat of
-        the space that makes that one claim, ``None`` for a claim the space lacks."""
+        the space that makes that one claim, ``None`` for a claim the space lacks; a
+        coming-out and its result first, as one joined chat, where the space has it."""
         state = self.state_
         assert state is not None
-        space: dict[claims.Claim, int] = {}
+        space: dict[tuple[claims.Claim, ...], int] = {}
         for k, a in chosen.items():
             if isinstance(a, Chat):
-                one = claims.parse(agent, a.text, state.names)
-                if len(one) == 1:
-                    space.setdefault(one[0], k)
-        return [space.get(c) for c in claims.parse(agent, text, state.names)]
+                space.setdefault(claims.parsed(agent, a.text, state.names), k)
+        said = claims.parse(agent, text, state.names)
+        pair = self.layout.pair(said)
+        if pair is not None and pair in space:  # (a coming-out and a result: one chat)
+            return [space[pair], *(space.get((c,)) for c in said if c not in pair)]
+        return [space.get((c,)) for c in said]
 
     def teacher(self, agent: str) -> int:
         """(teach=True) The index of what a rule player reading ``agent``'s seat would do

@@ -222,13 +222,16 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     if resume:
         if not saved.exists():
             raise MawError(f"--resume: {saved} (the model to train further) is missing")
-        model = MaskablePPO.load(saved, env=env, device="cpu")
         before = Network.load(out).meta if out.exists() else {}
         if (before.get("ruleset"), before.get("team"), before.get("players")) != \
                 (rules.name, team, n):
             raise MawError(f"{out} learned {before.get('team')} on {before.get('ruleset')} "
                            f"with {before.get('players')} players, not {team} on "
                            f"{rules.name} with {n}")
+        if bool(before.get("joined")) != env.aec.layout.joined:
+            raise MawError(f"{out} was trained without the joined claims (a coming-out and "
+                           f"its result in one line) {rules.name} now has: train it anew")
+        model = MaskablePPO.load(saved, env=env, device="cpu")
     else:
         model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=rollout,
                             batch_size=min(256, rollout), gamma=0.99, ent_coef=0.01, verbose=0,
@@ -245,7 +248,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
         return {"ruleset": rules.name, "players": n, "team": team, "beliefs": True,
                 "seats": seats, "rewards": dataclasses.asdict(rewards or Rewards()),
                 "algo": "MaskablePPO", "net": NET, "opponents": list(opponents),
-                "order": env.aec.order,
+                "order": env.aec.order, "joined": env.aec.layout.joined,
                 "steps": done_before + int(model.num_timesteps - start),
                 "seconds": round(seconds_before + took, 1),
                 "games": int(before.get("games", 0)) + env.games,

@@ -123,7 +123,7 @@ class NeuralDecider(Decider):
         """What it reads of ``view``: the environment's observation of it."""
         if self.names is None:
             self.names = tuple(view.players)
-            self.layout = Layout(self.names)
+            self.layout = Layout(self.names, joined=bool(self.network.meta.get("joined")))
             for e in self.unheard:
                 self.heard.hear(e.speaker, e.text, self.names)
             self.unheard = []
@@ -143,6 +143,11 @@ class NeuralDecider(Decider):
             return None
         obs = self.observation(view)
         assert self.layout is not None
+        if self.network.outputs != self.layout.size:
+            raise ConfigError(
+                f"the learned network chooses among {self.network.outputs} actions; its "
+                f"game offers {self.layout.size} (joined claims: {self.layout.joined}, as "
+                f"its meta says; it was trained for {self.network.meta.get('ruleset')})")
         mask, chosen = self.layout.mask(legal)
         logits = self.network.logits(obs)
         logits = np.where(mask.astype(bool), logits, -np.inf)

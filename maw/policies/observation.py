@@ -11,7 +11,11 @@ Actions (``Discrete``), in this order:
   ``save``, ``poison``, ``shoot``, ``badge``, ``first``), one a seat;
 * what a chat may say, in the claims grammar every decider reads
   (``maw.policies.claims``): coming out as a role (one index a role), and "X is a
-  werewolf", "X is human", "I suspect X" (N indices each).
+  werewolf", "X is human", "I suspect X" (N indices each);
+* (``joined``: a game whose day is spoken in turns, one line a speaker) a coming-out as a
+  role that reports a result (Seer, Medium) joined with one result in one line: "I am the
+  Seer. X is a werewolf." (N indices for each such role and species). Where a player
+  speaks several times a day it says them in turn.
 
 A whisper (a free text to one player) has no index.
 """
@@ -29,13 +33,16 @@ from maw.engine.state import SHIPPED_PHASES
 from maw.policies import claims
 
 CLAIMS = ("werewolf", "human", "suspect")
+SPECIES = ("werewolf", "human")
 
 
 @dataclass(frozen=True)
 class Layout:
-    """The action space of a game of ``names`` (seat order)."""
+    """The action space of a game of ``names`` (seat order); ``joined``: a game whose day
+    is spoken in turns (``Ruleset.speaking_order``) also has the joined claims."""
 
     names: tuple[str, ...]
+    joined: bool = False
 
     @property
     def plain(self) -> tuple[ActionSpec, ...]:
@@ -50,9 +57,28 @@ class Layout:
         return tuple(sorted(r.name for r in ROLES.values()))
 
     @property
+    def reporting(self) -> tuple[str, ...]:
+        """The roles a joined claim comes out as (none unless ``joined``)."""
+        if not self.joined:
+            return ()
+        return tuple(sorted(r.name for r in ROLES.values() if r.reports))
+
+    @property
     def size(self) -> int:
         n = len(self.names)
-        return 1 + len(self.plain) + n * len(self.targeted) + len(self.roles) + n * len(CLAIMS)
+        return (1 + len(self.plain) + n * len(self.targeted) + len(self.roles)
+                + n * len(CLAIMS) + len(self.reporting) * len(SPECIES) * n)
+
+    def pair(self, said: list[claims.Claim]) -> tuple[claims.Claim, claims.Claim] | None:
+        """The joined claim of a line's claims ``said`` (a coming-out as a reporting role
+        and its results): the coming-out and the last werewolf found, else the last
+        result; ``None`` if there is none, or the space has no joined claims."""
+        role = next((c for c in said if c.kind == "role" and c.value in self.reporting), None)
+        found = [c for c in said if c.kind == "species"]
+        if role is None or not found:
+            return None
+        wolves = [c for c in found if c.value == "werewolf"]
+        return role, (wolves or found)[-1]
 
     def action(self, index: int, me: str) -> Action | None:
         """The engine action of ``index`` for player ``me`` (``None``: nothing); a claim
@@ -71,10 +97,15 @@ class Layout:
         if i < len(self.roles):
             return Chat(me, Room.VILLAGE, claims.say_role(self.roles[i]))
         i -= len(self.roles)
-        kind, target = CLAIMS[i // n], self.names[i % n]
-        text = claims.say_suspect(target) if kind == "suspect" else \
-            claims.say_species(target, kind)
-        return Chat(me, Room.VILLAGE, text)
+        if i < n * len(CLAIMS):
+            kind, target = CLAIMS[i // n], self.names[i % n]
+            text = claims.say_suspect(target) if kind == "suspect" else \
+                claims.say_species(target, kind)
+            return Chat(me, Room.VILLAGE, text)
+        i -= n * len(CLAIMS)
+        role, i = self.reporting[i // (len(SPECIES) * n)], i % (len(SPECIES) * n)
+        result = claims.say_species(self.names[i % n], SPECIES[i // n])
+        return Chat(me, Room.VILLAGE, f"{claims.say_role(role)} {result}")
 
     def mask(self, legal: tuple[Action, ...]) -> tuple[np.ndarray, dict[int, Action]]:
         """The legal indices (1: legal) and the engine action each stands for (a claim in

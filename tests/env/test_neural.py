@@ -213,3 +213,62 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
                               "--imitate", "100", "--out", str(tmp_path / "t.json")],
                              capture_output=True, text=True)
     assert refused.returncode == 2 and "for --algo ppo" in refused.stderr
+
+
+def test_a_day_spoken_in_turns_offers_a_coming_out_joined_with_its_result(tmp_path):
+    """werewolf-12's speaker says one line a day: the space joins a coming-out and one
+    result in one chat, and the teacher says the rule Seer's line as that chat."""
+    from maw.policies import claims
+
+    assert not raw_env("aiwolf-5", 5).layout.joined  # (the shipped networks' spaces)
+    e = raw_env("werewolf-12", 12, learn="village", beliefs=True, teach=True)
+    lay, names = e.layout, tuple(e.possible_agents)
+    assert lay.joined and lay.reporting == ("Medium", "Seer")
+    first = lay.size - len(lay.reporting) * 2 * 12
+    e.reset(seed=0)
+    legal = legal_actions(e.state_, e.agent_selection)
+    _, chosen = lay.mask(legal)
+    for k in range(first, lay.size):  # each joined chat: a coming-out and one result
+        said = claims.parse(names[0], lay.action(k, names[0]).text, names)
+        assert [c.kind for c in said] == ["role", "species"]
+        assert lay.pair(said) == tuple(said)
+        if k in chosen:  # (a chat is legal now) and the line maps back to it
+            assert e._claim_indices(names[0], chosen[k].text, chosen) == [k]
+    joined = 0
+    for seed in range(3):
+        e.reset(seed=seed)
+        while e.agents and not all(e.terminations.values()):
+            agent = e.agent_selection
+            state = e.state_
+            at, queued = e.queued.get(agent, (None, []))
+            pending = at == (state.day, state.phase, state.vote_round) and queued
+            index = e.teacher(agent)
+            if index >= first and not pending:
+                said = claims.parse(agent, lay.action(index, agent).text, state.names)
+                role = state.role_of(agent).name
+                assert said[0].value == role == "Seer"  # (its own role, truly)
+                found = {(t, s) for _d, k, t, s in view(state, agent).results}
+                assert (said[1].target, said[1].value) in found
+                joined += 1
+            e.step(index)
+    assert joined > 0
+    # a network trained before the joined claims still plays its own space (its meta
+    # has no "joined"); one whose meta and outputs disagree says so
+    inputs = e.observation_space(names[0])["observation"].shape[0]
+    old = random_network(inputs, first, ruleset="werewolf-12", players=12, team="village")
+    e.reset(seed=0)
+    agent = e.agent_selection
+    legal = legal_actions(e.state_, agent)
+    got = NeuralDecider(agent, random.Random(0), old).decide(view(e.state_, agent), legal)
+    assert got is None or got in legal
+    wrong = random_network(inputs, first, ruleset="werewolf-12", players=12, joined=True)
+    with pytest.raises(ConfigError, match="chooses among .* offers"):
+        NeuralDecider(agent, random.Random(0), wrong).decide(view(e.state_, agent), legal)
+    pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
+    from maw.env.ppo import train
+
+    out = tmp_path / "v.npz"
+    old.save(out)
+    out.with_suffix(".zip").write_bytes(b"")
+    with pytest.raises(MawError, match="without the joined claims"):
+        train("werewolf-12", "village", 256, out, players=12, resume=True)
