@@ -272,3 +272,25 @@ def test_a_day_spoken_in_turns_offers_a_coming_out_joined_with_its_result(tmp_pa
     out.with_suffix(".zip").write_bytes(b"")
     with pytest.raises(MawError, match="without the joined claims"):
         train("werewolf-12", "village", 256, out, players=12, resume=True)
+
+
+def test_the_shipped_werewolf12_village_network_comes_out_with_a_result_in_one_line():
+    from pathlib import Path
+
+    from maw.engine.events import Chatted
+    from maw.policies import claims
+
+    path = Path(__file__).parents[2] / "agents" / "policies" / "werewolf12-village.npz"
+    assert Network.load(path).meta["joined"] is True
+    names = [f"P{i:02d}" for i in range(1, 13)]
+    joined = 0
+    for seed in range(6):
+        events: list = []
+        record = play_game(ruleset("werewolf-12"), names, "rule", seed,
+                           teams={"village": f"learned:{path}"}, events=events)
+        seer = next(n for n, r in record.roles.items() if r == "Seer")
+        for e in events:
+            if type(e) is Chatted and e.speaker == seer:
+                kinds = [c.kind for c in claims.parse(seer, e.text, tuple(names))]
+                joined += kinds == ["role", "species"]
+    assert joined > 0
