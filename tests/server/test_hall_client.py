@@ -80,3 +80,40 @@ async def test_a_first_request_lost_is_asked_again_and_the_person_told(server, m
     assert console.shown[0].startswith(f"(waiting for the Hall at {server.host}:")
     assert console.shown[1] == "Welcome to the Hall, Ann. /help for what you can do here."
     assert any("no games yet" in line for line in console.shown[2:]), console.shown
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_login_that_hears_no_answer_is_replaced_by_a_new_one(server, monkeypatch):
+    """In CI run 92 the Hall answered all seven asks of one client and none reached it
+    (the embedded server routed nothing to that login). Here the Hall never answers the
+    first login: a new login asks in its place, and the person reaches the Hall."""
+    from maw.hosting.connect import start_agents, stop_agents
+    from maw.hosting.xmpp import stable_password
+    from maw.records.log import NULL_LOG
+    from maw.server import hall
+    from maw.server.tables import Tables
+
+    answer = hall.Requests.handle
+    senders: list[str] = []
+
+    async def not_the_first(self, msg, body):
+        senders.append(str(msg.sender.bare))
+        if senders[-1] != senders[0]:
+            await answer(self, msg, body)
+    monkeypatch.setattr(hall.Requests, "handle", not_the_first)
+    monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
+
+    async def host(table):  # (no game is started here)
+        return None
+    jid = hall.hall_jid(server.domain)
+    agent = hall.HallAgent(jid, stable_password(jid), Tables(), host, NULL_LOG)
+    await start_agents([agent], server)
+    try:
+        console = Console()
+        assert await client.drop_in(server, console, "Ann") is None  # (she quit)
+    finally:
+        await stop_agents([agent])
+    first = senders[0]
+    assert senders.count(first) == client.RELOGIN and len(set(senders)) == 2
+    assert any(line.startswith("Welcome to the Hall, Ann") for line in console.shown)
