@@ -41,14 +41,9 @@ class Console(Lines):
         return "/quit"
 
 
-@pytest.mark.xmpp
-@pytest.mark.asyncio(loop_scope="session")
-async def test_a_first_request_lost_is_asked_again_and_the_person_told(server, monkeypatch):
-    """A request sent the moment a client logs in can be lost (in CI runs 87 and 89 the
-    Hall answered, and the answer never came): the person was sent to the lobby "main"
-    as if the server had no Hall. Here the Hall loses the first request, and is slow."""
-    import asyncio
-
+async def at_a_hall(server, monkeypatch, handle) -> Console:
+    """Ann at a Hall whose requests ``handle(answer, msg, body)`` treats (``answer``: the
+    Hall's own handling), asked again every 0.5 s; the console she saw (she quits)."""
     from maw.hosting.connect import start_agents, stop_agents
     from maw.hosting.xmpp import stable_password
     from maw.records.log import NULL_LOG
@@ -56,14 +51,10 @@ async def test_a_first_request_lost_is_asked_again_and_the_person_told(server, m
     from maw.server.tables import Tables
 
     answer = hall.Requests.handle
-    asked: list[str] = []
 
-    async def slowly(self, msg, body):
-        asked.append(body.type)
-        if len(asked) > 1:  # (the first is lost)
-            await asyncio.sleep(0.3)
-            await answer(self, msg, body)
-    monkeypatch.setattr(hall.Requests, "handle", slowly)
+    async def handled(self, msg, body):
+        await handle(lambda: answer(self, msg, body), msg, body)
+    monkeypatch.setattr(hall.Requests, "handle", handled)
     monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
 
     async def host(table):  # (no game is started here)
@@ -76,6 +67,25 @@ async def test_a_first_request_lost_is_asked_again_and_the_person_told(server, m
         assert await client.drop_in(server, console, "Ann") is None  # (she quit)
     finally:
         await stop_agents([agent])
+    return console
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_first_request_lost_is_asked_again_and_the_person_told(server, monkeypatch):
+    """A request sent the moment a client logs in can be lost (in CI runs 87 and 89 the
+    Hall answered, and the answer never came): the person was sent to the lobby "main"
+    as if the server had no Hall. Here the Hall loses the first request, and is slow."""
+    import asyncio
+
+    asked: list[str] = []
+
+    async def slowly(answer, msg, body):
+        asked.append(body.type)
+        if len(asked) > 1:  # (the first is lost)
+            await asyncio.sleep(0.3)
+            await answer()
+    console = await at_a_hall(server, monkeypatch, slowly)
     assert asked[:2] == ["list_games", "list_games"]
     assert console.shown[0].startswith(f"(waiting for the Hall at {server.host}:")
     assert console.shown[1] == "Welcome to the Hall, Ann. /help for what you can do here."
@@ -88,32 +98,13 @@ async def test_a_login_that_hears_no_answer_is_replaced_by_a_new_one(server, mon
     """In CI run 92 the Hall answered all seven asks of one client and none reached it
     (the embedded server routed nothing to that login). Here the Hall never answers the
     first login: a new login asks in its place, and the person reaches the Hall."""
-    from maw.hosting.connect import start_agents, stop_agents
-    from maw.hosting.xmpp import stable_password
-    from maw.records.log import NULL_LOG
-    from maw.server import hall
-    from maw.server.tables import Tables
-
-    answer = hall.Requests.handle
     senders: list[str] = []
 
-    async def not_the_first(self, msg, body):
+    async def not_the_first(answer, msg, body):
         senders.append(str(msg.sender.bare))
         if senders[-1] != senders[0]:
-            await answer(self, msg, body)
-    monkeypatch.setattr(hall.Requests, "handle", not_the_first)
-    monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
-
-    async def host(table):  # (no game is started here)
-        return None
-    jid = hall.hall_jid(server.domain)
-    agent = hall.HallAgent(jid, stable_password(jid), Tables(), host, NULL_LOG)
-    await start_agents([agent], server)
-    try:
-        console = Console()
-        assert await client.drop_in(server, console, "Ann") is None  # (she quit)
-    finally:
-        await stop_agents([agent])
+            await answer()
+    console = await at_a_hall(server, monkeypatch, not_the_first)
     first = senders[0]
     assert senders.count(first) == client.RELOGIN and len(set(senders)) == 2
     assert any(line.startswith("Welcome to the Hall, Ann") for line in console.shown)
