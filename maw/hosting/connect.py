@@ -260,6 +260,17 @@ def silence(client) -> None:
         client.plugin["xep_0199"].disable_keepalive()
 
 
+def end_filters(client) -> None:
+    """Cancel a stopped client's outgoing-stanza loop (slixmpp's ``run_filters``, which
+    never ends by itself), for ``_cancelled_end`` to wait for. Left running, it was
+    cancelled only when the client was garbage collected, with the task then collected
+    pending: "Task was destroyed but it is pending!", which a person's terminal
+    (prompt_toolkit) showed as an unhandled exception that ate their next line."""
+    task = getattr(client, "_run_out_filters", None)
+    if task is not None and not task.done():
+        task.cancel()
+
+
 # agents stopping at once: each waits for the server to close its stream (about 0.1 s on
 # ejabberd), and one after the other a 75-player game's 151 agents took 19 s to stop
 STOPPING_AT_ONCE = 32
@@ -280,6 +291,7 @@ async def stop_agents(agents: Sequence[MawAgent], logins: Logins | None = None) 
                 silence(agent.client)
             with contextlib.suppress(Exception):
                 await agent.stop()
+            end_filters(agent.client)
     await asyncio.gather(*(one(a) for a in agents))
     forget(agents)
     await _cancelled_end()

@@ -435,6 +435,38 @@ async def test_a_stopped_agent_stays_disconnected(server):
 
 @pytest.mark.xmpp
 @session_loop
+async def test_a_stopped_agent_leaves_no_task_of_its_client_to_die_pending(server):
+    """slixmpp's loop of outgoing stanzas never ends by itself: left to the garbage
+    collector, it died pending ("Task was destroyed but it is pending!"), and a person's
+    terminal showed that as an unhandled exception that ate their next typed line (the
+    Hall's clients, stopped as ``maw play`` joins a lobby). Stopped, it has ended."""
+    import gc
+
+    from maw.agents.base import MawAgent
+    from maw.hosting.connect import bind_container, start_agents, stop_agents
+
+    bind_container()
+    agent = MawAgent(f"ends-{free_port()}@localhost", "pw-ends", port=server.port)
+    await start_agents([agent], server)
+    filters = agent.client._run_out_filters
+    assert filters is not None and not filters.done()
+    await stop_agents([agent])
+    assert filters.done()
+    loop = asyncio.get_running_loop()
+    told: list[dict] = []
+    before = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: told.append(context))
+    try:
+        del agent
+        gc.collect()
+        await asyncio.sleep(0.1)
+    finally:
+        loop.set_exception_handler(before)
+    assert told == []
+
+
+@pytest.mark.xmpp
+@session_loop
 async def test_agents_stop_together_and_one_that_fails_stops_none_of_the_others(server):
     """A game's agents stop side by side (one after the other, a 75-player game's 151
     took 19 s, each waiting for the server to close its stream), and an agent whose stop

@@ -122,6 +122,7 @@ def test_aiwolf_agents_a_rule_player_and_a_person_play_a_whole_game(
         join = wait_line(game, r"maw play --name NAME (--xmpp \S+ --lobby \S+)")
         wait_line(game, rf"takes seat .* \({agents} of {agents}\)")
         child = person(re.search(r"--xmpp \S+", join).group(0), "Alice")
+        child.logfile_read = (tmp_path / "Alice.txt").open("w")  # (what she saw, if it fails)
         try:
             child.expect(r"Day 1, day", timeout=120)
             child.sendline("hello from the only person here")
