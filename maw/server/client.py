@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from spade.message import Message
@@ -134,8 +135,7 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
     the caller joins a lobby instead)."""
     clients = [await connected(address)]  # (the one logged in now: see _first_answer)
     try:
-        await clients[0].ask(m.ListGames())
-        first = await _first_answer(clients, address, console)
+        first = await _first_answer(clients, address, console.show)
         client = clients[0]
         while name is None:
             console.show("Your name?")
@@ -155,24 +155,26 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
         await stop_agents(clients)
 
 
-async def _first_answer(clients: list[HallClient], address: Address, console) -> Body:
-    """The Hall's answer to the list ``clients[0]`` asked for (``drop_in`` asked once):
-    asked again every ``FIRST_ANSWER`` seconds, as a request sent the moment a client logs
+async def _first_answer(clients: list[HallClient], address: Address,
+                        say: Callable[[str], None] = lambda line: None) -> Body:
+    """The Hall's answer to the list of games, asked by ``clients[0]``: asked again
+    every ``FIRST_ANSWER`` seconds, as a request sent the moment a client logs
     in can be lost (the answer reached the server before the client's presence did: CI
     runs 87 and 89); after ``RELOGIN`` asks unanswered, asked by a new login in its place
     (in CI run 92 the Hall answered all seven asks of one login and none reached it: the
-    embedded server routed nothing to it), the person told once; ``MawError`` if none
-    comes in ``HALL_WAIT`` seconds."""
+    embedded server routed nothing to it), the wait told (``say``) once; ``MawError``
+    if none comes in ``HALL_WAIT`` seconds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + HALL_WAIT
     told, asked = False, 1
+    await clients[0].ask(m.ListGames())
     while (left := end - loop.time()) > 0:
         try:
             return await asyncio.wait_for(clients[0].heard.get(), min(FIRST_ANSWER, left))
         except asyncio.TimeoutError:
             pass
         if not told:
-            console.show(f"(waiting for the Hall at {address.host}:{address.port} to "
+            say(f"(waiting for the Hall at {address.host}:{address.port} to "
                          f"answer, up to {HALL_WAIT - FIRST_ANSWER:.0f} s more)")
             told = True
         if asked == RELOGIN:
@@ -224,13 +226,9 @@ async def aiwolf_url(address: Address, game: int) -> str:
     """Where AIWolf agents connect to take game ``game``'s seats for them, asked of the
     Hall of the server at ``address`` (``maw aiwolf-client --game``); ``MawError``, one
     line, if it has none open."""
-    client = await connected(address)
+    clients = [await connected(address)]
     try:
-        await client.ask(m.ListGames())
-        try:
-            answer = await asyncio.wait_for(client.heard.get(), HALL_WAIT)
-        except asyncio.TimeoutError:
-            raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
+        answer = await _first_answer(clients, address)  # (asked again if lost, as a person's)
         table = next((t for t in getattr(answer, "tables", []) if t.id == game), None)
         if table is None:
             raise MawError(f"there is no game {game}")
@@ -241,7 +239,7 @@ async def aiwolf_url(address: Address, game: int) -> str:
             raise MawError(f"game {game} is {table.state}: its AIWolf seats are closed")
         return table.aiwolf_url
     finally:
-        await stop_agents([client])
+        await stop_agents(clients)
 
 
 async def _at_the_hall(client: HallClient, console, name: str,
