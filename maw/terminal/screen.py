@@ -178,8 +178,12 @@ class TerminalConsole:
     async def read(self) -> str | None:
         """What the person typed; Ctrl-C is /quit, Ctrl-D (end of input) is ``None``."""
         try:
+            # (prompt_toolkit's handler of a background task's error stops the prompt
+            # with "Press ENTER to continue...", and the person's next line went to it:
+            # the loop's own handler says it above the prompt instead)
             return await self.session.prompt_async(
-                "> ", bottom_toolbar=self._bar, refresh_interval=1.0)
+                "> ", bottom_toolbar=self._bar, refresh_interval=1.0,
+                set_exception_handler=False)
         except KeyboardInterrupt:
             return "/quit"
         except EOFError:
