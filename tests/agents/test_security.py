@@ -129,6 +129,53 @@ async def test_an_iq_the_embedded_server_fails_on_costs_only_that_iq(server):
         bob.disconnect()
 
 
+@session_loop
+async def test_a_presence_the_embedded_server_fails_on_costs_only_that_presence(
+        server, monkeypatch):
+    """A presence subscription's roster write that finds its table locked (SQLite's shared
+    cache) is tried again, and one that fails for good costs only that presence: either
+    used to end the loop reading the client, whose later stanzas were never routed (the
+    Hall of ``maw serve``, which subscribes to each client's presence, went on hearing and
+    its answers reached nobody)."""
+    import sqlite3
+
+    import sqlalchemy.exc
+    from pyjabber.plugins.roster.Roster import Roster
+
+    create = Roster.create_roster_entry
+    faults = {"bob": ["locked", "locked"], "carol": ["broken"]}  # alice's subscriptions
+
+    async def faulty(self, jid, to):
+        left = next((f for who, f in faults.items() if f"lockedroster-{who}" in str(to)), [])
+        if "lockedroster-alice" in str(jid) and left:
+            if left.pop(0) == "locked":
+                raise sqlalchemy.exc.OperationalError(
+                    "INSERT INTO roster", {}, sqlite3.OperationalError(
+                        "database table is locked: roster"))
+            raise RuntimeError("a roster that cannot be written")
+        return await create(self, jid, to)
+
+    monkeypatch.setattr(Roster, "create_roster_entry", faulty)
+    alice = RawClient("maw-lockedroster-alice@localhost", server)
+    bob = RawClient("maw-lockedroster-bob@localhost", server)
+    carol = RawClient("maw-lockedroster-carol@localhost", server)
+    asked = asyncio.Event()
+    bob.xmpp.add_event_handler("presence_subscribe", lambda _: asked.set())
+    for client in (alice, bob, carol):
+        await client.connect()
+    try:
+        alice.xmpp.send_presence(pto=bob.jid, ptype="subscribe")  # (locked twice, then in)
+        await asyncio.wait_for(asked.wait(), 10)
+        alice.xmpp.send_presence(pto=carol.jid, ptype="subscribe")  # (fails for good)
+        alice.send(bob.jid, "still here", "chat")
+        await asyncio.wait_for(bob.inbox.get(), 10)
+        assert bob.received[-1][0] == alice.jid and bob.received[-1][2] == "still here"
+        assert faults == {"bob": [], "carol": []}
+    finally:
+        for client in (alice, bob, carol):
+            client.disconnect()
+
+
 def test_the_embedded_server_offers_no_server_to_server_port(lax_server):
     # pyjabber listens for other servers too: any local process could pose as one and
     # deliver stanzas in anyone's name. MAW closes that port as the server starts.
