@@ -224,8 +224,8 @@ def _patch_pyjabber_stanza_failures() -> None:
     follows each client's presence, and its subscription's roster write now and then found
     the roster table locked ("database table is locked: roster"): from then on the Hall
     heard every request and its answers reached nobody, so every person after that was
-    told "no Hall answers" (CI runs 87, 89, 92 and on 716627d, and 1 run in 5 here under
-    load). Here a presence whose roster write finds its table locked is tried again, up
+    told "no Hall answers" (CI run 92 and CI on 716627d; under load, a test of it failed
+    2 runs of 3). Here a presence whose roster write finds its table locked is tried again, up
     to ``LOCKED_TRIES`` times, and any stanza that still fails is logged and dropped, and
     the client's stream goes on.
     """

@@ -28,7 +28,6 @@ from maw.server.tables import listing
 ANSWERS = ("games", "refuse", "game_starts", "not_understood")
 FIRST_ANSWER = 3.0  # seconds before the person is told the Hall is slow to answer
 HALL_WAIT = 20.0  # seconds in all a Hall has to answer before the server is taken for one
-RELOGIN = 3  # asks a login's first answer waits for before a new login asks in its place
 # without (a loaded machine took over 3 s, and the person was sent to a lobby by mistake)
 
 HELP = """At the Hall:
@@ -133,10 +132,9 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
     """The person at the server's Hall until their game starts: its lobby and their name
     there; ``None`` if they quit. ``MawError`` if no Hall answers (a server without one:
     the caller joins a lobby instead)."""
-    clients = [await connected(address)]  # (the one logged in now: see _first_answer)
+    client = await connected(address)
     try:
-        first = await _first_answer(clients, address, console.show)
-        client = clients[0]
+        first = await _first_answer(client, address, console.show)
         while name is None:
             console.show("Your name?")
             typed = await console.read()
@@ -152,36 +150,31 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
         console.show(f"Welcome to the Hall, {name}. /help for what you can do here.")
         return await _at_the_hall(client, console, name, first)
     finally:
-        await stop_agents(clients)
+        await stop_agents([client])
 
 
-async def _first_answer(clients: list[HallClient], address: Address,
+async def _first_answer(client: HallClient, address: Address,
                         say: Callable[[str], None] = lambda line: None) -> Body:
-    """The Hall's answer to the list of games, asked by ``clients[0]``: asked again
-    every ``FIRST_ANSWER`` seconds, and after ``RELOGIN`` asks unanswered by a new login
-    in its place; the wait told (``say``) once; ``MawError`` if none comes in
-    ``HALL_WAIT`` seconds. (The answers CI runs 87 to 92 lost were the embedded server's
-    fault, fixed there: a failed roster write had ended its routing of the Hall's stanzas,
-    ``maw.hosting.pyjabber_fixes``. A request or an answer can still be lost on the way,
-    and asking again costs nothing.)"""
+    """The Hall's answer to the list of games, asked by ``client``: asked again every
+    ``FIRST_ANSWER`` seconds, the wait told (``say``) once; ``MawError`` if none comes in
+    ``HALL_WAIT`` seconds. (A request or an answer can be lost on the way, and asking
+    again costs nothing. The answers CI runs 92 and on 716627d lost were the embedded
+    server's fault, fixed there: a failed roster write had ended its routing of all the
+    Hall's stanzas, ``maw.hosting.pyjabber_fixes._patch_pyjabber_stanza_failures``.)"""
     loop = asyncio.get_running_loop()
     end = loop.time() + HALL_WAIT
-    told, asked = False, 1
-    await clients[0].ask(m.ListGames())
+    told = False
+    await client.ask(m.ListGames())
     while (left := end - loop.time()) > 0:
         try:
-            return await asyncio.wait_for(clients[0].heard.get(), min(FIRST_ANSWER, left))
+            return await asyncio.wait_for(client.heard.get(), min(FIRST_ANSWER, left))
         except asyncio.TimeoutError:
             pass
         if not told:
             say(f"(waiting for the Hall at {address.host}:{address.port} to "
-                         f"answer, up to {HALL_WAIT - FIRST_ANSWER:.0f} s more)")
+                f"answer, up to {HALL_WAIT - FIRST_ANSWER:.0f} s more)")
             told = True
-        if asked == RELOGIN:
-            old, clients[0] = clients[0], await connected(address)
-            await stop_agents([old])
-        await clients[0].ask(m.ListGames())
-        asked += 1
+        await client.ask(m.ListGames())
     raise MawError(f"no Hall answers at {address.host}:{address.port}")
 
 
@@ -226,9 +219,9 @@ async def aiwolf_url(address: Address, game: int) -> str:
     """Where AIWolf agents connect to take game ``game``'s seats for them, asked of the
     Hall of the server at ``address`` (``maw aiwolf-client --game``); ``MawError``, one
     line, if it has none open."""
-    clients = [await connected(address)]
+    client = await connected(address)
     try:
-        answer = await _first_answer(clients, address)  # (asked again if lost, as a person's)
+        answer = await _first_answer(client, address)  # (asked again if lost, as a person's)
         table = next((t for t in getattr(answer, "tables", []) if t.id == game), None)
         if table is None:
             raise MawError(f"there is no game {game}")
@@ -239,7 +232,7 @@ async def aiwolf_url(address: Address, game: int) -> str:
             raise MawError(f"game {game} is {table.state}: its AIWolf seats are closed")
         return table.aiwolf_url
     finally:
-        await stop_agents(clients)
+        await stop_agents([client])
 
 
 async def _at_the_hall(client: HallClient, console, name: str,
