@@ -71,6 +71,9 @@ class Moderator(MawAgent):
         self.history: list[engine.Event] = []  # this round's events (for a stand-in)
         self.stand_ins: dict[str, StandIn] = {}  # seats a substitute decider plays
         self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
+        # the names of the host's own players -> their addresses: a name no one else
+        # takes, whoever comes to the lobby first
+        self.reserved: dict[str, str] = {}
         # a private revote going on: (the stamp before it, who may know of it)
         self.hidden: tuple[str, frozenset[str]] | None = None
         # awaited once when a timer passes, before it ends the phase or opens the votes: a

@@ -116,7 +116,7 @@ class Referee(Guarded):
             return
         if not gm.lobby_open:
             reason = "the lobby is closed: a game is in progress"
-        elif name in gm.seats:
+        elif name in gm.seats or gm.reserved.get(name, sender) != sender:
             reason = f"the name {name!r} is taken"
         elif any(s.jid == sender for s in gm.seats.values()):
             reason = f"{sender} has already joined"

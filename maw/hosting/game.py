@@ -186,6 +186,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         link(player, interface)
         first.append(interface)
         players.append(player)
+        # (a person may reach the lobby before the host's own players do)
+        gm.reserved[seat.name] = bare(player.jid)
     agents = first + players
     hosted = frozenset(bare(a.jid) for a in agents)
     tag = f"{gid}:{secrets.token_hex(4)}" if logins is not None else None
