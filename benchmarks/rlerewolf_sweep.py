@@ -17,7 +17,8 @@ or attacked, teammates attacked, incorrect actions; MAW's agents choose among th
 actions, so every one is 0 or the run says otherwise). ``--most N`` plays at most N games
 at a size whose run would be long (the table says how many each row played). A run
 finished is kept in ``benchmarks/results/rlerewolf_sweep.json`` at once; running again
-skips the runs there with as many games (delete the file to start over).
+skips the runs there with as many games, and goes on with a run there with fewer from its
+next game, adding the new games to it (delete the file to start over).
 """
 
 from __future__ import annotations
@@ -64,15 +65,29 @@ TABLE_6_2 = {
 }
 
 
-def run(kind: str, players: int, games: int) -> dict:
-    """``games`` games of ``players`` seats all of ``kind``: the row's figures."""
+def run(kind: str, players: int, games: int, before: dict | None = None) -> dict:
+    """``games`` games of ``players`` seats all of ``kind``: the row's figures. ``before``,
+    a row of the same run with fewer games, is gone on with: its games are not played
+    again (game i keeps its seed) and its figures are added to the new games'."""
     village, werewolves = KINDS[kind]
     rules = ruleset("rlerewolf")
     names = [f"P{i + 1:02d}" for i in range(players)]
     wins = {"village": 0, "werewolves": 0}
     days = actions = invalid = 0
+    seconds = 0.0
+    start = 0
+    if before is not None:
+        start = before["games"]
+        for side in wins:
+            wins[side] = before[side][0]
+        # rows saved before the totals were kept have averages (days to 0.01, actions to
+        # 0.1): their totals are those times the games
+        days = before.get("day_total", round(before["days"] * start))
+        actions = before.get("action_total", round(before["actions"] * start))
+        invalid = before["invalid"]
+        seconds = before["seconds"]
     t0 = time.perf_counter()
-    for i in range(games):
+    for i in range(start, games):
         rec = play_game(rules, names, "rule", seed=players * 1_000_003 + i,
                         teams={"village": village, "werewolves": werewolves})
         if rec.winner in wins:
@@ -82,12 +97,15 @@ def run(kind: str, players: int, games: int) -> dict:
         invalid += rec.invalid_actions
         if sys.stderr.isatty():
             print(f"\r{kind} {players}: {i + 1}/{games}", end="", file=sys.stderr, flush=True)
-    seconds = time.perf_counter() - t0
+    seconds += time.perf_counter() - t0
     if sys.stderr.isatty():
         print(file=sys.stderr)
     row = {"kind": kind, "players": players, "games": games, "seconds": round(seconds, 1),
            "agl": round(seconds / games, 4), "days": round(days / games, 2),
-           "actions": round(actions / games, 1), "invalid": invalid}
+           "actions": round(actions / games, 1), "invalid": invalid,
+           "day_total": days, "action_total": actions}
+    if before is not None:
+        row["continued_from"] = before["games"]
     for side in ("werewolves", "village"):
         low, high = wilson(wins[side], games)
         row[side] = [wins[side], round(100 * wins[side] / games, 1), round(100 * low, 1),
@@ -112,11 +130,14 @@ def main() -> None:
     for players in sizes:
         games = args.games if args.most is None or players < 55 else min(args.games, args.most)
         for kind in kinds:
-            if any(r["kind"] == kind and r["players"] == players and r["games"] >= games
-                   for r in rows):
+            there = [r for r in rows if (r["kind"], r["players"]) == (kind, players)]
+            if there and there[0]["games"] >= games:
                 continue
-            row = run(kind, players, games)
-            rows = [r for r in rows if (r["kind"], r["players"]) != (kind, players)] + [row]
+            row = run(kind, players, games, there[0] if there else None)
+            # read again: another run of this script (another kind or size, on another
+            # core) may have saved a row since
+            rows = [r for r in saved("rlerewolf_sweep")
+                    if (r["kind"], r["players"]) != (kind, players)] + [row]
             rows.sort(key=lambda r: (list(KINDS).index(r["kind"]), r["players"]))
             save("rlerewolf_sweep", rows)
             theirs = TABLE_6_2[(kind, players)]
