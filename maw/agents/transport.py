@@ -229,7 +229,8 @@ class SpadeAgent(Agent):
         self.bounced(sender)
 
     def bounced(self, jid: str) -> None:
-        """``jid`` could not be reached (ejabberd says so; pyjabber stays silent)."""
+        """``jid`` could not be reached: the server bounced a message to it (either server:
+        ``maw.hosting.pyjabber_fixes._patch_pyjabber_offline_messages``)."""
 
 
 def bare(jid: object) -> str:

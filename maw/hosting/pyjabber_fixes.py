@@ -1,7 +1,7 @@
 """pyjabber's private surface, as MAW patches it: what to re-check at a pyjabber upgrade.
 
 The embedded server (``maw.hosting.xmpp.EmbeddedServer``) is pyjabber 0.4.5 in-process,
-and MAW fixes seven of its faults by replacing private methods: each fix below says the
+and MAW fixes eight of its faults by replacing private methods: each fix below says the
 fault, how it showed, and what it replaces. At an upgrade, read each replaced method in
 the new pyjabber; ``tests/agents/test_xmpp_game.py`` and ``tests/agents/test_security.py`` show each
 fault if a fix stops taking hold.
@@ -25,6 +25,7 @@ def apply(check_senders: bool = True) -> None:
     _patch_pyjabber_hash_cost()
     _patch_pyjabber_memory_db()
     _patch_pyjabber_iq_failures()
+    _patch_pyjabber_offline_messages()  # (before: the failures' guard wraps it too)
     _patch_pyjabber_stanza_failures()
     if check_senders:
         _patch_pyjabber_senders()
@@ -251,6 +252,57 @@ def _patch_pyjabber_stanza_failures() -> None:
     StanzaHandler.handle_pre = guarded(StanzaHandler.handle_pre, "presence", retry=True)
     StanzaHandler.handle_msg = guarded(StanzaHandler.handle_msg, "message", retry=False)
     StanzaHandler._maw_stanza_failures = True
+
+
+SERVICE_UNAVAILABLE = "urn:ietf:params:xml:ns:xmpp-stanzas"
+
+
+def _patch_pyjabber_offline_messages() -> None:
+    """Make pyjabber 0.4.5 bounce a message to a local client that is not online, as the
+    project's ejabberd does (``ejabberd.yml``: no offline storage), instead of losing it.
+
+    pyjabber kept such a message for the client's next login (its "message persistence",
+    on by default) and handed the kept ones out as the client's stream opened, before the
+    client was online: to no connection at all (a client that came back heard none of
+    them; they would have come last first besides). The sender was never told, so a
+    GameMaster learned that a player's client was gone only from its presence. Here a
+    message (of any type but ``error``) to a local address with no online connection is
+    answered at once with ``<service-unavailable/>`` from that address (RFC 6121 8.5.2.1.1,
+    8.5.3.2.1), what ejabberd sends: MAW's agents read it as news that the recipient is
+    gone (``maw.agents.transport``: ``bounced``), on either server. Nothing is kept
+    (``EmbeddedServer`` turns the persistence off too), so no message of one game reaches
+    a later game's client of the same name.
+    """
+    from xml.etree import ElementTree as ET
+
+    from pyjabber import AppConfig
+    from pyjabber.stream.handlers.StanzaHandler import StanzaHandler
+    from pyjabber.stream.JID import JID
+
+    if getattr(StanzaHandler, "_maw_offline", False):
+        return
+    handle_msg = StanzaHandler.handle_msg
+
+    async def handle_or_bounce(self, element) -> None:
+        to = element.attrib.get("to")
+        if not to or element.attrib.get("type") == "error":  # (never bounce a bounce)
+            return await handle_msg(self, element)
+        jid = JID(to)
+        local = jid.domain == AppConfig.app_config.host or jid.domain in self._ip
+        if not local or not jid.user or self._connections.get_transport_online(jid):
+            return await handle_msg(self, element)
+        bounce = ET.Element("message", attrib={"from": to, "to": str(self._jid),
+                                               "type": "error"})
+        if element.attrib.get("id"):
+            bounce.attrib["id"] = element.attrib["id"]
+        for child in element:  # (the message, as RFC 6120 8.3.1 allows: its thread too)
+            bounce.append(child)
+        error = ET.SubElement(bounce, "error", attrib={"type": "cancel"})
+        ET.SubElement(error, f"{{{SERVICE_UNAVAILABLE}}}service-unavailable")
+        self._transport.write(ET.tostring(bounce))
+
+    StanzaHandler.handle_msg = handle_or_bounce
+    StanzaHandler._maw_offline = True
 
 
 def _patch_pyjabber_senders() -> None:

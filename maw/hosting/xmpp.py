@@ -164,6 +164,7 @@ class EmbeddedServer:
         plugins = [p for p in Parameters().plugins if p != "urn:xmpp:http:upload:0"]
         params = Parameters(host="localhost", client_port=self.port, server_port=free_port(),
                             database_in_memory=True, plugins=plugins,
+                            message_persistence=False,  # (as ejabberd.yml: no storage)
                             cert_path=await asyncio.to_thread(certificates))
         self._server = Server(params)
         # pyjabber's per-connection PluginManager builds the upload plugin's singleton

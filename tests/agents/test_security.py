@@ -176,6 +176,88 @@ async def test_a_presence_the_embedded_server_fails_on_costs_only_that_presence(
             client.disconnect()
 
 
+async def a_message_to_an_offline_client_bounces(address, tag: str) -> None:
+    """A message to a client that is not online comes back to its sender at once as
+    ``service-unavailable`` from the recipient (which MAW's agents read as news that it is
+    gone), and nothing of it waits for the recipient's next login."""
+    bob = RawClient(f"maw-{tag}-bob@localhost", address)
+    await bob.connect()  # (its account exists; then it goes)
+    bob.disconnect()
+    await asyncio.wait_for(bob.closed.wait(), 10)
+    alice = RawClient(f"maw-{tag}-alice@localhost", address)
+    bounces: asyncio.Queue = asyncio.Queue()
+    alice.xmpp.add_event_handler("message", lambda s: bounces.put_nowait(
+        (str(s["from"].bare), s["error"]["condition"], s["body"]))
+        if s["type"] == "error" else None)
+    await alice.connect()
+    back = None
+    try:
+        await asyncio.sleep(0.5)  # (the server has taken bob's going)
+        for text in ("one", "two"):
+            alice.send(bob.jid, text, "chat")
+        got = [await asyncio.wait_for(bounces.get(), 10) for _ in range(2)]
+        assert got == [(bob.jid, "service-unavailable", "one"),
+                       (bob.jid, "service-unavailable", "two")]
+        back = RawClient(bob.jid, address)
+        await back.connect()
+        alice.send(bob.jid, "now", "chat")
+        await asyncio.wait_for(back.inbox.get(), 10)
+        await asyncio.sleep(0.5)
+        assert [text for _, _, text in back.received] == ["now"]
+        assert bounces.empty()
+    finally:
+        alice.disconnect()
+        if back is not None:
+            back.disconnect()
+
+
+@session_loop
+async def test_the_embedded_server_bounces_a_message_to_an_offline_client_as_ejabberd(
+        server):
+    # pyjabber kept it and handed it out as the client's next stream opened, before the
+    # client was online: to nobody, and the sender was never told
+    await a_message_to_an_offline_client_bounces(server, "offline")
+
+
+@pytest.mark.ejabberd
+async def test_ejabberd_bounces_a_message_to_an_offline_client(ejabberd):
+    await a_message_to_an_offline_client_bounces(ejabberd, "offlinee")
+
+
+async def a_lost_connection_is_told_to_who_follows_it(address, tag: str) -> None:
+    """A client whose connection is lost (no goodbye: its process was killed) is said
+    ``unavailable`` to the clients that follow its presence, as the GameMaster follows
+    each player's."""
+    alice = RawClient(f"maw-{tag}-alice@localhost", address)
+    bob = RawClient(f"maw-{tag}-bob@localhost", address)
+    followed, left = asyncio.Event(), asyncio.Event()
+    alice.xmpp.add_event_handler("presence_subscribed", lambda _: followed.set())
+    alice.xmpp.add_event_handler("presence_unavailable", lambda p: left.set()
+                                 if str(p["from"].bare) == bob.jid else None)
+    await alice.connect()
+    await bob.connect()
+    try:
+        alice.xmpp.send_presence(pto=bob.jid, ptype="subscribe")  # (bob agrees: slixmpp's)
+        await asyncio.wait_for(followed.wait(), 10)
+        await asyncio.sleep(0.5)
+        bob.xmpp.transport.abort()  # (the socket closes under it: no stream end)
+        await asyncio.wait_for(left.wait(), 10)
+    finally:
+        alice.disconnect()
+        bob.disconnect()
+
+
+@session_loop
+async def test_the_embedded_server_tells_a_lost_connection_as_ejabberd(server):
+    # pyjabber queued it for a reader that never came (_patch_pyjabber_lost_presence)
+    await a_lost_connection_is_told_to_who_follows_it(server, "lostconn")
+
+
+@pytest.mark.ejabberd
+async def test_ejabberd_tells_a_lost_connection(ejabberd):
+    await a_lost_connection_is_told_to_who_follows_it(ejabberd, "lostconne")
+
+
 def test_the_embedded_server_offers_no_server_to_server_port(lax_server):
     # pyjabber listens for other servers too: any local process could pose as one and
     # deliver stanzas in anyone's name. MAW closes that port as the server starts.
