@@ -167,15 +167,13 @@ def cmd_play(args: argparse.Namespace) -> int:
     async def play(console):
         lobby, name = args.lobby, args.name
         if lobby is None:  # the server's Hall, if it has one
-            from maw.server.client import drop_in
+            from maw.server.client import NoHall, drop_in
 
             print(f"maw play: at the Hall of {address.host}:{address.port} (/quit to "
                   "leave)", flush=True)
             try:
                 found = await drop_in(address, console, name)
-            except MawError as exc:
-                if "no Hall answers" not in str(exc):
-                    raise
+            except NoHall as exc:
                 found = ("main", name)
                 say(f"{exc}: joining the lobby main")
             if found is None:

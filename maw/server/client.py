@@ -44,6 +44,14 @@ HELP = """At the Hall:
   /quit                          leave"""
 
 
+class NoHall(MawError):
+    """No Hall answers at a server (``maw play`` joins its lobby ``main`` instead)."""
+
+
+# what ``heard`` gets when the server bounces a request to the Hall (no Hall online)
+NO_HALL = m.NotUnderstood(reason="the Hall is not online: the server bounced the request")
+
+
 class Hears(Guarded):
     async def handle(self, msg: Message, body: Body) -> None:
         agent: HallClient = self.agent
@@ -69,6 +77,12 @@ class HallClient(MawAgent):
     def _asked(self, jid: str) -> None:
         if bare(jid) == self.hall:
             self.presence.approve_subscription(bare(jid))
+
+    def bounced(self, jid: str) -> None:
+        """The server bounced a request to the Hall: no Hall is online there (a ``maw
+        game`` host has none). Either server says so at once (neither keeps messages)."""
+        if bare(jid) == self.hall:
+            self.heard.put_nowait(NO_HALL)
 
     async def ask(self, body: Body) -> None:
         await self.send_body(self.hears, self.hall, body)
@@ -130,7 +144,7 @@ async def connected(address: Address) -> HallClient:
 
 async def drop_in(address: Address, console, name: str | None) -> tuple[str, str] | None:
     """The person at the server's Hall until their game starts: its lobby and their name
-    there; ``None`` if they quit. ``MawError`` if no Hall answers (a server without one:
+    there; ``None`` if they quit. ``NoHall`` if no Hall answers (a server without one:
     the caller joins a lobby instead)."""
     client = await connected(address)
     try:
@@ -156,8 +170,9 @@ async def drop_in(address: Address, console, name: str | None) -> tuple[str, str
 async def _first_answer(client: HallClient, address: Address,
                         say: Callable[[str], None] = lambda line: None) -> Body:
     """The Hall's answer to the list of games, asked by ``client``: asked again every
-    ``FIRST_ANSWER`` seconds, the wait told (``say``) once; ``MawError`` if none comes in
-    ``HALL_WAIT`` seconds. (A request or an answer can be lost on the way, and asking
+    ``FIRST_ANSWER`` seconds, the wait told (``say``) once; ``NoHall`` if none comes in
+    ``HALL_WAIT`` seconds, or at once if the server bounces the request (no Hall is online
+    there: a ``maw game`` host). (A request or an answer can be lost on the way, and asking
     again costs nothing. The answers CI runs 92 and on 716627d lost were the embedded
     server's fault, fixed there: a failed roster write had ended its routing of all the
     Hall's stanzas, ``maw.hosting.pyjabber_fixes._patch_pyjabber_stanza_failures``.)"""
@@ -167,15 +182,20 @@ async def _first_answer(client: HallClient, address: Address,
     await client.ask(m.ListGames())
     while (left := end - loop.time()) > 0:
         try:
-            return await asyncio.wait_for(client.heard.get(), min(FIRST_ANSWER, left))
+            answer = await asyncio.wait_for(client.heard.get(), min(FIRST_ANSWER, left))
         except asyncio.TimeoutError:
             pass
+        else:
+            if answer is NO_HALL:
+                raise NoHall(f"no Hall answers at {address.host}:{address.port} (the server "
+                             "has none)")
+            return answer
         if not told:
             say(f"(waiting for the Hall at {address.host}:{address.port} to "
                 f"answer, up to {HALL_WAIT - FIRST_ANSWER:.0f} s more)")
             told = True
         await client.ask(m.ListGames())
-    raise MawError(f"no Hall answers at {address.host}:{address.port}")
+    raise NoHall(f"no Hall answers at {address.host}:{address.port}")
 
 
 async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
@@ -194,7 +214,10 @@ async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
             try:
                 answer = await asyncio.wait_for(client.heard.get(), HALL_WAIT)
             except asyncio.TimeoutError:
-                raise MawError(f"no Hall answers at {address.host}:{address.port}") from None
+                raise NoHall(f"no Hall answers at {address.host}:{address.port}") from None
+            if answer is NO_HALL:
+                raise NoHall(f"no Hall answers at {address.host}:{address.port} (the server "
+                             "has none)")
             if isinstance(answer, m.Refuse | m.NotUnderstood):
                 raise MawError(f"the Hall refused: {answer.reason}")
             if isinstance(answer, m.GameStarts):
@@ -207,6 +230,8 @@ async def take_seat(address: Address, game: int, name: str, wait: float = 600.0,
                 break
             if isinstance(heard, m.GameStarts) and heard.game == game:
                 return heard.lobby
+            if heard is NO_HALL:
+                raise MawError(f"the Hall at {address.host}:{address.port} is gone")
             if isinstance(heard, m.Games) and any(
                     t.id == game and t.state not in ("open", "running") for t in heard.tables):
                 raise MawError(f"game {game} ended before it started")
@@ -255,6 +280,8 @@ async def _at_the_hall(client: HallClient, console, name: str,
                 elif isinstance(body, m.GameStarts):
                     console.show(f"Game {body.game} starts: joining it as {body.player_name}")
                     return body.lobby, body.player_name
+                elif body is NO_HALL:
+                    console.show("The Hall is not online now (it stopped?): /quit to leave")
                 elif isinstance(body, (m.Refuse, m.NotUnderstood)):
                     console.show(f"Refused: {body.reason}")
                 continue

@@ -1,12 +1,11 @@
 """``maw play`` at a server's Hall: a Hall slow to answer is waited for (the person told
-so), and a server with none is found out, in one line, so that the person joins its lobby
-instead."""
+so), and a server with none is found out at once, in one line, so that the person joins
+its lobby instead."""
 
 from __future__ import annotations
 
 import pytest
 
-from maw.errors import MawError
 from maw.server import client
 
 
@@ -23,13 +22,46 @@ class Lines:
 
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
-async def test_a_server_without_a_hall_is_waited_for_then_told_in_one_line(server,
-                                                                          monkeypatch):
+async def test_a_server_without_a_hall_is_found_out_at_once_and_told_in_one_line(server):
+    """The server bounces the request to a Hall that is not online (a ``maw game`` host
+    has none): the person is sent on at once, not after ``HALL_WAIT`` (20 s) of asking."""
+    console = Lines()
+    with pytest.raises(client.NoHall) as caught:
+        await client.drop_in(server, console, "Ann")
+    assert str(caught.value) == (f"no Hall answers at {server.host}:{server.port} (the "
+                                 "server has none)")
+    assert console.shown == []  # (answered before the first wait was told)
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_hall_that_never_answers_is_waited_for_then_told_in_one_line(server,
+                                                                            monkeypatch):
+    """A Hall that is online and says nothing (a loaded machine) is asked again, and the
+    person told, until ``HALL_WAIT``."""
+    from maw.hosting.connect import start_agents, stop_agents
+    from maw.hosting.xmpp import stable_password
+    from maw.records.log import NULL_LOG
+    from maw.server import hall
+    from maw.server.tables import Tables
+
+    async def mute(self, msg, body):
+        return None
+    monkeypatch.setattr(hall.Requests, "handle", mute)
     monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
     monkeypatch.setattr(client, "HALL_WAIT", 2.0)
-    console = Lines()
-    with pytest.raises(MawError) as caught:
-        await client.drop_in(server, console, "Ann")
+
+    async def host(table):
+        return None
+    jid = hall.hall_jid(server.domain)
+    agent = hall.HallAgent(jid, stable_password(jid), Tables(), host, NULL_LOG)
+    await start_agents([agent], server)
+    try:
+        console = Lines()
+        with pytest.raises(client.NoHall) as caught:
+            await client.drop_in(server, console, "Ann")
+    finally:
+        await stop_agents([agent])
     assert str(caught.value) == f"no Hall answers at {server.host}:{server.port}"
     # (the person was told the Hall was slow before it was given up on)
     assert console.shown == [f"(waiting for the Hall at {server.host}:{server.port} to "
