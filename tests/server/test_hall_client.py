@@ -33,49 +33,15 @@ async def test_a_server_without_a_hall_is_found_out_at_once_and_told_in_one_line
     assert console.shown == []  # (answered before the first wait was told)
 
 
-@pytest.mark.xmpp
-@pytest.mark.asyncio(loop_scope="session")
-async def test_a_hall_that_never_answers_is_waited_for_then_told_in_one_line(server,
-                                                                            monkeypatch):
-    """A Hall that is online and says nothing (a loaded machine) is asked again, and the
-    person told, until ``HALL_WAIT``."""
-    from maw.hosting.connect import start_agents, stop_agents
-    from maw.hosting.xmpp import stable_password
-    from maw.records.log import NULL_LOG
-    from maw.server import hall
-    from maw.server.tables import Tables
-
-    async def mute(self, msg, body):
-        return None
-    monkeypatch.setattr(hall.Requests, "handle", mute)
-    monkeypatch.setattr(client, "FIRST_ANSWER", 0.5)
-    monkeypatch.setattr(client, "HALL_WAIT", 2.0)
-
-    async def host(table):
-        return None
-    jid = hall.hall_jid(server.domain)
-    agent = hall.HallAgent(jid, stable_password(jid), Tables(), host, NULL_LOG)
-    await start_agents([agent], server)
-    try:
-        console = Lines()
-        with pytest.raises(client.NoHall) as caught:
-            await client.drop_in(server, console, "Ann")
-    finally:
-        await stop_agents([agent])
-    assert str(caught.value) == f"no Hall answers at {server.host}:{server.port}"
-    # (the person was told the Hall was slow before it was given up on)
-    assert console.shown == [f"(waiting for the Hall at {server.host}:{server.port} to "
-                             "answer, up to 2 s more)"]
-
-
 class Console(Lines):
     async def read(self) -> str | None:
         return "/quit"
 
 
-async def at_a_hall(server, monkeypatch, handle) -> Console:
+async def at_a_hall(server, monkeypatch, handle, console: Lines | None = None) -> Lines:
     """Ann at a Hall whose requests ``handle(answer, msg, body)`` treats (``answer``: the
-    Hall's own handling), asked again every 0.5 s; the console she saw (she quits)."""
+    Hall's own handling), asked again every 0.5 s; the console she saw (she quits; or
+    ``console``'s, and what ``drop_in`` raised goes on)."""
     from maw.hosting.connect import start_agents, stop_agents
     from maw.hosting.xmpp import stable_password
     from maw.records.log import NULL_LOG
@@ -95,11 +61,29 @@ async def at_a_hall(server, monkeypatch, handle) -> Console:
     agent = hall.HallAgent(jid, stable_password(jid), Tables(), host, NULL_LOG)
     await start_agents([agent], server)
     try:
-        console = Console()
+        console = console or Console()
         assert await client.drop_in(server, console, "Ann") is None  # (she quit)
     finally:
         await stop_agents([agent])
     return console
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_hall_that_never_answers_is_waited_for_then_told_in_one_line(server,
+                                                                            monkeypatch):
+    """A Hall that is online and says nothing (a loaded machine) is asked again, and the
+    person told, until ``HALL_WAIT``."""
+    async def mute(answer, msg, body):
+        return None
+    monkeypatch.setattr(client, "HALL_WAIT", 2.0)
+    console = Lines()
+    with pytest.raises(client.NoHall) as caught:
+        await at_a_hall(server, monkeypatch, mute, console)
+    assert str(caught.value) == f"no Hall answers at {server.host}:{server.port}"
+    # (the person was told the Hall was slow before it was given up on)
+    assert console.shown == [f"(waiting for the Hall at {server.host}:{server.port} to "
+                             "answer, up to 2 s more)"]
 
 
 @pytest.mark.xmpp
