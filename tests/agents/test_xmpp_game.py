@@ -896,3 +896,49 @@ async def test_a_finished_game_leaves_none_of_its_agents_behind(server, tmp_path
     left = [a for a in gc.get_objects() if isinstance(a, MawAgent)
             and str(a.jid).startswith("maw-gone01-")]
     assert left == []
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_hosted_players_name_is_kept_for_it_against_a_client_that_comes_first(
+        server, tmp_path, monkeypatch):
+    """A client from outside that reaches the lobby before the host's own players, under
+    one of their names, is refused that name: it used to take it, and the host's player,
+    refused in turn, asked again under it forever (the game never started: rehearsal 98).
+    Here the host's players are held until the outside client has had its answer."""
+    from hostile import RawClient
+
+    from maw.hosting import game as hosting
+    from maw.hosting.xmpp import lobby_jid
+    from maw.protocol import encode
+    from maw.protocol import messages as m
+
+    held, go = asyncio.Event(), asyncio.Event()
+    start = hosting.start_agents
+
+    async def players_held(agents, *args, **kwargs):
+        if any(type(a).__name__ == "PlayerAgent" for a in agents):
+            held.set()
+            await go.wait()
+        return await start(agents, *args, **kwargs)
+    monkeypatch.setattr(hosting, "start_agents", players_held)
+    tag = "reserve01"
+    config = GameConfig(players=6, rules=ruleset("maw"), seed=3, day_seconds=2,
+                        night_seconds=1, log_dir=tmp_path, lobby_seconds=30)
+    game = asyncio.create_task(run_game(config, default_seats(5), server, game_id=tag,
+                                        timeout=60, remote=1, lobby=tag))
+    outsider = RawClient(f"maw-{tag}-outsider@localhost", server)
+    try:
+        await asyncio.wait_for(held.wait(), 30)  # (the lobby is open; no player yet)
+        await outsider.connect()
+        hosted = default_seats(5)[0].name
+        lobby = lobby_jid(tag)
+        outsider.send(lobby, encode(m.JoinLobby(player_name=hosted), lobby).body,
+                      "join_lobby")
+        kind, body = await outsider.expect("refuse", "joined", timeout=20)
+        assert (kind, body.get("reason")) == ("refuse", f"the name {hosted!r} is taken")
+    finally:
+        go.set()
+        game.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await game
+        outsider.disconnect()
