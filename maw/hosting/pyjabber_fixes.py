@@ -257,15 +257,32 @@ def _patch_pyjabber_stanza_failures() -> None:
 SERVICE_UNAVAILABLE = "urn:ietf:params:xml:ns:xmpp-stanzas"
 
 
+def _online(connections, jid) -> bool:
+    """Has ``jid`` (a bare JID: any of its resources) a connection that is online?
+    pyjabber's ``get_transport_online`` says so too, matching a regular expression against
+    every connection for a bare JID (113 us a message among 160 connections; this, 12 us)."""
+    peers = getattr(connections, "_peerList", None)
+    if peers is None:  # (another pyjabber: its own, slower way)
+        return bool(connections.get_transport_online(jid))
+    if jid.resource:
+        return any(c.online and c.jid == jid for c in peers.values())
+    bare = jid.bare()
+    return any(c.online and c.jid is not None and c.jid.bare() == bare
+               for c in peers.values())
+
+
 def _patch_pyjabber_offline_messages() -> None:
     """Make pyjabber 0.4.5 bounce a message to a local client that is not online, as the
     project's ejabberd does (``ejabberd.yml``: no offline storage), instead of losing it.
 
-    pyjabber kept such a message for the client's next login (its "message persistence",
-    on by default) and handed the kept ones out as the client's stream opened, before the
-    client was online: to no connection at all (a client that came back heard none of
-    them; they would have come last first besides). The sender was never told, so a
-    GameMaster learned that a player's client was gone only from its presence. Here a
+    pyjabber routed such a message to the resources it still took for available (a
+    client that had been online: its presence stays "available" after its connection
+    closes), that is to none, or kept it for the client's next login (its "message
+    persistence", on by default) and handed the kept ones out as the client's stream
+    opened, before the client was online: to no connection either (a client that came
+    back heard none of them; they would have come last first besides). The sender was
+    never told, so a GameMaster learned that a player's client was gone only from its
+    presence. Here a
     message (of any type but ``error``) to a local address with no online connection is
     answered at once with ``<service-unavailable/>`` from that address (RFC 6121 8.5.2.1.1,
     8.5.3.2.1), what ejabberd sends: MAW's agents read it as news that the recipient is
@@ -289,7 +306,7 @@ def _patch_pyjabber_offline_messages() -> None:
             return await handle_msg(self, element)
         jid = JID(to)
         local = jid.domain == AppConfig.app_config.host or jid.domain in self._ip
-        if not local or not jid.user or self._connections.get_transport_online(jid):
+        if not local or not jid.user or _online(self._connections, jid):
             return await handle_msg(self, element)
         bounce = ET.Element("message", attrib={"from": to, "to": str(self._jid),
                                                "type": "error"})
