@@ -232,6 +232,11 @@ class HallAgent(MawAgent):
     def _unavailable(self, jid: str, info, last) -> None:
         self._gone(bare(jid).split("/")[0])
 
+    def bounced(self, jid: str) -> None:
+        """The server bounced the list sent to a client: it is not online (either server
+        says so at once), so it is gone, whether or not the Hall followed its presence."""
+        self._gone(bare(jid).split("/")[0])
+
     def _gone(self, address: str) -> None:
         self.watchers.pop(address, None)
         self.followed.discard(address)

@@ -128,3 +128,19 @@ def test_the_hall_drops_a_client_it_could_never_follow_and_frees_its_seat():
     assert hall.notes.get_nowait() == f"ann went offline: its seat at game {gid} is free"
     hall._unavailable("bob@x/res", None, None)
     assert hall.watchers == {} and hall.followed == set()
+
+
+def test_the_hall_drops_a_client_whose_list_bounces_at_once_and_frees_its_seat():
+    from maw.records.log import NULL_LOG
+    from maw.server.hall import HallAgent
+
+    t, gid = tables_with_one()
+
+    async def host(table):  # (no game is started here)
+        return None
+
+    hall = HallAgent("maw-hall@localhost", "x", t, host, NULL_LOG, clock=lambda: 0.0)
+    hall.watchers = {"ann@x": 0.0, "bob@x": 0.0}
+    hall.bounced("ann@x")  # (well before UNSEEN)
+    assert set(hall.watchers) == {"bob@x"} and t.get(gid).people == {}
+    assert hall.notes.get_nowait() == f"ann went offline: its seat at game {gid} is free"
