@@ -22,8 +22,10 @@ def saved(name: str) -> list[dict]:
 def save(name: str, rows: list[dict]) -> Path:
     path = RESULTS / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({
         "machine": {"cores": os.cpu_count(), "python": platform.python_version()},
         "date": time.strftime("%Y-%m-%d"), "rows": rows}, indent=2) + "\n")
+    tmp.replace(path)  # (whole or not at all: another run may be reading it)
     print(f"saved to benchmarks/results/{path.name}")
     return path

@@ -24,11 +24,12 @@ next game, adding the new games to it (delete the file to start over).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import sys
 import time
 from pathlib import Path
 
-from record import save, saved  # benchmarks/record.py
+from record import RESULTS, save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -135,11 +136,13 @@ def main() -> None:
                 continue
             row = run(kind, players, games, there[0] if there else None)
             # read again: another run of this script (another kind or size, on another
-            # core) may have saved a row since
-            rows = [r for r in saved("rlerewolf_sweep")
-                    if (r["kind"], r["players"]) != (kind, players)] + [row]
-            rows.sort(key=lambda r: (list(KINDS).index(r["kind"]), r["players"]))
-            save("rlerewolf_sweep", rows)
+            # core) may have saved a row since; one run at a time reads and writes
+            with open(RESULTS / ".rlerewolf_sweep.lock", "w") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                rows = [r for r in saved("rlerewolf_sweep")
+                        if (r["kind"], r["players"]) != (kind, players)] + [row]
+                rows.sort(key=lambda r: (list(KINDS).index(r["kind"]), r["players"]))
+                save("rlerewolf_sweep", rows)
             theirs = TABLE_6_2[(kind, players)]
             print(f"{kind:2s} {players:2d}: werewolves {row['werewolves'][1]:5.1f}% "
                   f"({row['werewolves'][2]}-{row['werewolves'][3]}), village "

@@ -216,7 +216,8 @@ class SpadeAgent(Agent):
         """A stanza of type ``error`` is the server bouncing one of ours (the recipient is
         offline, or gone): it is news about that recipient, not a message to answer. A
         ``groupchat`` one is a room's (``maw.server.hall``), not a message of the game."""
-        if msg["type"] == "error":
+        if msg["type"] == "error":  # (slixmpp raises "message" for one with a body: both
+            # servers bounce a message with its body, so every bounce of MAW's comes here)
             self.bounced_stanza(str(msg["from"].bare), msg["error"]["condition"])
             return []
         if msg["type"] == "groupchat":  # (a multi-user chat room's: never MAW's protocol;

@@ -254,19 +254,21 @@ def _patch_pyjabber_stanza_failures() -> None:
     StanzaHandler._maw_stanza_failures = True
 
 
-SERVICE_UNAVAILABLE = "urn:ietf:params:xml:ns:xmpp-stanzas"
+STANZA_ERRORS = "urn:ietf:params:xml:ns:xmpp-stanzas"  # (the namespace of the conditions)
 
 
 def _online(connections, jid) -> bool:
-    """Has ``jid`` (a bare JID: any of its resources) a connection that is online?
+    """Has ``jid``'s account a connection that is online (any resource: a message to a
+    full JID that is gone is not bounced while its account has another, as RFC 6121
+    8.5.3.2.1 would deliver it there; MAW's clients have one resource each)?
     pyjabber's ``get_transport_online`` says so too, matching a regular expression against
     every connection for a bare JID (113 us a message among 160 connections; this, 12 us)."""
     peers = getattr(connections, "_peerList", None)
-    if peers is None:  # (another pyjabber: its own, slower way)
-        return bool(connections.get_transport_online(jid))
-    if jid.resource:
-        return any(c.online and c.jid == jid for c in peers.values())
     bare = jid.bare()
+    if peers is None:  # (another pyjabber: its own, slower way)
+        from pyjabber.stream.JID import JID
+
+        return bool(connections.get_transport_online(JID(bare)))
     return any(c.online and c.jid is not None and c.jid.bare() == bare
                for c in peers.values())
 
@@ -302,11 +304,14 @@ def _patch_pyjabber_offline_messages() -> None:
 
     async def handle_or_bounce(self, element) -> None:
         to = element.attrib.get("to")
-        if not to or element.attrib.get("type") == "error":  # (never bounce a bounce)
+        # (never bounce a bounce; a headline is dropped silently, RFC 6121 8.5.2.1.1)
+        if not to or element.attrib.get("type") in ("error", "headline"):
             return await handle_msg(self, element)
-        jid = JID(to)
-        local = jid.domain == AppConfig.app_config.host or jid.domain in self._ip
-        if not local or not jid.user or _online(self._connections, jid):
+        jid = JID(to)  # (a server's own address, with no user, raises: the guard logs it)
+        host = AppConfig.app_config.host
+        if jid.domain in self._ip:  # (the server's address for its name, as pyjabber)
+            jid = JID(user=jid.user, domain=host, resource=jid.resource)
+        if jid.domain != host or _online(self._connections, jid):
             return await handle_msg(self, element)
         bounce = ET.Element("message", attrib={"from": to, "to": str(self._jid),
                                                "type": "error"})
@@ -315,7 +320,7 @@ def _patch_pyjabber_offline_messages() -> None:
         for child in element:  # (the message, as RFC 6120 8.3.1 allows: its thread too)
             bounce.append(child)
         error = ET.SubElement(bounce, "error", attrib={"type": "cancel"})
-        ET.SubElement(error, f"{{{SERVICE_UNAVAILABLE}}}service-unavailable")
+        ET.SubElement(error, f"{{{STANZA_ERRORS}}}service-unavailable")
         self._transport.write(ET.tostring(bounce))
 
     StanzaHandler.handle_msg = handle_or_bounce

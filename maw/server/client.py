@@ -29,6 +29,8 @@ ANSWERS = ("games", "refuse", "game_starts", "not_understood")
 FIRST_ANSWER = 3.0  # seconds before the person is told the Hall is slow to answer
 HALL_WAIT = 20.0  # seconds in all a Hall has to answer before the server is taken for one
 # without (a loaded machine took over 3 s, and the person was sent to a lobby by mistake)
+BOUNCES = 2  # requests the server bounces (no Hall online) before it is taken for one without
+BOUNCE_AGAIN = 1.0  # seconds before asking again after a bounce (a Hall that is starting)
 
 HELP = """At the Hall:
   /games                         the list again
@@ -171,14 +173,17 @@ async def _first_answer(client: HallClient, address: Address,
                         say: Callable[[str], None] = lambda line: None) -> Body:
     """The Hall's answer to the list of games, asked by ``client``: asked again every
     ``FIRST_ANSWER`` seconds, the wait told (``say``) once; ``NoHall`` if none comes in
-    ``HALL_WAIT`` seconds, or at once if the server bounces the request (no Hall is online
-    there: a ``maw game`` host). (A request or an answer can be lost on the way, and asking
-    again costs nothing. The answers CI runs 92 and on 716627d lost were the embedded
-    server's fault, fixed there: a failed roster write had ended its routing of all the
-    Hall's stanzas, ``maw.hosting.pyjabber_fixes._patch_pyjabber_stanza_failures``.)"""
+    ``HALL_WAIT`` seconds, or as soon as the server has bounced ``BOUNCES`` requests, a
+    second apart (no Hall is online there: a ``maw game`` host; once could be a ``maw
+    server`` whose Hall is still logging in). (A request or an answer can be lost on the
+    way, and asking again costs nothing. The answers CI runs 92 and on 716627d lost were
+    the embedded server's fault, fixed there: a failed roster write had ended its routing
+    of all the Hall's stanzas, ``maw.hosting.pyjabber_fixes._patch_pyjabber_stanza_failures``.)
+    """
     loop = asyncio.get_running_loop()
     end = loop.time() + HALL_WAIT
     told = False
+    bounced = 0
     await client.ask(m.ListGames())
     while (left := end - loop.time()) > 0:
         try:
@@ -186,10 +191,15 @@ async def _first_answer(client: HallClient, address: Address,
         except asyncio.TimeoutError:
             pass
         else:
-            if answer is NO_HALL:
+            if answer is not NO_HALL:
+                return answer
+            bounced += 1
+            if bounced >= BOUNCES:
                 raise NoHall(f"no Hall answers at {address.host}:{address.port} (the server "
                              "has none)")
-            return answer
+            await asyncio.sleep(min(BOUNCE_AGAIN, max(0.0, end - loop.time())))
+            await client.ask(m.ListGames())
+            continue
         if not told:
             say(f"(waiting for the Hall at {address.host}:{address.port} to "
                 f"answer, up to {HALL_WAIT - FIRST_ANSWER:.0f} s more)")

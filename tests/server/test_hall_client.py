@@ -22,15 +22,58 @@ class Lines:
 
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
-async def test_a_server_without_a_hall_is_found_out_at_once_and_told_in_one_line(server):
-    """The server bounces the request to a Hall that is not online (a ``maw game`` host
-    has none): the person is sent on at once, not after ``HALL_WAIT`` (20 s) of asking."""
+async def test_a_server_without_a_hall_is_found_out_at_once_and_told_in_one_line(server,
+                                                                                 monkeypatch):
+    """The server bounces the requests to a Hall that is not online (a ``maw game`` host
+    has none): the person is sent on after the second bounce, a second apart, not after
+    ``HALL_WAIT`` (20 s) of asking."""
+    monkeypatch.setattr(client, "FIRST_ANSWER", 15.0)  # (no wait is told before it)
     console = Lines()
     with pytest.raises(client.NoHall) as caught:
         await client.drop_in(server, console, "Ann")
     assert str(caught.value) == (f"no Hall answers at {server.host}:{server.port} (the "
                                  "server has none)")
-    assert console.shown == []  # (answered before the first wait was told)
+    assert console.shown == []  # (bounced: no wait was told)
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_hall_that_comes_online_after_one_bounce_is_found(server, monkeypatch):
+    """One bounce could be a ``maw server`` whose Hall is still logging in: the request is
+    made again, and the Hall, online by then, answers."""
+    import asyncio
+
+    from maw.hosting.connect import start_agents, stop_agents
+    from maw.hosting.xmpp import stable_password
+    from maw.records.log import NULL_LOG
+    from maw.server import hall
+    from maw.server.tables import Tables
+
+    monkeypatch.setattr(client, "BOUNCE_AGAIN", 5.0)  # (time enough to start a Hall)
+    once = asyncio.Event()
+    bounced = client.HallClient.bounced
+
+    def heard_bounce(self, jid):
+        once.set()
+        bounced(self, jid)
+    monkeypatch.setattr(client.HallClient, "bounced", heard_bounce)
+
+    async def host(table):  # (no game is started here)
+        return None
+    person = asyncio.create_task(client.drop_in(server, Console(), "Ann"))
+    agent = None
+    try:
+        await asyncio.wait_for(once.wait(), 20)  # (no Hall yet: the first bounces)
+        # (made only now: SPADE hands a message to an agent of its own process in memory,
+        # from the agent's making on, and a Hall not yet started would never answer)
+        jid = hall.hall_jid(server.domain)
+        agent = hall.HallAgent(jid, stable_password(jid), Tables(), host, NULL_LOG)
+        await start_agents([agent], server)
+        assert await asyncio.wait_for(person, 20) is None  # (the Hall answered; she quit)
+    finally:
+        person.cancel()
+        if agent is not None:
+            await stop_agents([agent])
 
 
 class Console(Lines):
