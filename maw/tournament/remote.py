@@ -40,7 +40,9 @@ from maw.errors import ConfigError, MawError
 
 PING = 2.0  # seconds between a playing worker's "alive"
 SILENT = 15.0  # seconds without a word from a playing worker: it is lost
-JOIN = 5.0  # seconds between a worker's "ready" until the desk welcomes it
+JOIN = 1.0  # seconds between a worker's "ready" until the desk welcomes it (one that came
+# before its coordinator joins within a second of it: a tournament of quick games may be
+# over in a few seconds)
 
 
 def desk_jid(name: str, domain: str) -> str:

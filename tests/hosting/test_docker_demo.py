@@ -104,7 +104,9 @@ def test_a_tournament_across_a_two_node_cluster_outlives_a_node_restart(tmp_path
     workers, two on each node; ej2 is restarted once the games are under way, and every
     game still ends up in the one database."""
     engine()
-    games = 12
+    # (60: rule players' games take 0.1 to 0.2 s on a fast machine, and 12 were over
+    # before the workers of the first node had joined)
+    games = 60
     project = f"mawcluster{uuid.uuid4().hex[:8]}"
     env = {**os.environ, "MAW_GAMES": str(games), "MAW_SEED": "5"}
     compose = ["docker-compose", "-p", project, "-f", str(CLUSTER)]

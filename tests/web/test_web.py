@@ -279,11 +279,12 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
     from selenium.webdriver.common.by import By
 
     port = free_port()
-    # (no --early-end: each phase runs to its timer, the game lasts to be watched, long
+    # (--no-early-end: each phase runs to its timer, the game lasts to be watched, long
     # enough for the browser's steps on a loaded machine: a first day of 20 s, three days
-    # at most)
+    # at most. Phases of hosted AI players alone end early by default: six rule players
+    # then finish in a fraction of a second, and the page was read after the end)
     proc = maw("game", "--policy", "rule", "--players", "6", "--seed", "2", "--day-seconds",
-               "20", "--night-seconds", "4", "--rule", "max_days=3",
+               "20", "--night-seconds", "4", "--rule", "max_days=3", "--no-early-end",
                "--xmpp", f"embedded:{free_port()}",
                "--log-dir", str(tmp_path), "--web", str(port), "--web-spectator")
     url = f"http://127.0.0.1:{port}/"
