@@ -280,11 +280,13 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
 
     port = free_port()
     # (--no-early-end: each phase runs to its timer, the game lasts to be watched, long
-    # enough for the browser's steps on a loaded machine: a first day of 20 s, three days
-    # at most. Phases of hosted AI players alone end early by default: six rule players
-    # then finish in a fraction of a second, and the page was read after the end)
+    # enough for the browser's steps on a loaded machine: days of 45 s, two at most, about
+    # a minute and a half (a night ends once the pack agrees). Phases of hosted AI players
+    # alone end early by default: six rule players then finish in a fraction of a second,
+    # and the page was read after the end; with three days of 20 s and nights of 4 s the
+    # game still ended, under the whole suite's load, before the page was read)
     proc = maw("game", "--policy", "rule", "--players", "6", "--seed", "2", "--day-seconds",
-               "20", "--night-seconds", "4", "--rule", "max_days=3", "--no-early-end",
+               "45", "--night-seconds", "4", "--rule", "max_days=2", "--no-early-end",
                "--xmpp", f"embedded:{free_port()}",
                "--log-dir", str(tmp_path), "--web", str(port), "--web-spectator")
     url = f"http://127.0.0.1:{port}/"
@@ -303,9 +305,9 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
         wait(lambda: "" not in texts(browser, "#players .seat .role"), what="roles")
         # still live: the roles came from the switch, not from the end
         assert browser.find_element(By.ID, "status").text == "LIVE"
-        wait(lambda: shown(browser, "tab-hideout"), 30, "the Hideout at night")
+        wait(lambda: shown(browser, "tab-hideout"), 90, "the Hideout at night")
         browser.save_screenshot(str(ARTIFACTS / "spectator.png"))
-        said_line(proc, r"page stays up", [], 90)
+        said_line(proc, r"page stays up", [], 240)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=30) == 0
     finally:
