@@ -284,10 +284,10 @@ def _patch_pyjabber_offline_messages() -> None:
     opened, before the client was online: to no connection either (a client that came
     back heard none of them; they would have come last first besides). The sender was
     never told, so a GameMaster learned that a player's client was gone only from its
-    presence. Here a
-    message (of any type but ``error``) to a local address with no online connection is
-    answered at once with ``<service-unavailable/>`` from that address (RFC 6121 8.5.2.1.1,
-    8.5.3.2.1), what ejabberd sends: MAW's agents read it as news that the recipient is
+    presence. Here a message (of any type but ``error`` and ``headline``) to a local
+    address with no online connection is answered at once with
+    ``<service-unavailable/>`` from that address (RFC 6121 8.5.2.1.1, 8.5.3.2.1), what
+    ejabberd sends: MAW's agents read it as news that the recipient is
     gone (``maw.agents.transport``: ``bounced``), on either server. Nothing is kept
     (``EmbeddedServer`` turns the persistence off too), so no message of one game reaches
     a later game's client of the same name.
