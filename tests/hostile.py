@@ -41,7 +41,8 @@ class RawClient:
 
     def __init__(self, jid: str, address, password: str = "raw-password") -> None:
         from slixmpp import JID
-        from spade.xmpp_client import XMPPClient
+
+        from maw.agents.transport import Client as XMPPClient  # SPADE's, as MAW's agents
 
         self.jid = jid
         self.address = address

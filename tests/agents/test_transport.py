@@ -43,3 +43,44 @@ def test_a_bare_jid_is_lower_case_without_its_resource(jid, expected):
     from slixmpp import JID
 
     assert bare(jid) == expected == bare(JID(jid))
+
+
+async def test_a_roster_request_the_server_fails_is_not_left_to_the_garbage_collector():
+    """SPADE's client asks for its roster at session start and never looks at the answer:
+    pyjabber's ``internal-server-error`` for it was told to the loop, when collected, as
+    "Future exception was never retrieved" (CI run 57), which a person's terminal shows."""
+    import gc
+
+    from slixmpp.exceptions import IqError
+
+    from maw.agents.transport import Client
+
+    client = Client("ann@localhost", "pw", False, True)
+    loop = asyncio.get_running_loop()
+    asked: list[asyncio.Future] = []
+
+    def get_roster(*_, **__) -> asyncio.Future:
+        asked.append(loop.create_future())
+        return asked[-1]
+
+    client.send_presence = lambda *_, **__: None  # (no stream: nothing to send on)
+    client.get_roster = get_roster
+    client.event("session_start")  # (its handlers, as slixmpp runs them)
+    await asyncio.sleep(0)
+    assert len(asked) == 1
+    answer = client.Iq()
+    answer["type"] = "error"
+    answer["error"]["condition"] = "internal-server-error"
+    asked[0].set_exception(IqError(answer))
+    await asyncio.sleep(0)
+    gc.collect()  # (earlier garbage first)
+    told: list[dict] = []
+    before = loop.get_exception_handler()
+    loop.set_exception_handler(lambda _, context: told.append(context))
+    try:
+        del asked[:], client
+        gc.collect()
+        await asyncio.sleep(0.05)
+    finally:
+        loop.set_exception_handler(before)
+    assert told == []
