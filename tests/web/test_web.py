@@ -597,7 +597,10 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
                     browser.find_element(By.ID, "text").send_keys("still here\n")
             time.sleep(1.5)
             assert proc.poll() is None
-        assert "-- the game is over" in lines() and night
+        assert "-- the game is over" in lines()
+        # a night the page did not catch in the phase box (under load, it may pass between
+        # two looks, or while the observer's tab is read) is still among its lines
+        night = night or any(re.fullmatch(r"\[GM\] Day \d+, night\.", x) for x in lines())
         # the end: who won, every role and points; and the table follows the deaths
         wait(lambda: shown(browser, "end"), what="the end's table")
         winner = browser.find_element(By.ID, "end-winner").text
@@ -630,9 +633,11 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
 
     assert audit_records(log).ok  # a person's game keeps the rules and the secrets too
     assert me == f"Quinn, {role}" or me.startswith(f"Quinn, {role} ")
-    if role == "Seer" and any(  # its night's button divined (if it lived to a night)
-            r["kind"] == "event" and r["event"] == "PhaseStarted" and r["data"]["phase"] ==
-            "night" and "Quinn" in r["data"]["living"] for r in log):
+    lived_to_a_night = any(r["kind"] == "event" and r["event"] == "PhaseStarted" and
+                           r["data"]["phase"] == "night" and "Quinn" in r["data"]["living"]
+                           for r in log)
+    assert night or not lived_to_a_night  # (a game may end before a night Quinn lives to)
+    if role == "Seer" and lived_to_a_night:  # its night's button divined
         assert "Divine" in {r["action"] for r in log if r["kind"] == "action"
                             and r["data"].get("actor") == "Quinn"}
     # secrecy: every frame the page got is the player's own view and what it heard
