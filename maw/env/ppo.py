@@ -206,6 +206,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
         import torch
         from sb3_contrib import MaskablePPO
         from stable_baselines3.common.callbacks import BaseCallback
+        from stable_baselines3.common.logger import Logger
     except ImportError:
         raise MawError("maw train --algo ppo needs the rl extra: pip install -e '.[rl]' "
                        "(PyTorch's CPU build and sb3-contrib)") from None
@@ -268,6 +269,9 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
                 export(model, out, meta())
             return True
 
+    # a logger that writes nothing: SB3's own makes an empty folder in the temporary
+    # directory (SB3-date-time) at every learn, one a training run, a hundred a sweep
+    model.set_logger(Logger(folder=None, output_formats=[]))
     model.learn(total_timesteps=steps, callback=Save(), reset_num_timesteps=False)
     model.save(saved)
     return export(model, out, meta()).meta

@@ -101,15 +101,23 @@ def test_a_network_for_another_size_says_so_and_a_good_one_plays_the_same_game_a
                       NeuralDecider)
 
 
-def test_ppo_trains_a_team_and_numpy_chooses_what_the_trained_model_chooses(tmp_path):
+def test_ppo_trains_a_team_and_numpy_chooses_what_the_trained_model_chooses(tmp_path,
+                                                                            monkeypatch):
     pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
+    import tempfile
+
     from sb3_contrib import MaskablePPO
 
     from maw.env.ppo import TeamEnv, train
 
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
     out = tmp_path / "w.npz"
     meta = train("aiwolf-5", "werewolves", 1024, out, checkpoint=512, seed=2,
                  opponents=("rule", "random"), seats=1)
+    assert list(scratch.glob("SB3-*")) == []  # (no SB3-date-time folder left behind)
     assert meta["steps"] == 1024 and meta["games"] > 0 and meta["team"] == "werewolves"
     assert meta["seats"] == 1
     assert out.exists() and out.with_suffix(".zip").exists()
