@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from maw.cli.options import (
     add_games,
@@ -137,11 +139,12 @@ def train_ppo(args: argparse.Namespace) -> int:
         raise MawError(f"--out {out}: --algo ppo writes a network, a .npz file")
     if out.exists() and not args.resume:
         raise MawError(f"{out} exists: --resume to train it further, or another --out")
-    from maw.env.ppo import train
+    from maw.env.ppo import ROLLOUT, train
 
     command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     checkpoint = 20_000 if args.checkpoint is None else args.checkpoint
     t0 = time.monotonic()
+    rounded = -(-args.steps // ROLLOUT) * ROLLOUT  # (PPO learns in whole rollouts)
     if args.seats is not None and args.seats < 1:
         raise MawError("--seats must be at least 1")
     from maw.env.rewards import Rewards
@@ -152,10 +155,17 @@ def train_ppo(args: argparse.Namespace) -> int:
                   seats=args.seats, rewards=rewards, imitation=args.imitate)
     if sys.stderr.isatty():
         bar = progress_bar()
-        task = bar.add_task("training", total=args.steps)
+        tasks: dict[str, Any] = {}
+
+        def imitating(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(IMITATION[stage], total=total)
+            bar.update(tasks[stage], completed=done)
+        kwargs["imitating"] = imitating
+        task = bar.add_task("training", total=rounded)
 
         def progress(done: int, s: dict) -> None:
-            if done % 256 == 0 or done == args.steps:
+            if done % 256 == 0 or done == rounded:
                 rate = s["wins"] / s["games"] if s["games"] else 0.0
                 bar.update(task, completed=done, description=f"training ({s['games']} games, "
                            f"{rate:.0%} won)")
@@ -163,11 +173,12 @@ def train_ppo(args: argparse.Namespace) -> int:
             meta = train(rules_of(args).name, args.team, args.steps, out, progress=progress,
                          **kwargs)
     else:
-        step = max(1, args.steps // 20)
+        step = max(1, rounded // 20)
+        kwargs["imitating"] = imitation_lines(t0)
 
         def progress(done: int, s: dict) -> None:
-            if done % step == 0 or done == args.steps:
-                print(f"[{done}/{args.steps}] {s['games']} games, {s['wins']} won, "
+            if done % step == 0 or done == rounded:
+                print(f"[{done}/{rounded}] {s['games']} games, {s['wins']} won, "
                       f"{time.monotonic() - t0:.0f} s", flush=True)
         meta = train(rules_of(args).name, args.team, args.steps, out, progress=progress,
                      **kwargs)
@@ -175,6 +186,27 @@ def train_ppo(args: argparse.Namespace) -> int:
           f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (no PyTorch "
           f"needed), or maw simulate --{args.team} learned:{out}", flush=True)
     return 0
+
+
+# what ``--imitate`` does first, by stage (``maw.env.ppo.imitate``'s progress)
+IMITATION = {"play": "imitating: the rule player plays (steps)",
+             "fit": "imitating: fitting its choices (epochs)"}
+
+
+def imitation_lines(t0: float) -> Callable[[str, int, int], None]:
+    """``--imitate``'s progress as lines (no terminal): each twentieth of the rule
+    player's steps, each fifth of the fitting's epochs, and each stage's end."""
+    import time
+
+    shown: dict[str, int] = {}
+
+    def told(stage: str, done: int, total: int) -> None:
+        part = done * (20 if stage == "play" else 5) // total
+        if part > shown.get(stage, 0) or done == total:
+            shown[stage] = part
+            print(f"[{IMITATION[stage]}: {done}/{total}] {time.monotonic() - t0:.0f} s",
+                  flush=True)
+    return told
 
 
 def self_play(args: argparse.Namespace, opponents: tuple[str, ...]) -> int:
@@ -201,6 +233,7 @@ def self_play(args: argparse.Namespace, opponents: tuple[str, ...]) -> int:
         rules_of(args).name, args.steps, Path(args.out), args.rounds, players=args.players,
         opponents=opponents, seed=args.seed, seats=args.seats,
         rewards=Rewards.parse(args.reward), progress=progress, imitation=args.imitate,
+        imitating=imitation_lines(t0),
         checkpoint=20_000 if args.checkpoint is None else args.checkpoint,
         command="maw " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     for m in metas:

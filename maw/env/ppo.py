@@ -116,9 +116,10 @@ class Demonstrations:
     returns: np.ndarray
 
     @classmethod
-    def play(cls, env: TeamEnv, steps: int, gamma: float = 0.99) -> Demonstrations:
+    def play(cls, env: TeamEnv, steps: int, gamma: float = 0.99,
+             progress: Callable[[int], None] | None = None) -> Demonstrations:
         """``steps`` of ``env``'s steps as the rule player reading each seat would play
-        them (``raw_env.teacher``)."""
+        them (``raw_env.teacher``); ``progress(done)`` every 256 steps and at the end."""
         env.aec.teach = True  # (from the next game on, a rule player reads each learning seat)
         obs, _ = env.reset()
         steps_: list[tuple[np.ndarray, np.ndarray, int, float, bool]] = []
@@ -129,6 +130,8 @@ class Demonstrations:
             after, r, done, _, _ = env.step(a)
             steps_.append((obs, mask, a, r, done))
             obs = env.reset()[0] if done else after
+            if progress is not None and (len(steps_) % 256 == 0 or len(steps_) == steps):
+                progress(len(steps_))
         env.aec.teach = False
         returns, g = np.zeros(len(steps_), dtype=np.float32), 0.0
         for i in range(len(steps_) - 1, -1, -1):
@@ -138,16 +141,18 @@ class Demonstrations:
                    np.array([t[1] for t in steps_]),
                    np.array([t[2] for t in steps_]), returns)
 
-    def fit(self, policy, epochs: int = 30) -> float:
+    def fit(self, policy, epochs: int = 30,
+            progress: Callable[[int], None] | None = None) -> float:
         """Fit ``policy`` to the choices (cross-entropy under the mask) and its value to the
-        returns; how often the policy's likeliest action is then the rule player's."""
+        returns; how often the policy's likeliest action is then the rule player's.
+        ``progress(epochs done)`` after each epoch."""
         import torch
 
         x, y = torch.as_tensor(self.seen), torch.as_tensor(self.acts)
         ret = torch.as_tensor(self.returns)
         optim = torch.optim.Adam(policy.parameters(), lr=1e-3)
         gen = torch.Generator().manual_seed(0)
-        for _ in range(epochs):
+        for epoch in range(epochs):
             order = torch.randperm(len(x), generator=gen)
             for i in range(0, len(x), 256):
                 k = order[i:i + 256]
@@ -158,21 +163,26 @@ class Demonstrations:
                 optim.zero_grad()
                 loss.backward()
                 optim.step()
+            if progress is not None:
+                progress(epoch + 1)
         with torch.no_grad():
             dist = policy.get_distribution(x, action_masks=self.masks)
             return float((dist.distribution.probs.argmax(dim=1) == y).float().mean())
 
 
-def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.99
-            ) -> dict[str, Any]:
+def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.99,
+            progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     """Start ``model`` from the rule player: play ``steps`` of the team's steps as the rule
     player reading each seat would, then fit the policy to those choices and the value to
     the returns they earned (``Demonstrations``), so that PPO improves on the rule player
     rather than finding it again from nothing. Returns how well the policy then agrees
-    with it, and the games it took (not counted as the training's)."""
-    demos = Demonstrations.play(env, steps, gamma)
+    with it, and the games it took (not counted as the training's). ``progress(stage,
+    done, total)``: ``"play"`` in steps, then ``"fit"`` in epochs."""
+    demos = Demonstrations.play(env, steps, gamma, progress and (
+        lambda done: progress("play", done, steps)))
     games, wins = env.tally()
-    agree = demos.fit(model.policy, epochs)
+    agree = demos.fit(model.policy, epochs, progress and (
+        lambda done: progress("fit", done, epochs)))
     return {"steps": steps, "games": games, "wins": wins, "epochs": epochs,
             "agreement": round(agree, 4)}
 
@@ -196,12 +206,13 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
           checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
           command: str = "", seats: int | None = None,
           rewards: Rewards | None = None, imitation: int = 0,
-          rollout: int = ROLLOUT) -> dict[str, Any]:
+          rollout: int = ROLLOUT,
+          imitating: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
     rollouts of ``rollout`` steps, ``ROLLOUT`` unless a test asks fewer); the network at
     ``out`` (``.npz``) and the model beside it (``.zip``). ``imitation``: a new network
-    first learns the rule player's choices over that many steps (``imitate``). Returns
-    what the network's ``meta`` says of its training."""
+    first learns the rule player's choices over that many steps (``imitate``, reporting
+    to ``imitating``). Returns what the network's ``meta`` says of its training."""
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -240,7 +251,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     if imitation:
         if resume:
             raise ConfigError("--imitate starts a new network: not with --resume")
-        before["imitation"] = imitate(model, env, imitation)
+        before["imitation"] = imitate(model, env, imitation, progress=imitating)
     t0, done_before = time.monotonic(), int(before.get("steps", 0))
     seconds_before = float(before.get("seconds", 0.0))
 
@@ -282,14 +293,16 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
               seed: int = 0, seats: int | None = None, rewards: Rewards | None = None,
               checkpoint: int = 20_000, command: str = "",
               progress: Callable[[str, int, dict], None] | None = None,
-              rollout: int = ROLLOUT, imitation: int = 0) -> list[dict[str, Any]]:
+              rollout: int = ROLLOUT, imitation: int = 0,
+              imitating: Callable[[str, int, int], None] | None = None
+              ) -> list[dict[str, Any]]:
     """Both sides learn in turns, ``rounds`` times, ``steps`` steps a side a round: the
     village against ``opponents`` and the werewolves' checkpoints of the rounds before, then
     the werewolves against ``opponents`` and every village checkpoint so far. In
     ``folder``: ``village.npz`` and ``werewolves.npz`` (the latest, their models beside
     them) and ``{side}-{round}.npz`` (each round's checkpoint, kept). Returns each
     checkpoint's ``meta``, in order. ``imitation``: round 1 starts each side from the rule
-    player (``imitate``), over that many steps."""
+    player (``imitate``), over that many steps, reporting to ``imitating`` as ``train``."""
     if rounds < 1:
         raise ConfigError("--rounds must be at least 1")
     if folder.suffix:
@@ -310,7 +323,7 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
                          opponents=(*opponents, *earlier), seed=seed + 1000 * r + len(done),
                          resume=r > 1, checkpoint=checkpoint, progress=told,
                          command=command, seats=seats, rewards=rewards, rollout=rollout,
-                         imitation=imitation if r == 1 else 0)
+                         imitation=imitation if r == 1 else 0, imitating=imitating)
             Network.load(folder / f"{team}.npz").save(folder / f"{team}-{r}.npz")
             done.append({**meta, "round": r})
     return done

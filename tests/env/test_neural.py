@@ -169,7 +169,8 @@ def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_che
     assert refused.returncode == 2 and "--team both is self-play" in refused.stderr
 
 
-def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(tmp_path):
+def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(tmp_path,
+                                                                                capsys):
     import copy
 
     from maw.policies import claims
@@ -210,9 +211,23 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
     pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
     from maw.env.ppo import train
 
+    told: list[tuple[str, int, int]] = []
     meta = train("aiwolf-5", "werewolves", 256, tmp_path / "w.npz", checkpoint=0,
-                 seats=1, imitation=2000, rollout=256)
+                 seats=1, imitation=2000, rollout=256,
+                 imitating=lambda *a: told.append(a))
     assert meta["imitation"]["steps"] == 2000 and meta["imitation"]["games"] > 100
+    # its progress: the rule player's steps (every 256 and the last), then each epoch
+    assert told == [("play", n, 2000) for n in (*range(256, 2000, 256), 2000)] + [
+        ("fit", e, 30) for e in range(1, 31)]
+    from maw.cli.train import imitation_lines
+
+    lines = imitation_lines(0.0)
+    for step in told:
+        lines(*step)
+    shown = [x.split("]")[0] for x in capsys.readouterr().out.splitlines()]
+    assert len(shown) == 8 + 5 and shown[7] == \
+        "[imitating: the rule player plays (steps): 2000/2000"
+    assert shown[-1] == "[imitating: fitting its choices (epochs): 30/30"
     assert meta["imitation"]["agreement"] > 0.5  # (most turns offer several actions)
     assert meta["games"] < meta["imitation"]["games"]  # (imitation's games apart)
     with pytest.raises(ConfigError, match="not with --resume"):
@@ -221,6 +236,18 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
                               "--imitate", "100", "--out", str(tmp_path / "t.json")],
                              capture_output=True, text=True)
     assert refused.returncode == 2 and "for --algo ppo" in refused.stderr
+    # the command's own lines (no terminal): imitation's stages, then PPO's steps, counted
+    # in whole rollouts of 1024 (one step asked is one rollout)
+    out = tmp_path / "cli.npz"
+    ran = subprocess.run([sys.executable, "-m", "maw", "train", "--algo", "ppo", "--ruleset",
+                          "aiwolf-5", "--team", "village", "--seats", "1", "--imitate", "300",
+                          "--steps", "1", "--out", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    said = [x.split("]")[0] for x in ran.stdout.splitlines() if x.startswith("[")]
+    assert said[0] == "[imitating: the rule player plays (steps): 256/300"
+    assert "[imitating: fitting its choices (epochs): 30/30" in said
+    assert said[-1] == "[1024/1024" and Network.load(out).meta["steps"] == 1024
 
 
 def test_a_day_spoken_in_turns_offers_a_coming_out_joined_with_its_result(tmp_path):
