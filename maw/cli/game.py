@@ -232,15 +232,21 @@ def cmd_game(args: argparse.Namespace) -> int:
     if args.web:
         from maw.web.host import watched
 
+        finished: list = []
+
+        def after(result) -> None:
+            summary(args, result)
+            finished.append(result)  # (no await between: a Ctrl-C comes before or after)
         try:
             asyncio.run(watched(game, args.web, args.web_spectator,
                                 title=f"{rules.name}, {config.players} players, seed "
                                       f"{config.seed}", archive=Path(args.log_dir),
                                 say=lambda line: print(line, flush=True),
                                 seats=args.humans, address=address, lobby=lobby,
-                                after=lambda result: summary(args, result),
-                                linger=args.web_linger))
+                                after=after, linger=args.web_linger))
         except KeyboardInterrupt:  # (the page stays up after the game until Ctrl-C)
+            if not finished:
+                raise  # mid-game: interrupted (exit 130), as a game without a page is
             print("maw game: the web page is closed", flush=True)
         return 0
     summary(args, asyncio.run(game()))

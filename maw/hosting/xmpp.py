@@ -60,6 +60,15 @@ def die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
+def pool_worker() -> None:
+    """The embedded server's password workers: they die with their parent and leave
+    Ctrl-C to it. A terminal's Ctrl-C reaches every process of its group: each idle
+    worker printed a KeyboardInterrupt traceback under the host's "interrupted"; the
+    parent shuts its pool down as it stops."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def quiet_logs() -> None:
     """SPADE, slixmpp and SQLAlchemy log chatter to the terminal the game is printed on;
     what matters goes to the game log instead."""
@@ -206,7 +215,7 @@ class EmbeddedServer:
         config = pyjabber_config.app_config
         unused = config.process_pool_exe
         object.__setattr__(config, "process_pool_exe", ProcessPoolExecutor(  # a frozen attrs
-            os.cpu_count() or 1, initializer=die_with_parent))
+            os.cpu_count() or 1, initializer=pool_worker))
         unused.shutdown(wait=False)
 
     async def stop(self) -> None:
