@@ -195,17 +195,19 @@ IMITATION = {"play": "imitating: the rule player plays (steps)",
 
 def imitation_lines(t0: float) -> Callable[[str, int, int], None]:
     """``--imitate``'s progress as lines (no terminal): each twentieth of the rule
-    player's steps, each fifth of the fitting's epochs, and each stage's end."""
+    player's steps, each fifth of the fitting's epochs, and each stage's end; a stage
+    that starts again (self-play imitates for each side) is told again."""
     import time
 
-    shown: dict[str, int] = {}
+    shown: dict[str, int] = {}  # the part each stage had reached at its last call
 
     def told(stage: str, done: int, total: int) -> None:
         part = done * (20 if stage == "play" else 5) // total
-        if part > shown.get(stage, 0) or done == total:
-            shown[stage] = part
+        last = shown.get(stage, 0) if part >= shown.get(stage, 0) else 0  # (or anew)
+        if part > last or done == total:
             print(f"[{IMITATION[stage]}: {done}/{total}] {time.monotonic() - t0:.0f} s",
                   flush=True)
+        shown[stage] = part
     return told
 
 

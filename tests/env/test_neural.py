@@ -222,12 +222,12 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
     from maw.cli.train import imitation_lines
 
     lines = imitation_lines(0.0)
-    for step in told:
+    for step in told * 2:  # (as self-play does, one side after the other)
         lines(*step)
     shown = [x.split("]")[0] for x in capsys.readouterr().out.splitlines()]
-    assert len(shown) == 8 + 5 and shown[7] == \
+    assert len(shown) == 2 * (8 + 5) and shown[7] == shown[20] == \
         "[imitating: the rule player plays (steps): 2000/2000"
-    assert shown[-1] == "[imitating: fitting its choices (epochs): 30/30"
+    assert shown[12] == shown[-1] == "[imitating: fitting its choices (epochs): 30/30"
     assert meta["imitation"]["agreement"] > 0.5  # (most turns offer several actions)
     assert meta["games"] < meta["imitation"]["games"]  # (imitation's games apart)
     with pytest.raises(ConfigError, match="not with --resume"):
