@@ -236,7 +236,7 @@ def cmd_game(args: argparse.Namespace) -> int:
 
         def after(result) -> None:
             summary(args, result)
-            finished.append(result)  # (no await between: a Ctrl-C comes before or after)
+            finished.append(result)  # (a game over: Ctrl-C now closes its page)
         try:
             asyncio.run(watched(game, args.web, args.web_spectator,
                                 title=f"{rules.name}, {config.players} players, seed "
