@@ -62,6 +62,10 @@ def add_train(sub) -> None:
     p.add_argument("--imitate", type=int, default=0, metavar="STEPS",
                    help="ppo: a new network first learns the rule player's choices over "
                         "STEPS steps of its play (then PPO improves on them; default: none)")
+    p.add_argument("--advice", action="store_true",
+                   help="ppo: the network also reads what the rule player would do now, "
+                        "and learns where to do otherwise (with --imitate it starts as "
+                        "the rule player)")
     p.add_argument("--resume", action="store_true",
                    help="train --out further, from the games it has played")
     add_ruleset(p)
@@ -79,6 +83,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise MawError("--team both is self-play, for --algo ppo")
     if args.imitate:
         raise MawError("--imitate starts a network from the rule player: for --algo ppo")
+    if args.advice:
+        raise MawError("--advice is a network's input: for --algo ppo")
     from maw.env.train import train
 
     if args.games < 1:
@@ -152,7 +158,8 @@ def train_ppo(args: argparse.Namespace) -> int:
     rewards = Rewards.parse(args.reward)
     kwargs = dict(players=args.players, opponents=opponents, seed=args.seed,
                   resume=args.resume, checkpoint=checkpoint, command=command,
-                  seats=args.seats, rewards=rewards, imitation=args.imitate)
+                  seats=args.seats, rewards=rewards, imitation=args.imitate,
+                  advice=args.advice)
     if sys.stderr.isatty():
         bar = progress_bar()
         tasks: dict[str, Any] = {}
@@ -235,7 +242,7 @@ def self_play(args: argparse.Namespace, opponents: tuple[str, ...]) -> int:
         rules_of(args).name, args.steps, Path(args.out), args.rounds, players=args.players,
         opponents=opponents, seed=args.seed, seats=args.seats,
         rewards=Rewards.parse(args.reward), progress=progress, imitation=args.imitate,
-        imitating=imitation_lines(t0),
+        imitating=imitation_lines(t0), advice=args.advice,
         checkpoint=20_000 if args.checkpoint is None else args.checkpoint,
         command="maw " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     for m in metas:

@@ -55,12 +55,11 @@ from maw.engine.events import Chatted, Event, VotesRevealed
 from maw.engine.rules import actors
 from maw.engine.state import Phase, default_names
 from maw.env.rewards import Rewards
-from maw.env.spaces import Heard, Layout, observation_size, observe
+from maw.env.spaces import Adviser, Heard, Layout, observation_size, observe
 from maw.errors import ConfigError, IllegalActionError
 from maw.llm.answers import parse
 from maw.llm.decider import LLMDecider
 from maw.llm.llm import LLM
-from maw.policies import claims
 from maw.policies.base import Decider, make_decider, max_chat
 from maw.protocol.render import event_text
 
@@ -72,7 +71,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
     others;
     ``beliefs``: add the rule player's beliefs (P(werewolf) per seat) to each
     observation; ``rewards``: the scheme (RLereWolf's by default); ``teach``: a rule
-    player also reads each agent's seat, for ``teacher`` (imitation)."""
+    player also reads each agent's seat, for ``teacher`` (imitation); ``advice``: add
+    what that rule player would do now (``maw.policies.observation.Adviser``) to the
+    observation of the agent to act."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "maw_werewolf_v0",
                 "is_parallelizable": False}
@@ -82,7 +83,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                  rewards: Rewards | None = None, rounds: int = 3,
                  render_mode: str | None = None, text: bool = False,
                  seats: int | None = None, teammates: str = "rule", teach: bool = False,
-                 order: str = "shuffled", **rule_options: Any) -> None:
+                 order: str = "shuffled", advice: bool = False,
+                 **rule_options: Any) -> None:
         super().__init__()
         self.rules: Ruleset = ruleset(ruleset_name, **rule_options)
         n = players if players is not None else self.rules.min_players
@@ -94,6 +96,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             raise ConfigError(f"seats={seats}: at least 1")
         self.seats, self.teammates = seats, teammates
         self.teach = teach  # (each agent's seat also read by a rule player: ``teacher``)
+        self.advice = advice  # (and its choice in the observation)
         if order not in ("shuffled", "seats"):
             raise ConfigError(f"order={order!r}: shuffled or seats")
         self.order = order
@@ -103,9 +106,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.rounds = rounds
         self.render_mode = render_mode
         self.possible_agents = list(default_names(n))
-        self.layout = Layout(tuple(self.possible_agents), joined=self.rules.speaking_order)
+        self.layout = Layout(tuple(self.possible_agents), joined=self.rules.speaking_order,
+                             advised=advice)
         self._action_space = spaces.Discrete(self.layout.size)
-        size = observation_size(n, self.layout, beliefs)
+        size = observation_size(n, self.layout, beliefs, advice)
         self._observation_space = spaces.Dict({
             "observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.layout.size,), np.int8)})
@@ -143,9 +147,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             self.helpers = {n: make_decider("rule", n, random.Random(0)) for n in self.agents}
         # (apart from the helpers: a rule player that decides keeps what it said, which
         # its beliefs weigh; the beliefs of the observation are those of one that does not)
-        self.teachers: dict[str, Decider] = {
-            n: make_decider("rule", n, random.Random(0)) for n in self.agents} \
-            if self.teach else {}
+        self.advisers: dict[str, Adviser] = {
+            n: Adviser(n) for n in self.agents} if self.teach or self.advice else {}
+        self.advised: tuple[int, str, int] | None = None  # (step, agent, its advice)
         self.heard = {n: Heard.empty() for n in names}
         # (text=True) each agent's prompt writer, and the lines it heard since its turn
         self.writers = {n: _writer(n) for n in self.agents} if self.text else {}
@@ -162,7 +166,6 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.turns = random.Random(rng.getrandbits(64))  # (the order of each round)
         self.queue_: list[str] = []
         self.steps = 0
-        self.queued: dict[str, tuple[tuple | None, list[int]]] = {}  # (teacher's claims)
         self._hear(opening_events(state))
         self._advance()
         for a in self.rewards:  # (what the opponents' first moves earned is not an agent's)
@@ -173,7 +176,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         state = self.state_
         assert state is not None
         for e in events:
-            for d in [*self.others.values(), *self.helpers.values(), *self.teachers.values()]:
+            for d in [*self.others.values(), *self.helpers.values(),
+                      *(a.rule for a in self.advisers.values())]:
                 if e.audience is None or d.player in e.audience:
                     d.observe(e)
             if type(e) is Chatted:
@@ -330,55 +334,36 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             legal = legal_actions(state, agent)
         _, chosen = self.layout.mask(legal)
         if isinstance(action, Chat):
-            said = self._claim_indices(agent, action.text, chosen)
+            said = self.layout.claim_indices(agent, action.text, chosen)
             return said[0] if said else None
         for k, a in chosen.items():
             if a == action:
                 return k
         raise ValueError(f"{action!r} has no index")  # pragma: no cover - the mask is legal
 
-    def _claim_indices(self, agent: str, text: str,
-                       chosen: dict[int, Action]) -> list[int | None]:
-        """The index of each claim ``agent``'s line ``text`` makes, in order: the chat of
-        the space that makes that one claim, ``None`` for a claim the space lacks; a
-        coming-out and its result first, as one joined chat, where the space has it."""
-        state = self.state_
-        assert state is not None
-        space: dict[tuple[claims.Claim, ...], int] = {}
-        for k, a in chosen.items():
-            if isinstance(a, Chat):
-                space.setdefault(claims.parsed(agent, a.text, state.names), k)
-        said = claims.parse(agent, text, state.names)
-        pair = self.layout.pair(said)
-        if pair is not None and pair in space:  # (a coming-out and a result: one chat)
-            return [space[pair], *(space.get((c,)) for c in said if c not in pair)]
-        return [space.get((c,)) for c in said]
-
     def teacher(self, agent: str) -> int:
         """(teach=True) The index of what a rule player reading ``agent``'s seat would do
-        now. A chat is one claim of the
-        space: a line of several ("I am the Seer. Bob is a werewolf.") is said one claim a
-        turn, the rest at the seat's next turns of the phase (the rule player speaks once
-        a phase); a line with none is 0. The rule player remembers its choice as its own:
-        play it."""
+        now (``Adviser``: it remembers its choice as its own: play it)."""
         if not self.teach:
             raise ConfigError("teacher: the environment needs teach=True")
-        state = self.state_
-        assert state is not None
-        legal = legal_actions(state, agent)
-        stamp = (state.day, state.phase, state.vote_round)
-        mask, chosen = self.layout.mask(legal)
-        at, queued = self.queued.get(agent, (None, []))
-        while at == stamp and queued:
-            k = queued.pop(0)
-            if mask[k]:
-                return k
-        action = self.teachers[agent].decide(view(state, agent), legal)
-        if not isinstance(action, Chat):
-            return self.index_of(agent, action, legal) or 0
-        indices = [k for k in self._claim_indices(agent, action.text, chosen) if k is not None]
-        self.queued[agent] = (stamp, indices[1:])
-        return indices[0] if indices else 0
+        return self._advice(agent)
+
+    def _advice(self, agent: str) -> int:
+        """The adviser's index for the agent to act, asked once a step (its teacher's
+        and its observation's alike)."""
+        if self.advised is None or self.advised[:2] != (self.steps, agent):
+            state = self.state_
+            assert state is not None
+            index = self.advisers[agent].index(view(state, agent),
+                                               legal_actions(state, agent), self.layout)
+            self.advised = (self.steps, agent, index)
+        return self.advised[2]
+
+    def _line(self, agent: str) -> Chat | None:
+        """(advice=True) The rule player's line, where its advice to ``agent`` is one."""
+        if not self.advice or self._advice(agent) != self.layout.line:
+            return None
+        return self.advisers[agent].line
 
     # ------------------------------------------------------------ the API
 
@@ -389,13 +374,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         belief = None
         if self.with_beliefs and agent in self.helpers and v.alive:
             belief = self.helpers[agent].beliefs(v)
-        obs = observe(v, self.layout, self.heard[agent], belief, self.with_beliefs)
         # (a dead Hunter shoots, a dead sheriff passes the badge: the engine says who acts)
-        if state.phase is Phase.OVER or agent != self.agent_selection:
+        acting = state.phase is not Phase.OVER and agent == self.agent_selection
+        advice = self._advice(agent) if self.advice and acting else None
+        obs = observe(v, self.layout, self.heard[agent], belief, self.with_beliefs, advice,
+                      self.advice)
+        if not acting:
             mask = np.zeros(self.layout.size, dtype=np.int8)
             mask[0] = 1
         else:
-            mask, _ = self.layout.mask(legal_actions(state, agent))
+            mask, _ = self.layout.mask(legal_actions(state, agent), self._line(agent))
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
@@ -409,8 +397,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         for a in self.rewards:
             self.rewards[a] = 0.0
         self.acted.add(agent)
+        _, chosen = self.layout.mask(legal_actions(state, agent), self._line(agent))
         self.steps += 1
-        _, chosen = self.layout.mask(legal_actions(state, agent))
         index = int(action) if action is not None else 0
         if index and index not in chosen:  # an action the mask forbids
             named = self.layout.action(index, agent)

@@ -12,7 +12,9 @@ rule werewolves, who never do); one seat among rule players has to play well alo
 MaskablePPO the team is one agent acting one seat at a time: a step's observation and mask
 are those of the seat to act, and its reward the team's (the mean of its seats' rewards
 that step, RLereWolf's table: ``maw.env.rewards``), so the end's +20 or -20 reaches every
-step that led to it. Observations carry the rule player's beliefs (``beliefs=True``).
+step that led to it. Observations carry the rule player's beliefs (``beliefs=True``) and,
+with ``advice``, what the rule player would do now (``maw.policies.observation.Adviser``):
+imitation then copies one input, and PPO learns where to do otherwise.
 
 ``train`` saves the model (``FILE.zip``, for ``resume``) and the network (``FILE.npz``)
 every ``checkpoint`` steps and at the end. ``self_play`` trains both sides in turns, each
@@ -42,6 +44,7 @@ from maw.policies.neural import Network
 
 NET = [64, 64]  # the hidden layers (small: numpy plays it in microseconds)
 ROLLOUT = 1024  # steps collected between two updates
+SPREAD = 0.2  # (advised) the share of an imitated choice spread over the legal actions
 
 
 class TeamEnv(gymnasium.Env):
@@ -51,13 +54,14 @@ class TeamEnv(gymnasium.Env):
 
     def __init__(self, ruleset_name: str, players: int | None, team: str,
                  opponents: tuple[str, ...] = ("rule",), seed: int = 0,
-                 rewards: Rewards | None = None, seats: int | None = None) -> None:
+                 rewards: Rewards | None = None, seats: int | None = None,
+                 advice: bool = False) -> None:
         if team not in ("village", "werewolves"):
             raise ConfigError(f"team {team!r}: village or werewolves")
         if not opponents:
             raise ConfigError("give at least one opponent")
         self.aec = raw_env(ruleset_name, players, learn=team, opponents=opponents[0],
-                           beliefs=True, rewards=rewards, seats=seats)
+                           beliefs=True, rewards=rewards, seats=seats, advice=advice)
         self.team, self.opponents = team, opponents
         self.rng = random.Random(seed)
         self.games = 0
@@ -142,10 +146,13 @@ class Demonstrations:
                    np.array([t[2] for t in steps_]), returns)
 
     def fit(self, policy, epochs: int = 30,
-            progress: Callable[[int], None] | None = None) -> float:
+            progress: Callable[[int], None] | None = None, spread: float = 0.0) -> float:
         """Fit ``policy`` to the choices (cross-entropy under the mask) and its value to the
         returns; how often the policy's likeliest action is then the rule player's.
-        ``progress(epochs done)`` after each epoch."""
+        ``progress(epochs done)`` after each epoch. ``spread``: that share of each
+        choice's target is spread evenly over the legal actions (label smoothing), so that
+        a policy that copies its teacher still tries the others now and then, as PPO
+        needs to learn where they do better."""
         import torch
 
         x, y = torch.as_tensor(self.seen), torch.as_tensor(self.acts)
@@ -156,10 +163,16 @@ class Demonstrations:
             order = torch.randperm(len(x), generator=gen)
             for i in range(0, len(x), 256):
                 k = order[i:i + 256]
-                values, logp, _ = policy.evaluate_actions(x[k], y[k],
-                                                          action_masks=self.masks[k.numpy()])
-                loss = -logp.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(),
-                                                                         ret[k])
+                masks = self.masks[k.numpy()]
+                values, logp, _ = policy.evaluate_actions(x[k], y[k], action_masks=masks)
+                fit = -logp.mean()
+                if spread:
+                    legal = torch.as_tensor(masks, dtype=torch.float32)
+                    logps = policy.get_distribution(x[k], action_masks=masks) \
+                        .distribution.logits
+                    evenly = (logps * legal).sum(1) / legal.sum(1)
+                    fit = (1 - spread) * fit - spread * evenly.mean()
+                loss = fit + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret[k])
                 optim.zero_grad()
                 loss.backward()
                 optim.step()
@@ -171,20 +184,21 @@ class Demonstrations:
 
 
 def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.99,
-            progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+            progress: Callable[[str, int, int], None] | None = None,
+            spread: float = 0.0) -> dict[str, Any]:
     """Start ``model`` from the rule player: play ``steps`` of the team's steps as the rule
     player reading each seat would, then fit the policy to those choices and the value to
     the returns they earned (``Demonstrations``), so that PPO improves on the rule player
     rather than finding it again from nothing. Returns how well the policy then agrees
     with it, and the games it took (not counted as the training's). ``progress(stage,
-    done, total)``: ``"play"`` in steps, then ``"fit"`` in epochs."""
+    done, total)``: ``"play"`` in steps, then ``"fit"`` in epochs; ``spread``: ``fit``'s."""
     demos = Demonstrations.play(env, steps, gamma, progress and (
         lambda done: progress("play", done, steps)))
     games, wins = env.tally()
     agree = demos.fit(model.policy, epochs, progress and (
-        lambda done: progress("fit", done, epochs)))
+        lambda done: progress("fit", done, epochs)), spread)
     return {"steps": steps, "games": games, "wins": wins, "epochs": epochs,
-            "agreement": round(agree, 4)}
+            "agreement": round(agree, 4), **({"spread": spread} if spread else {})}
 
 
 def export(model, path: Path, meta: dict[str, Any]) -> Network:
@@ -206,13 +220,15 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
           checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
           command: str = "", seats: int | None = None,
           rewards: Rewards | None = None, imitation: int = 0,
-          rollout: int = ROLLOUT,
+          rollout: int = ROLLOUT, advice: bool = False,
           imitating: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
     rollouts of ``rollout`` steps, ``ROLLOUT`` unless a test asks fewer); the network at
     ``out`` (``.npz``) and the model beside it (``.zip``). ``imitation``: a new network
     first learns the rule player's choices over that many steps (``imitate``, reporting
-    to ``imitating``). Returns what the network's ``meta`` says of its training."""
+    to ``imitating``); ``advice``: its observation holds the rule player's choice (the
+    network's ``meta`` says ``"advice"``). Returns what the network's ``meta`` says of its
+    training."""
     try:
         import torch
         from sb3_contrib import MaskablePPO
@@ -229,7 +245,8 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     saved = out.with_suffix(".zip")
     torch.manual_seed(seed)
     torch.set_num_threads(1)  # (a small network: threads cost more than they give)
-    env = TeamEnv(rules.name, n, team, opponents, seed, seats=seats, rewards=rewards)
+    env = TeamEnv(rules.name, n, team, opponents, seed, seats=seats, rewards=rewards,
+                  advice=advice)
     before: dict[str, Any] = {}
     if resume:
         if not saved.exists():
@@ -243,6 +260,10 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
         if bool(before.get("joined")) != env.aec.layout.joined:
             raise MawError(f"{out} was trained without the joined claims (a coming-out and "
                            f"its result in one line) {rules.name} now has: train it anew")
+        if bool(before.get("advice")) != advice:
+            raise MawError(f"{out} was trained {'with' if before.get('advice') else 'without'}"
+                           f" the rule player's advice: --resume it "
+                           f"{'with' if before.get('advice') else 'without'} --advice")
         model = MaskablePPO.load(saved, env=env, device="cpu")
     else:
         model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=rollout,
@@ -251,7 +272,8 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
     if imitation:
         if resume:
             raise ConfigError("--imitate starts a new network: not with --resume")
-        before["imitation"] = imitate(model, env, imitation, progress=imitating)
+        before["imitation"] = imitate(model, env, imitation, progress=imitating,
+                                      spread=SPREAD if advice else 0.0)
     t0, done_before = time.monotonic(), int(before.get("steps", 0))
     seconds_before = float(before.get("seconds", 0.0))
 
@@ -260,7 +282,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
         return {"ruleset": rules.name, "players": n, "team": team, "beliefs": True,
                 "seats": seats, "rewards": dataclasses.asdict(rewards or Rewards()),
                 "algo": "MaskablePPO", "net": NET, "opponents": list(opponents),
-                "order": env.aec.order, "joined": env.aec.layout.joined,
+                "order": env.aec.order, "joined": env.aec.layout.joined, "advice": advice,
                 "steps": done_before + int(model.num_timesteps - start),
                 "seconds": round(seconds_before + took, 1),
                 "games": int(before.get("games", 0)) + env.games,
@@ -293,7 +315,7 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
               seed: int = 0, seats: int | None = None, rewards: Rewards | None = None,
               checkpoint: int = 20_000, command: str = "",
               progress: Callable[[str, int, dict], None] | None = None,
-              rollout: int = ROLLOUT, imitation: int = 0,
+              rollout: int = ROLLOUT, imitation: int = 0, advice: bool = False,
               imitating: Callable[[str, int, int], None] | None = None
               ) -> list[dict[str, Any]]:
     """Both sides learn in turns, ``rounds`` times, ``steps`` steps a side a round: the
@@ -302,7 +324,8 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
     ``folder``: ``village.npz`` and ``werewolves.npz`` (the latest, their models beside
     them) and ``{side}-{round}.npz`` (each round's checkpoint, kept). Returns each
     checkpoint's ``meta``, in order. ``imitation``: round 1 starts each side from the rule
-    player (``imitate``), over that many steps, reporting to ``imitating`` as ``train``."""
+    player (``imitate``), over that many steps, reporting to ``imitating`` as ``train``;
+    ``advice`` as ``train``'s."""
     if rounds < 1:
         raise ConfigError("--rounds must be at least 1")
     if folder.suffix:
@@ -323,7 +346,8 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
                          opponents=(*opponents, *earlier), seed=seed + 1000 * r + len(done),
                          resume=r > 1, checkpoint=checkpoint, progress=told,
                          command=command, seats=seats, rewards=rewards, rollout=rollout,
-                         imitation=imitation if r == 1 else 0, imitating=imitating)
+                         imitation=imitation if r == 1 else 0, imitating=imitating,
+                         advice=advice)
             Network.load(folder / f"{team}.npz").save(folder / f"{team}-{r}.npz")
             done.append({**meta, "round": r})
     return done

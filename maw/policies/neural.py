@@ -5,8 +5,10 @@ on PyTorch's CPU build) trains a small network over the environment; its policy 
 exported to plain arrays, so the default install plays it without PyTorch. The player
 reads what the environment's agents read (``maw.policies.observation``): its own view,
 what it heard said in the claims grammar, and the rule player's beliefs where it was
-trained with them; of the actions the rules give it, it takes the one its network ranks
-first (a deterministic policy: the same game, the same choices).
+trained with them, and what the rule player would do now where it was trained with that
+advice (``"advice"``: ``maw.policies.observation.Adviser``); of the actions the rules give
+it, it takes the one its network ranks first (a deterministic policy: the same game, the
+same choices).
 
 The file holds the layers' weights and biases (``w0``, ``b0``, ...; the action head last)
 and ``meta``, a JSON text: the ruleset, the players, the team it learned, whether its
@@ -28,7 +30,7 @@ from maw.engine import Action, Event, PlayerView
 from maw.engine.events import Chatted
 from maw.errors import ConfigError
 from maw.policies.base import Decider, make_decider
-from maw.policies.observation import Heard, Layout, observe
+from maw.policies.observation import Adviser, Heard, Layout, observe
 
 ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh, "relu": lambda x: np.maximum(x, 0.0)}
@@ -107,9 +109,15 @@ class NeuralDecider(Decider):
         self.layout: Layout | None = None
         # the rule player whose beliefs its observation holds (as the environment's)
         self.reader = make_decider("rule", player, random.Random(0))
+        # (advised) the rule player whose choice its observation holds, apart from the
+        # reader: one that decides keeps what it said, as the environment's adviser does
+        self.adviser = Adviser(player) if network.meta.get("advice") else None
+        self.advice: int | None = None  # (advised) its index this turn
 
     def observe(self, event: Event) -> None:
         self.reader.observe(event)
+        if self.adviser is not None:
+            self.adviser.observe(event)
         if type(event) is Chatted:
             if self.names is None:
                 self.unheard.append(event)
@@ -119,17 +127,23 @@ class NeuralDecider(Decider):
     def beliefs(self, view: PlayerView) -> dict[str, float] | None:
         return self.reader.beliefs(view)
 
-    def observation(self, view: PlayerView) -> np.ndarray:
-        """What it reads of ``view``: the environment's observation of it."""
+    def observation(self, view: PlayerView, legal: tuple[Action, ...] = ()) -> np.ndarray:
+        """What it reads of ``view`` where ``legal`` are its actions: the environment's
+        observation of it (an advised network's adviser is asked, once a turn)."""
         if self.names is None:
             self.names = tuple(view.players)
-            self.layout = Layout(self.names, joined=bool(self.network.meta.get("joined")))
+            self.layout = Layout(self.names, joined=bool(self.network.meta.get("joined")),
+                                 advised=self.adviser is not None)
             for e in self.unheard:
                 self.heard.hear(e.speaker, e.text, self.names)
             self.unheard = []
         assert self.layout is not None
         belief = self.reader.beliefs(view) if self.beliefs_on and view.alive else None
-        obs = observe(view, self.layout, self.heard, belief, self.beliefs_on)
+        advice = self.advice = None
+        if self.adviser is not None and legal:
+            advice = self.advice = self.adviser.index(view, legal, self.layout)
+        obs = observe(view, self.layout, self.heard, belief, self.beliefs_on, advice,
+                      self.adviser is not None)
         if obs.shape[0] != self.network.inputs:
             raise ConfigError(
                 f"the learned network reads {self.network.inputs} numbers; a game of "
@@ -141,14 +155,16 @@ class NeuralDecider(Decider):
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         if not legal or view is None:
             return None
-        obs = self.observation(view)
+        obs = self.observation(view, legal)
         assert self.layout is not None
         if self.network.outputs != self.layout.size:
             raise ConfigError(
                 f"the learned network chooses among {self.network.outputs} actions; its "
                 f"game offers {self.layout.size} (joined claims: {self.layout.joined}, as "
                 f"its meta says; it was trained for {self.network.meta.get('ruleset')})")
-        mask, chosen = self.layout.mask(legal)
+        line = self.adviser.line if self.adviser is not None and \
+            self.advice == self.layout.line else None
+        mask, chosen = self.layout.mask(legal, line)
         logits = self.network.logits(obs)
         logits = np.where(mask.astype(bool), logits, -np.inf)
         return chosen.get(int(np.argmax(logits)))

@@ -15,13 +15,19 @@ Actions (``Discrete``), in this order:
 * (``joined``: a game whose day is spoken in turns, one line a speaker) a coming-out as a
   role that reports a result (Seer, Medium) joined with one result in one line: "I am the
   Seer. X is a werewolf." (N indices for each such role and species). Where a player
-  speaks several times a day it says them in turn.
+  speaks several times a day it says them in turn;
+* (``advised``) the rule player's own line, whole, where its advice is a chat (one index).
 
 A whisper (a free text to one player) has no index.
+
+An observation may also hold the rule player's advice (``Adviser``): the index of what a
+rule player reading the same seat would do now, so that a network learns where to do
+otherwise rather than the rule player's every tie-break and plan.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +37,7 @@ from maw.engine.actions import ACTIONS, ActionSpec
 from maw.engine.roles import ROLES, role_named
 from maw.engine.state import SHIPPED_PHASES
 from maw.policies import claims
+from maw.policies.base import Decider, make_decider
 
 CLAIMS = ("werewolf", "human", "suspect")
 SPECIES = ("werewolf", "human")
@@ -39,10 +46,13 @@ SPECIES = ("werewolf", "human")
 @dataclass(frozen=True)
 class Layout:
     """The action space of a game of ``names`` (seat order); ``joined``: a game whose day
-    is spoken in turns (``Ruleset.speaking_order``) also has the joined claims."""
+    is spoken in turns (``Ruleset.speaking_order``) also has the joined claims;
+    ``advised``: a network that reads the rule player's advice may say its line whole
+    (``line``: a line of several claims is one chat, as the rule player says it)."""
 
     names: tuple[str, ...]
     joined: bool = False
+    advised: bool = False
 
     @property
     def plain(self) -> tuple[ActionSpec, ...]:
@@ -67,7 +77,13 @@ class Layout:
     def size(self) -> int:
         n = len(self.names)
         return (1 + len(self.plain) + n * len(self.targeted) + len(self.roles)
-                + n * len(CLAIMS) + len(self.reporting) * len(SPECIES) * n)
+                + n * len(CLAIMS) + len(self.reporting) * len(SPECIES) * n
+                + (1 if self.advised else 0))
+
+    @property
+    def line(self) -> int | None:
+        """(advised) The index of the rule player's own line."""
+        return self.size - 1 if self.advised else None
 
     def pair(self, said: list[claims.Claim]) -> tuple[claims.Claim, claims.Claim] | None:
         """The joined claim of a line's claims ``said`` (a coming-out as a reporting role
@@ -81,10 +97,11 @@ class Layout:
         return role, (wolves or found)[-1]
 
     def action(self, index: int, me: str) -> Action | None:
-        """The engine action of ``index`` for player ``me`` (``None``: nothing); a claim
-        is a chat in the Village (the room is fixed when it is played)."""
+        """The engine action of ``index`` for player ``me`` (``None``: nothing, or the
+        rule player's line, which ``mask`` is given); a claim is a chat in the Village (the
+        room is fixed when it is played)."""
         n = len(self.names)
-        if index == 0:
+        if index == 0 or index == self.line:
             return None
         i = index - 1
         if i < len(self.plain):
@@ -107,9 +124,27 @@ class Layout:
         result = claims.say_species(self.names[i % n], SPECIES[i // n])
         return Chat(me, Room.VILLAGE, f"{claims.say_role(role)} {result}")
 
-    def mask(self, legal: tuple[Action, ...]) -> tuple[np.ndarray, dict[int, Action]]:
+    def claim_indices(self, speaker: str, text: str,
+                      chosen: dict[int, Action]) -> list[int | None]:
+        """The index of each claim ``speaker``'s line ``text`` makes, in order: the chat of
+        ``chosen`` (``mask``'s legal actions) that makes that one claim, ``None`` for a
+        claim the space lacks; a coming-out and its result first, as one joined chat,
+        where the space has it."""
+        space: dict[tuple[claims.Claim, ...], int] = {}
+        for k, a in chosen.items():
+            if isinstance(a, Chat):
+                space.setdefault(claims.parsed(speaker, a.text, self.names), k)
+        said = claims.parse(speaker, text, self.names)
+        pair = self.pair(said)
+        if pair is not None and pair in space:  # (a coming-out and a result: one chat)
+            return [space[pair], *(space.get((c,)) for c in said if c not in pair)]
+        return [space.get((c,)) for c in said]
+
+    def mask(self, legal: tuple[Action, ...],
+             line: Chat | None = None) -> tuple[np.ndarray, dict[int, Action]]:
         """The legal indices (1: legal) and the engine action each stands for (a claim in
-        the room where a chat is legal)."""
+        the room where a chat is legal); ``line``: (advised) the rule player's line now,
+        one of ``legal``'s chats."""
         n = len(self.names)
         seat = {name: i for i, name in enumerate(self.names)}
         out = np.zeros(self.size, dtype=np.int8)
@@ -129,11 +164,14 @@ class Layout:
                 chosen[k] = action
             elif isinstance(action, Chat):
                 start = base + n * len(self.targeted)
-                for k in range(start, self.size):
+                for k in range(start, self.size - (1 if self.advised else 0)):
                     said = self.action(k, action.actor)
                     assert isinstance(said, Chat)
                     out[k] = 1
                     chosen[k] = Chat(action.actor, action.room, said.text)
+        if line is not None and self.line is not None:
+            out[self.line] = 1
+            chosen[self.line] = line
         return out, chosen
 
 
@@ -141,7 +179,50 @@ PHASES = SHIPPED_PHASES  # (a shape's own phases are not numbered: a learned pla
 # observation has the shipped ones)
 
 
-def observation_size(n: int, layout: Layout, beliefs: bool) -> int:
+class Adviser:
+    """What a rule player reading ``player``'s seat would do now, as an index of a
+    layout's actions (``index``): the environment's teacher (imitation) and the advice an
+    observation may hold. It hears what the seat hears (``observe``) and remembers each
+    choice as its own. A chat is the layout's ``line`` where it has one (``line`` holds
+    it); else one claim of the space: a line of several ("I am the Seer. Bob is a
+    werewolf.") is said one claim a turn, the rest at the seat's next turns of the phase
+    (the rule player speaks once a phase), and a line with none is 0."""
+
+    def __init__(self, player: str) -> None:
+        self.rule: Decider = make_decider("rule", player, random.Random(0))
+        self.queued: tuple[tuple | None, list[int]] = (None, [])  # (phase, claims to say)
+        self.line: Chat | None = None  # (advised) its line, where its advice is a chat
+
+    def observe(self, event) -> None:
+        self.rule.observe(event)
+
+    def index(self, view: PlayerView, legal: tuple[Action, ...], layout: Layout) -> int:
+        self.line = None
+        stamp = (view.day, view.phase, view.vote_round)
+        mask, chosen = layout.mask(legal)
+        at, queued = self.queued
+        while at == stamp and queued:
+            k = queued.pop(0)
+            if mask[k]:
+                return k
+        action = self.rule.decide(view, legal)
+        if action is None:
+            return 0
+        if not isinstance(action, Chat):
+            for k, a in chosen.items():
+                if a == action:
+                    return k
+            raise ValueError(f"{action!r} has no index")  # pragma: no cover - it is legal
+        if layout.line is not None:
+            self.line = action
+            return layout.line
+        indices = [k for k in layout.claim_indices(view.player, action.text, chosen)
+                   if k is not None]
+        self.queued = (stamp, indices[1:])
+        return indices[0] if indices else 0
+
+
+def observation_size(n: int, layout: Layout, beliefs: bool, advice: bool = False) -> int:
     return (n  # me
             + len(layout.roles)  # my role
             + 7 * n  # alive, known wolves, known humans, my results, murdered, executed,
@@ -150,7 +231,8 @@ def observation_size(n: int, layout: Layout, beliefs: bool) -> int:
             + len(layout.roles) * n  # claimed roles
             + 2 * n * n  # claimed results (by, on), suspicions (by, on)
             + len(PHASES) + 1  # the phase, the day
-            + (n if beliefs else 0))
+            + (n if beliefs else 0)
+            + (layout.size if advice else 0))  # the rule player's advice
 
 
 @dataclass
@@ -181,8 +263,10 @@ class Heard:
 
 
 def observe(view: PlayerView, layout: Layout, heard: Heard,
-            belief: dict[str, float] | None, beliefs: bool) -> np.ndarray:
-    """The fixed-size observation of ``view`` (values in [-1, 1])."""
+            belief: dict[str, float] | None, beliefs: bool,
+            advice: int | None = None, advised: bool = False) -> np.ndarray:
+    """The fixed-size observation of ``view`` (values in [-1, 1]); ``advised``: with the
+    rule player's ``advice`` (``Adviser.index``; ``None``: none, when it is not to act)."""
     names = layout.names
     n = len(names)
     seat = {name: i for i, name in enumerate(names)}
@@ -234,4 +318,9 @@ def observe(view: PlayerView, layout: Layout, heard: Heard,
     parts.append(np.array([min(view.day / 20.0, 1.0)], dtype=np.float32))
     if beliefs:
         parts.append(vec({seat[p]: float(x) for p, x in (belief or {}).items()}))
+    if advised:
+        told = np.zeros(layout.size, dtype=np.float32)
+        if advice is not None:
+            told[advice] = 1.0
+        parts.append(told)
     return np.concatenate(parts)

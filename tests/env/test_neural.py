@@ -28,11 +28,15 @@ def random_network(inputs: int, outputs: int, seed: int = 0, **meta) -> Network:
                    {"beliefs": True, "players": 5, "ruleset": "aiwolf-5", **meta})
 
 
-@pytest.mark.parametrize("name, players", [("aiwolf-5", 5), ("maw", 6)])
-def test_the_player_reads_exactly_what_the_environment_gives_its_agents(name, players):
-    e = raw_env(ruleset_name=name, players=players, learn="all", beliefs=True)
+@pytest.mark.parametrize("name, players, advice", [("aiwolf-5", 5, False), ("maw", 6, False),
+                                                   ("werewolf-12", 12, True)])
+def test_the_player_reads_exactly_what_the_environment_gives_its_agents(name, players,
+                                                                        advice):
+    e = raw_env(ruleset_name=name, players=players, learn="all", beliefs=True, advice=advice)
     inputs = e.observation_space(e.possible_agents[0])["observation"].shape[0]
-    net = random_network(inputs, e.action_space(e.possible_agents[0]).n)
+    outputs = e.action_space(e.possible_agents[0]).n
+    net = random_network(inputs, outputs, advice=advice, joined=e.layout.joined)
+    told = {}  # (advised) how often the advice was each kind of action
     rng = np.random.default_rng(1)
     checked = 0
     for seed in range(3):
@@ -61,12 +65,21 @@ def test_the_player_reads_exactly_what_the_environment_gives_its_agents(name, pl
             if done or cut:
                 e.step(None)
                 continue
-            mine = deciders[agent].observation(view(e.state_, agent))
+            legal = legal_actions(e.state_, agent)
+            mine = deciders[agent].observation(view(e.state_, agent), legal)
             assert np.array_equal(mine, obs["observation"]), (seed, agent)
             checked += 1
+            if advice:  # the rule player's choice: one of its legal actions, or none
+                advised = np.flatnonzero(mine[-outputs:])
+                assert len(advised) == 1 and obs["action_mask"][advised[0]] == 1
+                kind = "line" if advised[0] == e.layout.line else \
+                    type(e.layout.action(int(advised[0]), agent)).__name__
+                told[kind] = told.get(kind, 0) + 1
             e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         e._hear = hear
     assert checked > 20
+    if advice:  # (the advice varies: votes, the rule player's lines, nights' choices, none)
+        assert {"NoneType", "Vote", "line", "Divine"} <= set(told), told
 
 
 def test_a_network_file_round_trips_and_a_bad_one_is_refused(tmp_path):
@@ -184,9 +197,9 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
             state = e.state_
             legal = legal_actions(state, agent)
             stamp = (state.day, state.phase, state.vote_round)
-            at, queued = e.queued.get(agent, (None, []))
+            at, queued = e.advisers[agent].queued
             pending = list(queued) if at == stamp else []
-            mine = e.teachers[agent]
+            mine = e.advisers[agent].rule
             shared = getattr(mine, "_unweighed", None)  # (a view: frozen, shared)
             theirs = copy.deepcopy(mine, {id(shared): shared}).decide(view(state, agent),
                                                                        legal)
@@ -203,7 +216,7 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
                 said = claims.parse(agent, theirs.text, state.names)
                 if said:
                     assert claims.parse(agent, named.text, state.names) == said[:1]
-                    assert len(e.queued[agent][1]) == len(said) - 1
+                    assert len(e.advisers[agent].queued[1]) == len(said) - 1
             e.step(index)
     assert checked > 20 and later > 0
     with pytest.raises(ConfigError, match="teach=True"):
@@ -250,6 +263,47 @@ def test_the_teacher_names_the_rule_players_choice_and_imitation_starts_from_it(
     assert said[-1] == "[1024/1024" and Network.load(out).meta["steps"] == 1024
 
 
+def test_an_advised_network_starts_as_the_rule_player_and_plays_from_its_advice(tmp_path):
+    """``--advice``: the observation holds the rule player's choice, imitation copies it,
+    and the numpy player then takes it where the environment's agent would."""
+    refused = subprocess.run([sys.executable, "-m", "maw", "train", "--team", "village",
+                              "--advice", "--out", str(tmp_path / "t.json")],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and "for --algo ppo" in refused.stderr
+    pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
+    from maw.env.ppo import train
+
+    out = tmp_path / "a.npz"
+    meta = train("aiwolf-5", "village", 256, out, checkpoint=0, seats=1, imitation=3000,
+                 rollout=256, advice=True)
+    net = Network.load(out)
+    assert meta["advice"] is True and net.meta["advice"] is True
+    assert meta["imitation"]["agreement"] > 0.95  # (one input to copy)
+    assert meta["imitation"]["spread"] == 0.2
+    e = raw_env("aiwolf-5", 5, learn="village", beliefs=True, advice=True)
+    same = asked = 0
+    likely: list[float] = []  # how likely the advice is, where there is a choice
+    for seed in range(100, 110):  # games it did not learn from
+        e.reset(seed=seed)
+        while e.agents and not all(e.terminations.values()):
+            agent = e.agent_selection
+            obs = e.observe(agent)
+            advice = int(np.flatnonzero(obs["observation"][-e.layout.size:])[0])
+            logits = np.where(obs["action_mask"].astype(bool),
+                              net.logits(obs["observation"]), -np.inf)
+            same += int(np.argmax(logits)) == advice
+            asked += 1
+            if obs["action_mask"].sum() > 1:
+                p = np.exp(logits - logits.max())
+                likely.append(float(p[advice] / p.sum()))
+            e.step(advice)
+    assert asked > 100 and same / asked > 0.9
+    # the rest of its choice spread over the others (so that PPO tries them), not all of it
+    assert 0.5 < float(np.median(likely)) < 0.97
+    with pytest.raises(MawError, match="with the rule player's advice"):
+        train("aiwolf-5", "village", 256, out, seats=1, resume=True)
+
+
 def test_a_day_spoken_in_turns_offers_a_coming_out_joined_with_its_result(tmp_path):
     """werewolf-12's speaker says one line a day: the space joins a coming-out and one
     result in one chat, and the teacher says the rule Seer's line as that chat."""
@@ -268,14 +322,14 @@ def test_a_day_spoken_in_turns_offers_a_coming_out_joined_with_its_result(tmp_pa
         assert [c.kind for c in said] == ["role", "species"]
         assert lay.pair(said) == tuple(said)
         if k in chosen:  # (a chat is legal now) and the line maps back to it
-            assert e._claim_indices(names[0], chosen[k].text, chosen) == [k]
+            assert lay.claim_indices(names[0], chosen[k].text, chosen) == [k]
     joined = 0
     for seed in range(3):
         e.reset(seed=seed)
         while e.agents and not all(e.terminations.values()):
             agent = e.agent_selection
             state = e.state_
-            at, queued = e.queued.get(agent, (None, []))
+            at, queued = e.advisers[agent].queued
             pending = at == (state.day, state.phase, state.vote_round) and queued
             index = e.teacher(agent)
             if index >= first and not pending:
