@@ -62,6 +62,10 @@ def add_train(sub) -> None:
     p.add_argument("--imitate", type=int, default=0, metavar="STEPS",
                    help="ppo: a new network first learns the rule player's choices over "
                         "STEPS steps of its play (then PPO improves on them; default: none)")
+    p.add_argument("--anchor", type=float, default=0.0, metavar="W",
+                   help="ppo with --imitate: between PPO's updates, W times the imitation's "
+                        "loss on its demonstrations (DAPG's term), so that PPO keeps the "
+                        "rule player's choices where it cannot show better (default: 0)")
     p.add_argument("--advice", action="store_true",
                    help="ppo: the network also reads what the rule player would do now, "
                         "and learns where to do otherwise (with --imitate it starts as "
@@ -83,8 +87,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise MawError("--team both is self-play, for --algo ppo")
     if args.imitate:
         raise MawError("--imitate starts a network from the rule player: for --algo ppo")
-    if args.advice:
-        raise MawError("--advice is a network's input: for --algo ppo")
+    if args.advice or args.anchor:
+        raise MawError("--advice and --anchor train a network: for --algo ppo")
     from maw.env.train import train
 
     if args.games < 1:
@@ -133,6 +137,8 @@ def train_ppo(args: argparse.Namespace) -> int:
 
     if args.steps < 1:
         raise MawError("--steps must be at least 1")
+    if args.anchor < 0:
+        raise MawError("--anchor W: a weight, at least 0")
     if args.imitate < 0 or (args.imitate and args.resume):
         raise MawError("--imitate STEPS (at least 0) starts a new network: not with --resume")
     opponents = tuple(x.strip() for x in args.opponents.split(",") if x.strip())
@@ -159,7 +165,7 @@ def train_ppo(args: argparse.Namespace) -> int:
     kwargs = dict(players=args.players, opponents=opponents, seed=args.seed,
                   resume=args.resume, checkpoint=checkpoint, command=command,
                   seats=args.seats, rewards=rewards, imitation=args.imitate,
-                  advice=args.advice)
+                  advice=args.advice, anchor=args.anchor)
     if sys.stderr.isatty():
         bar = progress_bar()
         tasks: dict[str, Any] = {}
@@ -242,7 +248,7 @@ def self_play(args: argparse.Namespace, opponents: tuple[str, ...]) -> int:
         rules_of(args).name, args.steps, Path(args.out), args.rounds, players=args.players,
         opponents=opponents, seed=args.seed, seats=args.seats,
         rewards=Rewards.parse(args.reward), progress=progress, imitation=args.imitate,
-        imitating=imitation_lines(t0), advice=args.advice,
+        imitating=imitation_lines(t0), advice=args.advice, anchor=args.anchor,
         checkpoint=20_000 if args.checkpoint is None else args.checkpoint,
         command="maw " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     for m in metas:

@@ -14,7 +14,10 @@ are those of the seat to act, and its reward the team's (the mean of its seats' 
 that step, RLereWolf's table: ``maw.env.rewards``), so the end's +20 or -20 reaches every
 step that led to it. Observations carry the rule player's beliefs (``beliefs=True``) and,
 with ``advice``, what the rule player would do now (``maw.policies.observation.Adviser``):
-imitation then copies one input, and PPO learns where to do otherwise.
+imitation then copies one input, and PPO learns where to do otherwise. ``anchor`` holds PPO
+near what it imitated (``Demonstrations.anchor``: DAPG's demonstration term, Rajeswaran et
+al. 2018), where PPO's updates on a game whose win one seat moves by a point or two are a
+walk on noise.
 
 ``train`` saves the model (``FILE.zip``, for ``resume``) and the network (``FILE.npz``)
 every ``checkpoint`` steps and at the end. ``self_play`` trains both sides in turns, each
@@ -45,6 +48,7 @@ from maw.policies.neural import Network
 NET = [64, 64]  # the hidden layers (small: numpy plays it in microseconds)
 ROLLOUT = 1024  # steps collected between two updates
 SPREAD = 0.2  # (advised) the share of an imitated choice spread over the legal actions
+ANCHOR_BATCHES = 8  # (--anchor) batches of 256 demonstrations between two updates
 
 
 class TeamEnv(gymnasium.Env):
@@ -145,6 +149,38 @@ class Demonstrations:
                    np.array([t[1] for t in steps_]),
                    np.array([t[2] for t in steps_]), returns)
 
+    def loss(self, policy, k, spread: float = 0.0):
+        """The values of steps ``k`` (a tensor of indices) and the policy's cross-entropy
+        to their choices (``spread``: ``fit``'s)."""
+        import torch
+
+        masks = self.masks[k.numpy()]
+        values, logp, _ = policy.evaluate_actions(torch.as_tensor(self.seen[k.numpy()]),
+                                                  torch.as_tensor(self.acts[k.numpy()]),
+                                                  action_masks=masks)
+        fit = -logp.mean()
+        if spread:
+            legal = torch.as_tensor(masks, dtype=torch.float32)
+            logps = policy.get_distribution(torch.as_tensor(self.seen[k.numpy()]),
+                                            action_masks=masks).distribution.logits
+            evenly = (logps * legal).sum(1) / legal.sum(1)
+            fit = (1 - spread) * fit - spread * evenly.mean()
+        return values, fit
+
+    def anchor(self, policy, batches: int, weight: float, gen, spread: float = 0.0) -> None:
+        """``batches`` steps of the policy's own optimizer on the choices' cross-entropy
+        (times ``weight``), batches drawn at random: between PPO's updates, a pull back to
+        the teacher (DAPG's demonstration term), so that PPO's updates on noise do not
+        walk the policy away from it."""
+        import torch
+
+        for _ in range(batches):
+            k = torch.randint(len(self.acts), (256,), generator=gen)
+            _, fit = self.loss(policy, k, spread)
+            policy.optimizer.zero_grad()
+            (weight * fit).backward()
+            policy.optimizer.step()
+
     def fit(self, policy, epochs: int = 30,
             progress: Callable[[int], None] | None = None, spread: float = 0.0) -> float:
         """Fit ``policy`` to the choices (cross-entropy under the mask) and its value to the
@@ -163,15 +199,7 @@ class Demonstrations:
             order = torch.randperm(len(x), generator=gen)
             for i in range(0, len(x), 256):
                 k = order[i:i + 256]
-                masks = self.masks[k.numpy()]
-                values, logp, _ = policy.evaluate_actions(x[k], y[k], action_masks=masks)
-                fit = -logp.mean()
-                if spread:
-                    legal = torch.as_tensor(masks, dtype=torch.float32)
-                    logps = policy.get_distribution(x[k], action_masks=masks) \
-                        .distribution.logits
-                    evenly = (logps * legal).sum(1) / legal.sum(1)
-                    fit = (1 - spread) * fit - spread * evenly.mean()
+                values, fit = self.loss(policy, k, spread)
                 loss = fit + 0.5 * torch.nn.functional.mse_loss(values.flatten(), ret[k])
                 optim.zero_grad()
                 loss.backward()
@@ -197,6 +225,7 @@ def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.
     games, wins = env.tally()
     agree = demos.fit(model.policy, epochs, progress and (
         lambda done: progress("fit", done, epochs)), spread)
+    model.maw_demos = demos
     return {"steps": steps, "games": games, "wins": wins, "epochs": epochs,
             "agreement": round(agree, 4), **({"spread": spread} if spread else {})}
 
@@ -220,14 +249,16 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
           checkpoint: int = 20_000, progress: Callable[[int, dict], None] | None = None,
           command: str = "", seats: int | None = None,
           rewards: Rewards | None = None, imitation: int = 0,
-          rollout: int = ROLLOUT, advice: bool = False,
+          rollout: int = ROLLOUT, advice: bool = False, anchor: float = 0.0,
           imitating: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
     """Train ``team``'s network for ``steps`` more environment steps (rounded up to whole
     rollouts of ``rollout`` steps, ``ROLLOUT`` unless a test asks fewer); the network at
     ``out`` (``.npz``) and the model beside it (``.zip``). ``imitation``: a new network
     first learns the rule player's choices over that many steps (``imitate``, reporting
     to ``imitating``); ``advice``: its observation holds the rule player's choice (the
-    network's ``meta`` says ``"advice"``). Returns what the network's ``meta`` says of its
+    network's ``meta`` says ``"advice"``); ``anchor``: (with ``imitation``) between PPO's
+    updates, that weight of the imitation's cross-entropy on its demonstrations
+    (``Demonstrations.anchor``). Returns what the network's ``meta`` says of its
     training."""
     try:
         import torch
@@ -269,6 +300,9 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
         model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=rollout,
                             batch_size=min(256, rollout), gamma=0.99, ent_coef=0.01, verbose=0,
                             policy_kwargs={"net_arch": NET})
+    if anchor and not imitation:
+        raise ConfigError("--anchor holds PPO to an imitation's demonstrations: give "
+                          "--imitate too")
     if imitation:
         if resume:
             raise ConfigError("--imitate starts a new network: not with --resume")
@@ -288,11 +322,20 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
                 "games": int(before.get("games", 0)) + env.games,
                 "training_wins": int(before.get("training_wins", 0)) + env.wins,
                 **({"imitation": before["imitation"]} if "imitation" in before else {}),
+                **({"anchor": anchor} if anchor else {}),
                 "seed": seed, "command": command or before.get("command", "")}
 
     start = model.num_timesteps
 
+    demos = getattr(model, "maw_demos", None)
+    gen = torch.Generator().manual_seed(seed)
+
     class Save(BaseCallback):
+        def _on_rollout_end(self) -> None:  # (before each update of PPO)
+            if anchor and demos is not None:
+                demos.anchor(model.policy, ANCHOR_BATCHES, anchor, gen,
+                             SPREAD if advice else 0.0)
+
         def _on_step(self) -> bool:
             done = self.model.num_timesteps - start
             if progress is not None:
@@ -316,6 +359,7 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
               checkpoint: int = 20_000, command: str = "",
               progress: Callable[[str, int, dict], None] | None = None,
               rollout: int = ROLLOUT, imitation: int = 0, advice: bool = False,
+              anchor: float = 0.0,
               imitating: Callable[[str, int, int], None] | None = None
               ) -> list[dict[str, Any]]:
     """Both sides learn in turns, ``rounds`` times, ``steps`` steps a side a round: the
@@ -325,7 +369,7 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
     them) and ``{side}-{round}.npz`` (each round's checkpoint, kept). Returns each
     checkpoint's ``meta``, in order. ``imitation``: round 1 starts each side from the rule
     player (``imitate``), over that many steps, reporting to ``imitating`` as ``train``;
-    ``advice`` as ``train``'s."""
+    ``advice`` and ``anchor`` (round 1) as ``train``'s."""
     if rounds < 1:
         raise ConfigError("--rounds must be at least 1")
     if folder.suffix:
@@ -347,7 +391,7 @@ def self_play(ruleset_name: str, steps: int, folder: Path, rounds: int, *,
                          resume=r > 1, checkpoint=checkpoint, progress=told,
                          command=command, seats=seats, rewards=rewards, rollout=rollout,
                          imitation=imitation if r == 1 else 0, imitating=imitating,
-                         advice=advice)
+                         advice=advice, anchor=anchor if r == 1 else 0.0)
             Network.load(folder / f"{team}.npz").save(folder / f"{team}-{r}.npz")
             done.append({**meta, "round": r})
     return done

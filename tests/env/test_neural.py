@@ -304,6 +304,48 @@ def test_an_advised_network_starts_as_the_rule_player_and_plays_from_its_advice(
         train("aiwolf-5", "village", 256, out, seats=1, resume=True)
 
 
+def test_the_anchor_pulls_a_policy_back_to_its_demonstrations(tmp_path):
+    """``--anchor``: between PPO's updates, steps on the imitation's loss bring a policy
+    that strayed back to the rule player's choices."""
+    refused = subprocess.run([sys.executable, "-m", "maw", "train", "--algo", "ppo",
+                              "--team", "village", "--anchor", "-1", "--out",
+                              str(tmp_path / "t.npz")], capture_output=True, text=True)
+    assert refused.returncode == 2 and "--anchor W: a weight" in refused.stderr
+    pytest.importorskip("sb3_contrib", reason="the rl extra: pip install -e '.[rl]'")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from maw.env.ppo import TeamEnv, train
+
+    with pytest.raises(ConfigError, match="give --imitate too"):
+        train("aiwolf-5", "village", 256, tmp_path / "n.npz", anchor=1.0)
+    out = tmp_path / "a.npz"
+    meta = train("aiwolf-5", "village", 512, out, checkpoint=0, seats=1, imitation=1500,
+                 rollout=256, advice=True, anchor=1.0)
+    assert meta["anchor"] == 1.0
+    env = TeamEnv("aiwolf-5", 5, "village", seed=7, seats=1, advice=True)
+    model = MaskablePPO.load(out.with_suffix(".zip"), env=env, device="cpu")
+    from maw.env.ppo import Demonstrations
+
+    demos = Demonstrations.play(env, 600)
+
+    def agreement() -> float:
+        with torch.no_grad():
+            dist = model.policy.get_distribution(torch.as_tensor(demos.seen),
+                                                 action_masks=demos.masks)
+            picked = dist.distribution.probs.argmax(dim=1).numpy()
+        return float((picked == demos.acts).mean())
+    assert agreement() > 0.9  # (PPO's two updates did not take it from its teacher)
+    with torch.no_grad():  # a policy that strayed: its action head scrambled
+        head = model.policy.action_net
+        head.weight.copy_(torch.randn(head.weight.shape, generator=torch.Generator()
+                                      .manual_seed(0)))
+    strayed = agreement()
+    assert strayed < 0.6
+    demos.anchor(model.policy, 40, 1.0, torch.Generator().manual_seed(0))
+    assert agreement() > strayed + 0.25
+
+
 def test_a_day_spoken_in_turns_offers_a_coming_out_joined_with_its_result(tmp_path):
     """werewolf-12's speaker says one line a day: the space joins a coming-out and one
     result in one chat, and the teacher says the rule Seer's line as that chat."""
