@@ -175,9 +175,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
     def _hear(self, events: tuple[Event, ...] | list[Event]) -> None:
         state = self.state_
         assert state is not None
+        hearers: list[Decider | Adviser] = [*self.others.values(), *self.helpers.values(),
+                                            *self.advisers.values()]
         for e in events:
-            for d in [*self.others.values(), *self.helpers.values(),
-                      *(a.rule for a in self.advisers.values())]:
+            for d in hearers:
                 if e.audience is None or d.player in e.audience:
                     d.observe(e)
             if type(e) is Chatted:
@@ -336,10 +337,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         if isinstance(action, Chat):
             said = self.layout.claim_indices(agent, action.text, chosen)
             return said[0] if said else None
-        for k, a in chosen.items():
-            if a == action:
-                return k
-        raise ValueError(f"{action!r} has no index")  # pragma: no cover - the mask is legal
+        return self.layout.index_of(action, chosen)
 
     def teacher(self, agent: str) -> int:
         """(teach=True) The index of what a rule player reading ``agent``'s seat would do
@@ -361,8 +359,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
 
     def _line(self, agent: str) -> Chat | None:
         """(advice=True) The rule player's line, where its advice to ``agent`` is one."""
-        if not self.advice or self._advice(agent) != self.layout.line:
+        if not self.advice:
             return None
+        self._advice(agent)  # (asked once a step: its line is this step's)
         return self.advisers[agent].line
 
     # ------------------------------------------------------------ the API

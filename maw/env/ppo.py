@@ -154,18 +154,15 @@ class Demonstrations:
         to their choices (``spread``: ``fit``'s)."""
         import torch
 
-        masks = self.masks[k.numpy()]
-        values, logp, _ = policy.evaluate_actions(torch.as_tensor(self.seen[k.numpy()]),
-                                                  torch.as_tensor(self.acts[k.numpy()]),
-                                                  action_masks=masks)
-        fit = -logp.mean()
+        i = k.numpy()
+        seen, masks = torch.as_tensor(self.seen[i]), self.masks[i]
+        logps = policy.get_distribution(seen, action_masks=masks).distribution.logits
+        fit = -logps.gather(1, torch.as_tensor(self.acts[i]).long()[:, None]).mean()
         if spread:
             legal = torch.as_tensor(masks, dtype=torch.float32)
-            logps = policy.get_distribution(torch.as_tensor(self.seen[k.numpy()]),
-                                            action_masks=masks).distribution.logits
             evenly = (logps * legal).sum(1) / legal.sum(1)
             fit = (1 - spread) * fit - spread * evenly.mean()
-        return values, fit
+        return policy.predict_values(seen), fit
 
     def anchor(self, policy, batches: int, weight: float, gen, spread: float = 0.0) -> None:
         """``batches`` steps of the policy's own optimizer on the choices' cross-entropy
@@ -213,21 +210,21 @@ class Demonstrations:
 
 def imitate(model, env: TeamEnv, steps: int, epochs: int = 30, gamma: float = 0.99,
             progress: Callable[[str, int, int], None] | None = None,
-            spread: float = 0.0) -> dict[str, Any]:
+            spread: float = 0.0) -> tuple[dict[str, Any], Demonstrations]:
     """Start ``model`` from the rule player: play ``steps`` of the team's steps as the rule
     player reading each seat would, then fit the policy to those choices and the value to
     the returns they earned (``Demonstrations``), so that PPO improves on the rule player
     rather than finding it again from nothing. Returns how well the policy then agrees
-    with it, and the games it took (not counted as the training's). ``progress(stage,
+    with it and the games it took (not counted as the training's), and the
+    demonstrations (for ``Demonstrations.anchor``). ``progress(stage,
     done, total)``: ``"play"`` in steps, then ``"fit"`` in epochs; ``spread``: ``fit``'s."""
     demos = Demonstrations.play(env, steps, gamma, progress and (
         lambda done: progress("play", done, steps)))
     games, wins = env.tally()
     agree = demos.fit(model.policy, epochs, progress and (
         lambda done: progress("fit", done, epochs)), spread)
-    model.maw_demos = demos
     return {"steps": steps, "games": games, "wins": wins, "epochs": epochs,
-            "agreement": round(agree, 4), **({"spread": spread} if spread else {})}
+            "agreement": round(agree, 4), **({"spread": spread} if spread else {})}, demos
 
 
 def export(model, path: Path, meta: dict[str, Any]) -> Network:
@@ -270,6 +267,9 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
                        "(PyTorch's CPU build and sb3-contrib)") from None
     if out.suffix != ".npz":
         raise ConfigError(f"--out {out}: a network is a .npz file")
+    if anchor and not imitation:
+        raise ConfigError("--anchor holds PPO to an imitation's demonstrations: give "
+                          "--imitate too")
     rules = make_ruleset(ruleset_name)
     n = players if players is not None else rules.min_players
     rules.roles_for(n)
@@ -292,22 +292,20 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
             raise MawError(f"{out} was trained without the joined claims (a coming-out and "
                            f"its result in one line) {rules.name} now has: train it anew")
         if bool(before.get("advice")) != advice:
-            raise MawError(f"{out} was trained {'with' if before.get('advice') else 'without'}"
-                           f" the rule player's advice: --resume it "
-                           f"{'with' if before.get('advice') else 'without'} --advice")
+            was = "with" if before.get("advice") else "without"
+            raise MawError(f"{out} was trained {was} the rule player's advice: --resume it "
+                           f"{was} --advice")
         model = MaskablePPO.load(saved, env=env, device="cpu")
     else:
         model = MaskablePPO("MlpPolicy", env, seed=seed, device="cpu", n_steps=rollout,
                             batch_size=min(256, rollout), gamma=0.99, ent_coef=0.01, verbose=0,
                             policy_kwargs={"net_arch": NET})
-    if anchor and not imitation:
-        raise ConfigError("--anchor holds PPO to an imitation's demonstrations: give "
-                          "--imitate too")
+    demos: Demonstrations | None = None
     if imitation:
         if resume:
             raise ConfigError("--imitate starts a new network: not with --resume")
-        before["imitation"] = imitate(model, env, imitation, progress=imitating,
-                                      spread=SPREAD if advice else 0.0)
+        before["imitation"], demos = imitate(model, env, imitation, progress=imitating,
+                                             spread=SPREAD if advice else 0.0)
     t0, done_before = time.monotonic(), int(before.get("steps", 0))
     seconds_before = float(before.get("seconds", 0.0))
 
@@ -327,7 +325,6 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
 
     start = model.num_timesteps
 
-    demos = getattr(model, "maw_demos", None)
     gen = torch.Generator().manual_seed(seed)
 
     class Save(BaseCallback):

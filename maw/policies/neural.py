@@ -112,7 +112,6 @@ class NeuralDecider(Decider):
         # (advised) the rule player whose choice its observation holds, apart from the
         # reader: one that decides keeps what it said, as the environment's adviser does
         self.adviser = Adviser(player) if network.meta.get("advice") else None
-        self.advice: int | None = None  # (advised) its index this turn
 
     def observe(self, event: Event) -> None:
         self.reader.observe(event)
@@ -139,9 +138,9 @@ class NeuralDecider(Decider):
             self.unheard = []
         assert self.layout is not None
         belief = self.reader.beliefs(view) if self.beliefs_on and view.alive else None
-        advice = self.advice = None
+        advice = None
         if self.adviser is not None and legal:
-            advice = self.advice = self.adviser.index(view, legal, self.layout)
+            advice = self.adviser.index(view, legal, self.layout)
         obs = observe(view, self.layout, self.heard, belief, self.beliefs_on, advice,
                       self.adviser is not None)
         if obs.shape[0] != self.network.inputs:
@@ -162,8 +161,7 @@ class NeuralDecider(Decider):
                 f"the learned network chooses among {self.network.outputs} actions; its "
                 f"game offers {self.layout.size} (joined claims: {self.layout.joined}, as "
                 f"its meta says; it was trained for {self.network.meta.get('ruleset')})")
-        line = self.adviser.line if self.adviser is not None and \
-            self.advice == self.layout.line else None
+        line = self.adviser.line if self.adviser is not None else None  # (this turn's)
         mask, chosen = self.layout.mask(legal, line)
         logits = self.network.logits(obs)
         logits = np.where(mask.astype(bool), logits, -np.inf)

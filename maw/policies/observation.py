@@ -124,6 +124,15 @@ class Layout:
         result = claims.say_species(self.names[i % n], SPECIES[i // n])
         return Chat(me, Room.VILLAGE, f"{claims.say_role(role)} {result}")
 
+    @staticmethod
+    def index_of(action: Action, chosen: dict[int, Action]) -> int:
+        """The index of ``action``, not a chat, among ``chosen`` (``mask``'s legal
+        actions)."""
+        for k, a in chosen.items():
+            if a == action:
+                return k
+        raise ValueError(f"{action!r} has no index")  # pragma: no cover - it is legal
+
     def claim_indices(self, speaker: str, text: str,
                       chosen: dict[int, Action]) -> list[int | None]:
         """The index of each claim ``speaker``'s line ``text`` makes, in order: the chat of
@@ -193,6 +202,10 @@ class Adviser:
         self.queued: tuple[tuple | None, list[int]] = (None, [])  # (phase, claims to say)
         self.line: Chat | None = None  # (advised) its line, where its advice is a chat
 
+    @property
+    def player(self) -> str:
+        return self.rule.player
+
     def observe(self, event) -> None:
         self.rule.observe(event)
 
@@ -209,10 +222,7 @@ class Adviser:
         if action is None:
             return 0
         if not isinstance(action, Chat):
-            for k, a in chosen.items():
-                if a == action:
-                    return k
-            raise ValueError(f"{action!r} has no index")  # pragma: no cover - it is legal
+            return layout.index_of(action, chosen)
         if layout.line is not None:
             self.line = action
             return layout.line
