@@ -8,10 +8,13 @@ turns (werewolf-12) times each speaker's turn so: its rounds start again at each
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import random
+import signal
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from maw.engine import (
@@ -267,19 +270,71 @@ class Summary:
 
 def simulate(rules: Ruleset, players: int, policy: str, games: int, seed: int,
              progress=None, village: str | None = None,
-             werewolves: str | None = None) -> Summary:
+             werewolves: str | None = None, parallel: int = 1) -> Summary:
     """Play ``games`` games; game ``i`` uses seed ``(seed, i)`` so any one can be replayed.
     ``village`` and ``werewolves`` give a side its own decider (else ``policy``): the
     same seeds deal the same roles, so a side's strength is measured against fixed
-    opponents."""
+    opponents. ``parallel``: games at a time, in as many processes (the same games, the
+    same summary and digest: they are added in order; ``seconds`` is the wall time)."""
     names = [f"P{i + 1:02d}" for i in range(players)]
     teams = {team: p for team, p in (("village", village), ("werewolves", werewolves)) if p}
     summary = Summary()
     start = time.perf_counter()
-    for i in range(games):
-        summary.add(play_game(rules, names, policy, seed=seed * 1_000_003 + i,
-                              teams=teams or None))
-        if progress is not None:
-            progress(i + 1)
+    if parallel <= 1 or games < 2:
+        for i in range(games):
+            summary.add(play_game(rules, names, policy, seed=seed * 1_000_003 + i,
+                                  teams=teams or None))
+            if progress is not None:
+                progress(i + 1)
+    else:
+        for rec in _in_parallel(rules, names, policy, teams or None, seed, games, parallel):
+            summary.add(rec)
+            if progress is not None:
+                progress(summary.games)
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _games(rules: Ruleset, names: list[str], policy: str, teams: dict[str, str] | None,
+           seed: int, first: int, stop: int) -> list[GameRecord]:
+    """Games ``first`` to ``stop`` - 1 of a run (a worker process's share)."""
+    return [play_game(rules, names, policy, seed=seed * 1_000_003 + i, teams=teams)
+            for i in range(first, stop)]
+
+
+def _in_parallel(rules: Ruleset, names: list[str], policy: str,
+                 teams: dict[str, str] | None, seed: int, games: int, parallel: int
+                 ) -> Iterator[GameRecord]:
+    """The run's games in order, played in ``parallel`` processes, a share of them at a
+    time (small shares: the progress moves and the last share waits for no long one)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    # (forked where the platform can: the workers know every decider and ruleset this
+    # process registered, a plugin's too; else spawned, and they import maw's own)
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    share = max(1, min(200, games // (parallel * 16)))
+    starts = range(0, games, share)
+    pool = ProcessPoolExecutor(min(parallel, len(starts)), initializer=_worker,
+                               mp_context=multiprocessing.get_context(method))
+    try:
+        done = pool.map(_games, *zip(*((rules, names, policy, teams, seed, a,
+                                        min(a + share, games)) for a in starts),
+                                     strict=True))
+        for records in done:
+            yield from records
+    except BrokenProcessPool:
+        raise MawError(f"a process of maw simulate --parallel {parallel} died "
+                       "(killed, or out of memory); no summary") from None
+    finally:  # (ended early, by an error or ^C: the shares not played are not played)
+        workers = list(getattr(pool, "_processes", None) or {})
+        pool.shutdown(wait=False, cancel_futures=True)
+        for pid in workers:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+
+
+def _worker() -> None:
+    """A worker process leaves ^C to the process that started it (which ends it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

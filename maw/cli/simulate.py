@@ -32,6 +32,9 @@ def add_simulate(sub) -> None:
                    help="the village side's decider (default: --policy)")
     p.add_argument("--werewolves", default=None, metavar="POLICY",
                    help="the werewolf side's decider, the Possessed too (default: --policy)")
+    p.add_argument("--parallel", type=int, default=1, metavar="K",
+                   help="games at a time, each in a process of its own (the same games "
+                        "and digest; ms per game is then the wall time's)")
     add_seed(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_ruleset(p)
@@ -46,6 +49,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     rules.roles_for(players_for(args, rules))  # a wrong size fails before any work
     if args.games < 1:
         raise MawError("--games must be at least 1")
+    if args.parallel < 1:
+        raise MawError(f"--parallel must be at least 1, got {args.parallel}")
     progress = None
     if not args.json and sys.stderr.isatty():
         step = max(1, args.games // 100)
@@ -59,7 +64,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if name is not None:
             check_decider(name, f"--{flag}")
     summary = simulate(rules, args.players, args.policy, args.games, args.seed, progress,
-                       village=args.village, werewolves=args.werewolves)
+                       village=args.village, werewolves=args.werewolves,
+                       parallel=args.parallel)
     if progress is not None:
         print(file=sys.stderr)
     result = {**summary.as_dict(), "seed": args.seed}

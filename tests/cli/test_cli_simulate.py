@@ -37,6 +37,21 @@ def test_json_output_is_complete_valid_and_repeatable(args):
     assert json.loads(out3)["digest"] != first["digest"]
 
 
+def test_games_in_parallel_processes_are_the_same_games():
+    """``--parallel 3``: the games shared among three processes, summed in order (the
+    same digest as one process's, and not the digest of an unordered sum)."""
+    args = ("simulate", "--ruleset", "werewolf-12", "--policy", "rule", "--games", "37",
+            "--seed", "3", "--json")
+    code, out, err = run_cli(*args)
+    assert code == 0, err
+    alone = json.loads(out)
+    code, out, err = run_cli(*args, "--parallel", "3")
+    assert code == 0, err
+    shared = json.loads(out)
+    alone.pop("ms_per_game"), shared.pop("ms_per_game")
+    assert shared == alone
+
+
 def test_text_output(capsys):
     assert main(["simulate", "--games", "20", "--players", "5", "--ruleset", "aiwolf-5"]) == 0
     out = capsys.readouterr().out
@@ -50,6 +65,7 @@ def test_text_output(capsys):
     (["--rule", "nonsense"], "is not KEY=VALUE"),
     (["--policy", "psychic"], "unknown decider 'psychic'"),
     (["--games", "0"], "--games must be at least 1"),
+    (["--parallel", "0"], "--parallel must be at least 1, got 0"),
 ])
 def test_bad_input_is_a_clear_error(args, message, capsys):
     assert main(["simulate", *args]) == 2

@@ -43,6 +43,9 @@ def test_a_decider_defined_in_a_test_module_plays_maw_simulate():
     summary = simulate(engine.ruleset("maw"), 6, "cautious-test", 30, seed=1)
     assert summary.games == 30 and summary.invalid_actions == 0
     assert summary.village_wins + summary.werewolf_wins + summary.draws == 30
+    # (in worker processes too: they know the deciders this process registered)
+    shared = simulate(engine.ruleset("maw"), 6, "cautious-test", 30, seed=1, parallel=2)
+    assert shared.as_dict()["digest"] == summary.as_dict()["digest"]
 
 
 @pytest.mark.xmpp
