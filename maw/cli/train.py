@@ -70,6 +70,12 @@ def add_train(sub) -> None:
                    help="ppo: the network also reads what the rule player would do now, "
                         "and learns where to do otherwise (with --imitate it starts as "
                         "the rule player)")
+    p.add_argument("--counterfactual", type=int, default=0, metavar="K",
+                   help="table: one seat of the team learns (beside rule teammates), each "
+                        "of its choices tried with every option, the rest of the game "
+                        "played K times with fresh chance for each (the same K for every "
+                        "option): a signal one seat's result alone is too noisy to give "
+                        "(default: 0, learn from whole games)")
     p.add_argument("--resume", action="store_true",
                    help="train --out further, from the games it has played")
     add_ruleset(p)
@@ -93,6 +99,9 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if args.games < 1:
         raise MawError("--games must be at least 1")
+    if args.counterfactual < 0:
+        raise MawError(f"--counterfactual K: continuations per option, at least 1 "
+                       f"(0: none), got {args.counterfactual}")
     check_decider(args.opponents, "--opponents")
     args.checkpoint = 1000 if args.checkpoint is None else args.checkpoint
     out = Path(args.out)
@@ -113,7 +122,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         with bar:
             table = train(rules_of(args), args.team, args.games, out, players=args.players,
                           opponents=args.opponents, seed=args.seed, resume=args.resume,
-                          checkpoint=args.checkpoint, progress=progress, command=command)
+                          checkpoint=args.checkpoint, counterfactual=args.counterfactual,
+                          progress=progress, command=command)
     else:
         step = max(1, args.games // 20)
 
@@ -123,7 +133,8 @@ def cmd_train(args: argparse.Namespace) -> int:
                       f"{time.monotonic() - t0:.0f} s", flush=True)
         table = train(rules_of(args), args.team, args.games, out, players=args.players,
                       opponents=args.opponents, seed=args.seed, resume=args.resume,
-                      checkpoint=args.checkpoint, progress=progress, command=command)
+                      checkpoint=args.checkpoint, counterfactual=args.counterfactual,
+                          progress=progress, command=command)
     print(f"maw train: {out}: {table.games} games in all, {len(table.counts)} states, "
           f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (or "
           f"maw simulate --{args.team} learned:{out})", flush=True)
@@ -137,6 +148,8 @@ def train_ppo(args: argparse.Namespace) -> int:
 
     if args.steps < 1:
         raise MawError("--steps must be at least 1")
+    if args.counterfactual:
+        raise MawError("--counterfactual trains a table: for --algo table")
     if args.anchor < 0:
         raise MawError("--anchor W: a weight, at least 0")
     if args.imitate < 0 or (args.imitate and args.resume):

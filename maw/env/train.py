@@ -15,13 +15,19 @@ from maw.policies.learned import HALF_LIFE, LearnedDecider, Table
 
 def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | None = None,
           opponents: str = "rule", seed: int = 0, resume: bool = False,
-          checkpoint: int = 1000, explore: float = 0.2,
+          checkpoint: int = 1000, explore: float = 0.2, counterfactual: int = 0,
           progress: Callable[[int, Table], None] | None = None, command: str = "") -> Table:
     """Play ``games`` engine games of ``rules``, ``team``'s seats learning against
     ``opponents``; save
     the table to ``out`` every ``checkpoint`` games and at the end (``resume``: start
     from ``out``'s table). Game ``i`` uses seed ``(seed, i)`` counted from the games the
-    table already has, so a resumed run goes on where it stopped."""
+    table already has, so a resumed run goes on where it stopped.
+
+    ``counterfactual`` K: one seat of the team learns (its first, beside rule teammates),
+    and not from the game's result (one seat of many moves it too little to be seen
+    through the luck of the rest): each of its choices is tried with every option, the
+    game played again to it and on K times with fresh random streams, the same K for
+    every option (``maw.env.counterfactual``); each option's mean result is its return."""
     from maw.simulate import play_game
 
     ruleset_name = rules.name
@@ -44,6 +50,9 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
         playing.append(d)
         return d
 
+    if counterfactual:
+        return _counterfactual(rules, team, games, out, table, names, opponents, seed,
+                               checkpoint, counterfactual, progress)
     from maw.policies.base import DECIDERS, register_decider
 
     register_decider("learned-training", factory)
@@ -54,16 +63,78 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
             playing.clear()
             rec = play_game(rules, names, opponents, hash((seed, i)) & 0xFFFFFFFF,
                             teams={team: "learned-training"})
-            ret = 1.0 if rec.winner == team else -1.0 if rec.winner else 0.0
+            ret = _result(rec, team)
             for d in playing:
                 for key, option in d.visits:
                     table.add(key, option, ret)
-            table.games += 1
-            if progress is not None:
-                progress(table.games - start, table)
-            if checkpoint and table.games % checkpoint == 0:
-                table.save(out)
+            _played(table, out, start, checkpoint, progress)
     finally:
         DECIDERS.pop("learned-training", None)
     table.save(out)
     return table
+
+
+def _counterfactual(rules: Ruleset, team: str, games: int, out: Path, table: Table,
+                    names: list[str], opponents: str, seed: int, checkpoint: int, k: int,
+                    progress: Callable[[int, Table], None] | None) -> Table:
+    """``train`` with ``counterfactual`` K (see there)."""
+    from maw.env.counterfactual import play
+    from maw.policies.base import make_decider
+
+    seat: list[LearnedDecider] = []  # (the learning seat of the game being played)
+    forced: dict[int, int] = {}
+
+    def one_seat(player: str, rng: random.Random, role: str | None = None) -> Decider:
+        if seat:
+            return make_decider("rule", player, rng)
+        d = LearnedDecider(player, rng, table)
+        d.forced = forced
+        seat.append(d)
+        return d
+    one_seat.takes_role = True  # type: ignore[attr-defined]
+
+    def past(t: int) -> Callable[[], bool]:
+        return lambda: len(seat[0].visits) > t  # (the seat has made choice t)
+
+    start = table.games
+    for i in range(start, start + games):
+        s = hash((seed, i)) & 0xFFFFFFFF
+        seat.clear()
+        forced.clear()
+        play(rules, names, opponents, s, {team: one_seat})
+        learner = seat[0]
+        learned = []  # (the table changes once the game's choices are all tried: each is
+        # tried under the table that made the game)
+        for t, ((key, _), groups) in enumerate(zip(learner.visits, learner.offered,
+                                                   strict=True)):
+            if len(groups) < 2:
+                continue
+            for group in groups:
+                total = 0.0
+                for j in range(k):
+                    seat.clear()
+                    forced.clear()
+                    forced[t] = group[0]
+                    total += _result(play(rules, names, opponents, s, {team: one_seat},
+                                          past(t), (s, t, j)), team)
+                learned += [(key, option, total / k) for option in group]
+        for key, option, value in learned:
+            table.add(key, option, value)
+        _played(table, out, start, checkpoint, progress)
+    table.save(out)
+    return table
+
+
+def _result(rec, team: str) -> float:
+    """A game's return to ``team``: +1 won, -1 lost, 0 a draw."""
+    return 1.0 if rec.winner == team else -1.0 if rec.winner else 0.0
+
+
+def _played(table: Table, out: Path, start: int, checkpoint: int,
+            progress: Callable[[int, Table], None] | None) -> None:
+    """One more game learned: counted, told, and saved at a checkpoint."""
+    table.games += 1
+    if progress is not None:
+        progress(table.games - start, table)
+    if checkpoint and table.games % checkpoint == 0:
+        table.save(out)

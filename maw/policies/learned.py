@@ -118,7 +118,9 @@ def table_at(path: str) -> Table:
 
 class LearnedDecider(Decider):
     """See the module docstring. ``explore``: the chance of a random option (training);
-    ``visits`` collects (state key, option) for each choice made."""
+    ``visits`` collects (state key, option) for each choice made, ``offered`` the options
+    each had, grouped by the action each takes; ``forced`` (counterfactual training):
+    choice i takes option ``forced[i]`` where it is offered."""
 
     def __init__(self, player: str, rng: random.Random, table: Table,
                  explore: float = 0.0) -> None:
@@ -131,6 +133,8 @@ class LearnedDecider(Decider):
         self.table = table
         self.explore = explore
         self.visits: list[tuple[str, int]] = []
+        self.offered: list[list[list[int]]] = []
+        self.forced: dict[int, int] = {}
         self.chosen: dict[tuple, int] = {}  # the option taken for each choice
         self.claimed_wolf: dict[str, int] = {}  # target -> times called a werewolf
         self.came_out: set[str] = set()  # who claimed a role
@@ -166,13 +170,20 @@ class LearnedDecider(Decider):
         if moment in self.chosen and self.chosen[moment] in available:
             return by_target.get(picks[self.chosen[moment]] or "", action)
         key = self._key(view, kind)
-        if self.explore and self.rng.random() < self.explore:
+        if self.forced.get(len(self.visits)) in available:
+            option = self.forced[len(self.visits)]
+        elif self.explore and self.rng.random() < self.explore:
             option = self.rng.choice(available)
         else:
             best = self.table.best(key, available)
             option = 0 if best is None else best
         self.chosen[moment] = option
         self.visits.append((key, option))
+        # (the options by the action each takes: two that name one target are one choice)
+        same: dict[Action | None, list[int]] = {}
+        for i in available:
+            same.setdefault(by_target.get(picks[i] or "", action), []).append(i)
+        self.offered.append(list(same.values()))
         return by_target.get(picks[option] or "", action)
 
     def _options(self, view: PlayerView, kind: str, rule: str, targets: list[str]

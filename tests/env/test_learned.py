@@ -38,6 +38,59 @@ def test_training_learns_a_table_and_resumes_where_it_stopped(tmp_path):
         train(ruleset("aiwolf-5"), "werewolves", 10, out, resume=True)
 
 
+def test_a_game_played_again_is_the_same_until_its_streams_are_drawn_anew():
+    """``maw.env.counterfactual.play``: the same seed, the same game as ``maw simulate``'s;
+    drawn anew after a choice from the same key, the same continuation; from other keys,
+    other continuations."""
+    from maw.env.counterfactual import play
+    from maw.simulate import play_game
+
+    rules, names = ruleset("aiwolf-5"), [f"P{i}" for i in range(5)]
+    for seed in range(5):
+        assert play(rules, names, "rule", seed) == play_game(rules, names, "rule", seed)
+    asked = [0]
+
+    def after_five() -> bool:
+        asked[0] += 1
+        return asked[0] > 5
+
+    def again(key: tuple):
+        asked[0] = 0
+        return play(rules, names, "rule", 2, reseed_when=after_five, key=key)
+
+    assert again((1,)) == again((1,))
+    assert len({repr(again((j,))) for j in range(8)}) > 1
+
+
+def test_counterfactual_training_tries_every_option_of_a_seats_choices(tmp_path):
+    """``--counterfactual K``: each choice of the learning seat that has two options or
+    more (by the actions they take) gets a return for each, the mean of K continuations
+    (a multiple of 1/K), and the options differ somewhere: forced, they were played."""
+    k = 3
+    out = tmp_path / "c.json"
+    table = train(ruleset("aiwolf-5"), "village", 30, out, counterfactual=k, seed=2)
+    assert table.games == 30 and table.counts
+    differ = 0
+    for key, counts in table.counts.items():
+        tried = [i for i, c in enumerate(counts) if c]
+        assert len(tried) >= 2, key
+        values = [table.sums[key][i] for i in tried]
+        assert all(-1 <= v <= 1 for v in values)
+        once = [table.sums[key][i] for i, c in enumerate(counts) if c == 1]
+        assert all(abs(v * k - round(v * k)) < 1e-9 for v in once)
+        differ += len(set(values)) > 1
+    assert differ > 0
+    again = train(ruleset("aiwolf-5"), "village", 30, tmp_path / "d.json", counterfactual=k,
+                  seed=2)
+    assert again.sums == table.sums and again.counts == table.counts
+    bad = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--out",
+              str(tmp_path / "e.json"), "--counterfactual", "-1")
+    assert bad.returncode == 2 and "--counterfactual K" in bad.stderr
+    bad = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--algo", "ppo",
+              "--out", str(tmp_path / "e.npz"), "--counterfactual", "4")
+    assert bad.returncode == 2 and "trains a table" in bad.stderr
+
+
 def test_a_learned_player_plays_only_legal_actions_for_either_side(tmp_path):
     for team in ("village", "werewolves"):
         out = tmp_path / f"{team}.json"
