@@ -10,11 +10,11 @@ learned player shipped for it (``agents/policies/SLUG-SIDE.json``, a table: ``ma
 side. Game i of every contender has the same seed, so the deals are the same: each
 learned player's win rate is given with its 95% interval, and its difference from the rule
 players' with the paired 95% interval (per game: won with the learned side, won with the
-rule side). A network is also played in one seat of its side alone (``ppo, one seat``:
-the side's first seat, the others rule players): a side whose every seat is the same
-network may win by a convention among its seats (a claim only they make), which one seat
-among rule players cannot use. A ruleset and side with no learned player says so. Stored
-in ``benchmarks/results/learned.json``.
+rule side). A learned player is also played in one seat of its side alone (``ppo, one
+seat``, ``table, one seat``: the side's first seat, the others rule players): a side whose
+every seat is the same player may win by a convention among its seats (a claim only they
+make), which one seat among rule players cannot use. A ruleset and side with no learned
+player says so. Stored in ``benchmarks/results/learned.json``.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def main() -> None:
             seats = sum(r.team.value == side for r in ruleset(name).roles_for(players))
             if seats > 1:
                 contenders += [(f"{kind}, one seat", f"learned:{path}")
-                               for kind, path in learned if path.exists() and kind == "ppo"]
+                               for kind, path in learned if path.exists()]
             if len(contenders) == 2:
                 print(f"{name:11s} {players:2d}p {side:10s} no learned player shipped",
                       flush=True)
