@@ -134,7 +134,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         table = train(rules_of(args), args.team, args.games, out, players=args.players,
                       opponents=args.opponents, seed=args.seed, resume=args.resume,
                       checkpoint=args.checkpoint, counterfactual=args.counterfactual,
-                          progress=progress, command=command)
+                      progress=progress, command=command)
     print(f"maw train: {out}: {table.games} games in all, {len(table.counts)} states, "
           f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (or "
           f"maw simulate --{args.team} learned:{out})", flush=True)
