@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import random
 import sys
 import time
 from multiprocessing import Pool
@@ -44,10 +43,9 @@ from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from maw.engine import Chat, Team, new_game, ruleset, view  # noqa: E402
+from maw.engine import Chat, Team, ruleset  # noqa: E402
 from maw.engine.state import default_names  # noqa: E402
-from maw.env.counterfactual import reseed as reseed_game  # noqa: E402
-from maw.simulate import _deciders, _game  # noqa: E402
+from maw.env.counterfactual import play as play_game  # noqa: E402
 
 
 def play(rules, n: int, seed: int, side: str, forced: dict[int, int],
@@ -55,30 +53,24 @@ def play(rules, n: int, seed: int, side: str, forced: dict[int, int],
     """One game of rule players where the side's first seat's choice t is option
     ``forced[t]`` of ``options`` (0: its own), the game reseeded by ``k`` after choice
     ``reseed``. Did ``side`` win? ``log`` receives each choice's options."""
-    names = default_names(n)
-    rng = random.Random(seed)
-    state = new_game(rules, names, rng)
-    deciders = _deciders(state, names, "rule", None, rng)
-    seat = next(nm for nm, r in zip(names, state.roles, strict=True)
-                if (r.team is Team.VILLAGE) == (side == "village"))
-    game = _game(rules, names, deciders, state, rng, 3, 100_000, seed, None, None)
-    t = 0
-    try:
-        name, at, legal = next(game)
-        while True:
-            d = deciders[name]
-            action = d.decide(view(at, name), legal)
-            if name == seat and legal:
-                opts = options(legal, action)
-                if log is not None:
-                    log.append((opts, at.roles[at.seat[seat]].name))
-                action = opts[forced.get(t, 0)]
-                if t == reseed:
-                    reseed_game(rng, deciders, (seed, reseed, k))
-                t += 1
-            name, at, legal = game.send(action)
-    except StopIteration as done:
-        return done.value.winner == side
+    t = 0  # (the seat's choices so far)
+
+    def instead(name: str, at, legal: tuple, action):
+        nonlocal t
+        seat = next(nm for nm, r in zip(at.names, at.roles, strict=True)
+                    if (r.team is Team.VILLAGE) == (side == "village"))
+        if name != seat or not legal:
+            return action
+        opts = options(legal, action)
+        if log is not None:
+            log.append((opts, at.roles[at.seat[seat]].name))
+        t += 1
+        return opts[forced.get(t - 1, 0)]
+
+    rec = play_game(rules, default_names(n), "rule", seed, instead=instead,
+                    reseed_when=None if reseed is None else lambda: t > reseed,
+                    key=(seed, reseed, k))
+    return rec.winner == side
 
 
 def options(legal: tuple, action) -> list:

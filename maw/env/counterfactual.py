@@ -16,7 +16,7 @@ import hashlib
 import random
 from collections.abc import Callable
 
-from maw.engine import Ruleset, new_game, view
+from maw.engine import Action, Ruleset, new_game, view
 from maw.simulate import GameRecord, _deciders, _game
 
 
@@ -43,9 +43,12 @@ def reseed(rng: random.Random, deciders: dict, key: tuple) -> None:
 
 def play(rules: Ruleset, names: list[str], policy, seed: int,
          teams: dict | None = None, reseed_when: Callable[[], bool] | None = None,
-         key: tuple = ()) -> GameRecord:
+         key: tuple = (), instead: Callable[..., Action | None] | None = None
+         ) -> GameRecord:
     """``maw.simulate.play_game``, except that once ``reseed_when()`` is true after a
-    player's choice, the game's random streams are drawn anew from ``key``."""
+    player's choice, the game's random streams are drawn anew from ``key``;
+    ``instead(player, state, legal, choice)`` is played in place of each choice (its own,
+    or another: an oracle's)."""
     rng = random.Random(seed)
     state = new_game(rules, names, rng)
     deciders = _deciders(state, names, policy, teams, rng)
@@ -55,6 +58,8 @@ def play(rules: Ruleset, names: list[str], policy, seed: int,
         while True:
             d = deciders[name]
             action = d.decide(view(at, name) if d.needs_view else None, legal)
+            if instead is not None:
+                action = instead(name, at, legal, action)
             if reseed_when is not None and reseed_when():
                 reseed(rng, deciders, key)
                 reseed_when = None
