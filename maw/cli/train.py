@@ -41,7 +41,9 @@ def add_train(sub) -> None:
     p.add_argument("--seats", type=int, default=None, metavar="K",
                    help="ppo: only K seats of the team learn, drawn each game, the rest "
                         "rule players (1: a player that plays well beside others, not by "
-                        "a convention among copies of itself; default: every seat)")
+                        "a convention among copies of itself; default: every seat); "
+                        "--counterfactual: the table plays the team's first K seats, "
+                        "which take turns to try their choices (default: 1)")
     p.add_argument("--reward", action="append", default=[], metavar="TERM=VALUE",
                    help="ppo: a term of RLereWolf's reward table set otherwise (maw.env."
                         "Rewards: top_vote, rank_penalty, wait, win, loss, invalid, "
@@ -71,7 +73,8 @@ def add_train(sub) -> None:
                         "and learns where to do otherwise (with --imitate it starts as "
                         "the rule player)")
     p.add_argument("--counterfactual", type=int, default=0, metavar="K",
-                   help="table: one seat of the team learns (beside rule teammates), each "
+                   help="table: one seat of the team learns (beside rule teammates; "
+                        "--seats: more), each "
                         "of its choices tried with every option, the rest of the game "
                         "played K times with fresh chance for each (the same K for every "
                         "option): a signal one seat's result alone is too noisy to give "
@@ -102,6 +105,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.counterfactual < 0:
         raise MawError(f"--counterfactual K: continuations per option, at least 1 "
                        f"(0: none), got {args.counterfactual}")
+    if args.seats is not None and not args.counterfactual:
+        raise MawError("--seats: for --algo ppo, or a table with --counterfactual")
+    if args.seats is not None and args.seats < 1:
+        raise MawError("--seats must be at least 1")
     check_decider(args.opponents, "--opponents")
     args.checkpoint = 1000 if args.checkpoint is None else args.checkpoint
     out = Path(args.out)
@@ -123,7 +130,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             table = train(rules_of(args), args.team, args.games, out, players=args.players,
                           opponents=args.opponents, seed=args.seed, resume=args.resume,
                           checkpoint=args.checkpoint, counterfactual=args.counterfactual,
-                          progress=progress, command=command)
+                          seats=args.seats or 1, progress=progress, command=command)
     else:
         step = max(1, args.games // 20)
 
@@ -134,7 +141,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         table = train(rules_of(args), args.team, args.games, out, players=args.players,
                       opponents=args.opponents, seed=args.seed, resume=args.resume,
                       checkpoint=args.checkpoint, counterfactual=args.counterfactual,
-                      progress=progress, command=command)
+                      seats=args.seats or 1, progress=progress, command=command)
     print(f"maw train: {out}: {table.games} games in all, {len(table.counts)} states, "
           f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (or "
           f"maw simulate --{args.team} learned:{out})", flush=True)

@@ -16,7 +16,8 @@ from maw.policies.learned import HALF_LIFE, LearnedDecider, Table
 def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | None = None,
           opponents: str = "rule", seed: int = 0, resume: bool = False,
           checkpoint: int = 1000, explore: float = 0.2, counterfactual: int = 0,
-          progress: Callable[[int, Table], None] | None = None, command: str = "") -> Table:
+          seats: int = 1, progress: Callable[[int, Table], None] | None = None,
+          command: str = "") -> Table:
     """Play ``games`` engine games of ``rules``, ``team``'s seats learning against
     ``opponents``; save
     the table to ``out`` every ``checkpoint`` games and at the end (``resume``: start
@@ -27,7 +28,11 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
     and not from the game's result (one seat of many moves it too little to be seen
     through the luck of the rest): each of its choices is tried with every option, the
     game played again to it and on K times with fresh random streams, the same K for
-    every option (``maw.env.counterfactual``); each option's mean result is its return."""
+    every option (``maw.env.counterfactual``); each option's mean result is its return,
+    and its mean result less the rule option's its paired advantage (a table with them
+    plays safe: ``maw.policies.learned``). ``seats`` S: the table plays the team's first S
+    seats (the rest rule players) and they take turns, game by game, to try their
+    choices: a table for every seat of a side learns beside copies of itself."""
     from maw.simulate import play_game
 
     ruleset_name = rules.name
@@ -52,7 +57,7 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
 
     if counterfactual:
         return _counterfactual(rules, team, games, out, table, names, opponents, seed,
-                               checkpoint, counterfactual, progress)
+                               checkpoint, counterfactual, progress, seats)
     from maw.policies.base import DECIDERS, register_decider
 
     register_decider("learned-training", factory)
@@ -76,50 +81,60 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
 
 def _counterfactual(rules: Ruleset, team: str, games: int, out: Path, table: Table,
                     names: list[str], opponents: str, seed: int, checkpoint: int, k: int,
-                    progress: Callable[[int, Table], None] | None) -> Table:
+                    progress: Callable[[int, Table], None] | None, seats: int = 1
+                    ) -> Table:
     """``train`` with ``counterfactual`` K (see there)."""
     from maw.env.counterfactual import play
     from maw.policies.base import make_decider
 
-    seat: list[LearnedDecider] = []  # (the learning seat of the game being played)
+    team_seats: list[LearnedDecider] = []  # (the table's seats of the game being played)
+    learner: list[str] = []  # (the one of them that tries its options this game)
     forced: dict[int, int] = {}
 
-    def one_seat(player: str, rng: random.Random, role: str | None = None) -> Decider:
-        if seat:
+    def table_seat(player: str, rng: random.Random, role: str | None = None) -> Decider:
+        if len(team_seats) >= seats:
             return make_decider("rule", player, rng)
         d = LearnedDecider(player, rng, table)
-        d.forced = forced
-        seat.append(d)
+        if learner and player == learner[0]:
+            d.forced = forced
+        team_seats.append(d)
         return d
-    one_seat.takes_role = True  # type: ignore[attr-defined]
+    table_seat.takes_role = True  # type: ignore[attr-defined]
+
+    def tried() -> LearnedDecider:
+        return next(d for d in team_seats if d.player == learner[0])
 
     def past(t: int) -> Callable[[], bool]:
-        return lambda: len(seat[0].visits) > t  # (the seat has made choice t)
+        return lambda: len(tried().visits) > t  # (the seat has made choice t)
 
     start = table.games
     for i in range(start, start + games):
         s = hash((seed, i)) & 0xFFFFFFFF
-        seat.clear()
+        team_seats.clear()
+        learner.clear()
         forced.clear()
-        play(rules, names, opponents, s, {team: one_seat})
-        learner = seat[0]
+        play(rules, names, opponents, s, {team: table_seat})
+        learner.append(team_seats[i % len(team_seats)].player)  # (in turn, game by game)
+        seat = tried()
         learned = []  # (the table changes once the game's choices are all tried: each is
         # tried under the table that made the game)
-        for t, ((key, _), groups) in enumerate(zip(learner.visits, learner.offered,
-                                                   strict=True)):
+        for t, ((key, _), groups) in enumerate(zip(seat.visits, seat.offered, strict=True)):
             if len(groups) < 2:
                 continue
+            value: dict[int, float] = {}
             for group in groups:
                 total = 0.0
                 for j in range(k):
-                    seat.clear()
+                    team_seats.clear()
                     forced.clear()
                     forced[t] = group[0]
-                    total += _result(play(rules, names, opponents, s, {team: one_seat},
+                    total += _result(play(rules, names, opponents, s, {team: table_seat},
                                           past(t), (s, t, j)), team)
-                learned += [(key, option, total / k) for option in group]
-        for key, option, value in learned:
-            table.add(key, option, value)
+                value.update((option, total / k) for option in group)
+            learned += [(key, option, v, v - value[0]) for option, v in value.items()]
+        for key, option, v, advantage in learned:
+            table.add(key, option, v)
+            table.add_paired(key, option, advantage)
         _played(table, out, start, checkpoint, progress)
     table.save(out)
     return table

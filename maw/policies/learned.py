@@ -22,6 +22,16 @@ option (+1 a win, -1 a loss; a running mean that forgets the oldest returns, and
 explores less as it goes); the decider takes the best option it can (an option with no
 target falls back on ``rule``). A state never seen in training plays the rule player.
 
+A table learned from counterfactual rollouts (``maw train --counterfactual``) also holds,
+per state, each option's return less the rule option's in the same rollouts (paired: their
+count, sum and sum of squares). Such a table plays safe: it leaves the rule player's
+choice only for an option whose paired advantage is above 0 with 97.5% confidence (its
+mean less ``CONFIDENCE`` standard errors, over ``SURE_AFTER`` samples at least), as safe
+policy improvement does (Thomas et al.
+2015, HCPI; Laroche et al. 2019, SPIBB: keep the baseline where the data cannot show
+better). Without it, a state of hundreds of visits took whichever option's noise was
+highest, since the options differ by a point or two when they differ at all.
+
 ``maw train`` makes a table (``maw.env.train``); ``learned:FILE`` plays it anywhere a
 decider is named (``maw simulate``, ``maw game --policy``, ``maw aiwolf-client``).
 """
@@ -44,12 +54,18 @@ OPTIONS = ("rule", "belief", "crowd", "claimed", "claimer")
 KINDS: dict[type, str] = {Vote: "vote", Attack: "attack", Divine: "divine", Guard: "guard"}
 FORMAT = "maw-learned-3"
 RECENT = 0.002  # the weight of a new return once an option has had 500
+CONFIDENCE = 1.96  # a safe table leaves the rule option when its advantage's mean is
+SURE_AFTER = 30  # this many standard errors above 0, over this many paired samples at
+# least (both chosen before any game was played with them: a normal approximation's rule
+# of thumb; fewer samples, all alike, would have no error at all)
 HALF_LIFE = 4000  # games after which training explores half as often
 
 
 @dataclass
 class Table:
-    """Per state key, each option's estimated return (``sums``) and visits."""
+    """Per state key, each option's estimated return (``sums``) and visits; a table
+    learned from counterfactual rollouts also each option's return less the rule option's
+    in the same rollouts (``paired``: count, sum, sum of squares)."""
 
     ruleset: str = ""
     team: str = ""
@@ -57,13 +73,19 @@ class Table:
     sums: dict[str, list[float]] = field(default_factory=dict)
     counts: dict[str, list[int]] = field(default_factory=dict)
     command: str = ""
+    paired: dict[str, list[list[float]]] = field(default_factory=dict)
 
     def best(self, key: str, available: list[int]) -> int | None:
         """The option of best estimated return among ``available`` (``None``: never
-        seen)."""
+        seen); in a state with paired returns, the rule option unless another's
+        advantage over it is sure (the module's docstring)."""
         counts = self.counts.get(key)
         if counts is None:
             return None
+        if key in self.paired:
+            sure = {i: self.advantage(key, i) for i in available if i}
+            sure = {i: a for i, a in sure.items() if a[0] - CONFIDENCE * a[1] > 0}
+            return max(sure, key=lambda i: sure[i][0]) if sure else 0
         values = self.sums[key]
         seen = [i for i in available if counts[i]]
         if not seen:
@@ -79,11 +101,30 @@ class Table:
         counts[option] += 1
         values[option] += max(1.0 / counts[option], RECENT) * (ret - values[option])
 
+    def add_paired(self, key: str, option: int, advantage: float) -> None:
+        """One more paired advantage of ``option`` over the rule option in ``key``."""
+        stats = self.paired.setdefault(key, [[0, 0.0, 0.0] for _ in OPTIONS])[option]
+        stats[0] += 1
+        stats[1] += advantage
+        stats[2] += advantage * advantage
+
+    def advantage(self, key: str, option: int) -> tuple[float, float]:
+        """The mean paired advantage of ``option`` in ``key`` and its standard error
+        (infinite below ``SURE_AFTER`` samples)."""
+        n, total, squares = self.paired[key][option]
+        if n < max(2, SURE_AFTER):
+            return 0.0, float("inf")
+        mean = total / n
+        var = max(0.0, (squares - n * mean * mean) / (n - 1))
+        return mean, (var / n) ** 0.5
+
     def save(self, path: Path) -> None:
         data = {"format": FORMAT, "ruleset": self.ruleset, "team": self.team,
                 "games": self.games, "options": list(OPTIONS), "command": self.command,
                 "table": {k: [self.counts[k], self.sums[k]]
                           for k in sorted(self.counts)}}
+        if self.paired:
+            data["paired"] = {k: self.paired[k] for k in sorted(self.paired)}
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_text(json.dumps(data, separators=(",", ":")) + "\n")
         tmp.replace(path)  # (a kill mid-write leaves the last checkpoint whole)
@@ -102,6 +143,8 @@ class Table:
         t = cls(data["ruleset"], data["team"], data["games"], command=data.get("command", ""))
         for key, (counts, sums) in data["table"].items():
             t.counts[key], t.sums[key] = list(counts), list(sums)
+        for key, stats in data.get("paired", {}).items():
+            t.paired[key] = [list(s) for s in stats]
         return t
 
 

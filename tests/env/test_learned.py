@@ -12,7 +12,7 @@ import pytest
 
 from maw.engine import ruleset
 from maw.env.train import train
-from maw.policies.learned import OPTIONS, Table
+from maw.policies.learned import OPTIONS, SURE_AFTER, Table
 from maw.simulate import simulate
 
 
@@ -79,16 +79,97 @@ def test_counterfactual_training_tries_every_option_of_a_seats_choices(tmp_path)
         once = [table.sums[key][i] for i, c in enumerate(counts) if c == 1]
         assert all(abs(v * k - round(v * k)) < 1e-9 for v in once)
         differ += len(set(values)) > 1
+        # each option's advantage over the rule option in the same rollouts, paired: as
+        # many as its returns, the rule option's own advantage 0, each a multiple of 1/K
+        paired = table.paired[key]
+        assert [int(n) for n, _s, _q in paired] == counts
+        assert paired[0][1] == 0 and paired[0][2] == 0
+        assert all(abs(t * k - round(t * k)) < 1e-9 for _n, t, _q in paired)
     assert differ > 0
+    assert any(table.paired[key][i][1] for key in table.paired for i in range(1, 5))
     again = train(ruleset("aiwolf-5"), "village", 30, tmp_path / "d.json", counterfactual=k,
                   seed=2)
     assert again.sums == table.sums and again.counts == table.counts
+    assert Table.load(out).paired == table.paired  # (saved, and read back)
     bad = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--out",
               str(tmp_path / "e.json"), "--counterfactual", "-1")
     assert bad.returncode == 2 and "--counterfactual K" in bad.stderr
     bad = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--algo", "ppo",
               "--out", str(tmp_path / "e.npz"), "--counterfactual", "4")
     assert bad.returncode == 2 and "trains a table" in bad.stderr
+    for seats, message in (("2", "--seats: for --algo ppo, or a table with"),
+                           ("0", "--seats must be at least 1")):
+        extra = ("--counterfactual", "2") if seats == "0" else ()
+        bad = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--out",
+                  str(tmp_path / "e.json"), "--seats", seats, *extra)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+def test_a_safe_table_leaves_the_rule_player_only_where_the_advantage_is_sure():
+    """A table with paired advantages takes another option than the rule player's only if
+    its advantage's mean is ``CONFIDENCE`` standard errors above 0, the best of such;
+    without them, the option of the best mean return."""
+    t = Table("aiwolf-5", "village")
+    for i in range(40):
+        t.add("s", 0, 0.0)
+        t.add("s", 1, 0.05)  # a small advantage, every time: sure
+        t.add("s", 3, 0.5 if i % 2 else -0.4)  # a larger mean, but noise: not sure
+        t.add_paired("s", 0, 0.0)
+        t.add_paired("s", 1, 0.05)
+        t.add_paired("s", 3, 0.5 if i % 2 else -0.4)
+    assert t.best("s", [0, 1, 3]) == 1
+    assert t.best("s", [0, 3]) == 0  # only the noisy one: the rule player's
+    mean, se = t.advantage("s", 3)
+    assert mean == pytest.approx(0.05) and se == pytest.approx(0.45 / 40 ** 0.5, rel=0.02)
+    for _ in range(SURE_AFTER - 1):  # too few samples prove nothing, all alike or not
+        t.add_paired("s", 4, 9.0)
+        t.add("s", 4, 9.0)
+    assert t.best("s", [0, 1, 3, 4]) == 1
+    t.add_paired("s", 4, 9.0)
+    assert t.best("s", [0, 1, 3, 4]) == 4
+    del t.paired["s"]  # a table of whole games: the best mean return
+    t.add("s", 3, 5.0)
+    assert t.best("s", [0, 1, 3]) == 3
+
+
+def test_counterfactual_training_in_several_seats_takes_turns(tmp_path, monkeypatch):
+    """``seats=S``: the table plays the team's first S seats, and one of them tries its
+    choices each game, in turns: game i's is its i-th table seat (mod S)."""
+    import maw.env.counterfactual as cf
+    import maw.env.train as training
+    from maw.policies.learned import LearnedDecider
+
+    plays: list[list[str]] = []  # each play's table seats, in order
+    tried: list[set[str]] = []  # each play's seats that were forced somewhere
+    real = cf.play
+
+    def spy(*args, **kwargs):
+        plays.append([])
+        tried.append(set())
+        return real(*args, **kwargs)
+
+    class Seat(LearnedDecider):
+        def __init__(self, player, rng, table, explore=0.0):
+            super().__init__(player, rng, table, explore)
+            plays[-1].append(player)
+
+        def decide(self, view, legal):
+            if self.forced.get(len(self.visits)) is not None:
+                tried[-1].add(self.player)
+            return super().decide(view, legal)
+
+    monkeypatch.setattr(cf, "play", spy)
+    monkeypatch.setattr(training, "LearnedDecider", Seat)
+    table = train(ruleset("aiwolf-9"), "village", 4, tmp_path / "s.json", players=9,
+                  counterfactual=1, seats=3, seed=1)
+    assert table.games == 4 and table.paired
+    assert all(len(seats) == 3 for seats in plays)
+    firsts = [i for i, t in enumerate(tried) if not t]  # each game's first play: unforced
+    assert len(firsts) == 4 and firsts[0] == 0
+    for game, start in enumerate(firsts):
+        end = firsts[game + 1] if game + 1 < len(firsts) else len(plays)
+        learners = set().union(*tried[start + 1:end])
+        assert learners == {plays[start][game % 3]}, (game, learners, plays[start])
 
 
 def test_a_learned_player_plays_only_legal_actions_for_either_side(tmp_path):
