@@ -3,19 +3,20 @@
     .venv/bin/python benchmarks/headroom.py [--ruleset werewolf-12] [--side village]
         [--games 300] [--k 8] [--workers 2] [--advantages]
 
-The seat is the one ``learned.py`` gives a network ("one seat": the side's first seat),
-on ``learned.py``'s seeds, beside rule players. Each game is played twice: with the rule
-player in the seat, and with an oracle that sees the whole game (roles included). At each
-of its choices the oracle tries every choice the seat has (a vote, a night action, a
-badge...; at a chat, the rule player's line or saying nothing): the game is replayed to
-that choice (a game is its seed and its choices), the choice forced, and the rest played
-``k`` times with every random stream reseeded (the game's and each player's; the same
-``k`` seeds for every choice, common random numbers). It takes the choice whose
-continuations won at least two more than the rule player's choice did, else the rule
-player's. The game itself goes on with its own streams, which no continuation drew from, so
-the paired difference (oracle won, rule won), with its 95% interval, is what that oracle
-gains, not the best of noisy estimates. A learner reads its own seat, not the roles: it
-has less room than the oracle.
+The seat is the one ``learned.py`` gives a learned player ("one seat": one of the side's
+seats, drawn from the game's seed; until 2026-12-06 the side's first seat, as the stored
+figures were measured), on ``learned.py``'s seeds, beside rule players. Each game is
+played twice: with the rule player in the seat, and with an oracle that sees the whole
+game (roles included). At each of its choices the oracle tries every choice the seat has
+(a vote, a night action, a badge...; at a chat, the rule player's line or saying nothing):
+the game is replayed to that choice (a game is its seed and its choices), the choice
+forced, and the rest played ``k`` times with every random stream reseeded (the game's and
+each player's; the same ``k`` seeds for every choice, common random numbers). It takes the
+choice whose continuations won at least two more than the rule player's choice did, else
+the rule player's. The game itself goes on with its own streams, which no continuation
+drew from, so the paired difference (oracle won, rule won), with its 95% interval, is what
+that oracle gains, not the best of noisy estimates. A learner reads its own seat, not the
+roles: it has less room than the oracle.
 
 ``--advantages`` measures what a learner reading its own seat could use instead: at every
 choice of the rule seat's own game, each other choice's continuations against the rule
@@ -43,8 +44,9 @@ from record import save, saved  # benchmarks/record.py
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from maw.engine import Chat, Team, ruleset  # noqa: E402
+from maw.engine import Chat, ruleset  # noqa: E402
 from maw.engine.state import default_names  # noqa: E402
+from maw.env.counterfactual import drawn_seats  # noqa: E402
 from maw.env.counterfactual import play as play_game  # noqa: E402
 
 
@@ -54,11 +56,10 @@ def play(rules, n: int, seed: int, side: str, forced: dict[int, int],
     ``forced[t]`` of ``options`` (0: its own), the game reseeded by ``k`` after choice
     ``reseed``. Did ``side`` win? ``log`` receives each choice's options."""
     t = 0  # (the seat's choices so far)
+    [seat] = drawn_seats(rules, default_names(n), seed, side, 1)
 
     def instead(name: str, at, legal: tuple, action):
         nonlocal t
-        seat = next(nm for nm, r in zip(at.names, at.roles, strict=True)
-                    if (r.team is Team.VILLAGE) == (side == "village"))
         if name != seat or not legal:
             return action
         opts = options(legal, action)

@@ -11,9 +11,11 @@ side. Game i of every contender has the same seed, so the deals are the same: ea
 learned player's win rate is given with its 95% interval, and its difference from the rule
 players' with the paired 95% interval (per game: won with the learned side, won with the
 rule side). A learned player is also played in one seat of its side alone (``ppo, one
-seat``, ``table, one seat``: the side's first seat, the others rule players): a side whose
-every seat is the same player may win by a convention among its seats (a claim only they
-make), which one seat among rule players cannot use. A ruleset and side with no learned
+seat``, ``table, one seat``: a seat of the side drawn from the game's seed, the others rule
+players): a side whose every seat is the same player may win by a convention among its
+seats (a claim only they make), which one seat among rule players cannot use. (Until
+2026-12-06 it was the side's first seat, which knows that every seat before it is the
+other side's: a table trained there learned to use it.) A ruleset and side with no learned
 player says so. Stored in ``benchmarks/results/learned.json``.
 """
 
@@ -30,6 +32,7 @@ from record import save, saved  # benchmarks/record.py
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 from maw.engine import ruleset  # noqa: E402
+from maw.env.counterfactual import drawn_seats  # noqa: E402
 from maw.policies import make_decider  # noqa: E402
 from maw.simulate import play_game  # noqa: E402
 from maw.tournament.report import wilson  # noqa: E402
@@ -49,13 +52,13 @@ def paired(a: list[bool], b: list[bool]) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def one_seat(who: str):
-    """A side's deciders for one game: ``who`` in its first seat, rule players after."""
-    seated: list[str] = []
+def one_seat(who: str, rules, names: list[str], seed: int, side: str):
+    """A side's deciders for the game of ``seed``: ``who`` in one of its seats, drawn from
+    the seed (``maw.env.counterfactual.drawn_seats``), rule players in the others."""
+    [seat] = drawn_seats(rules, names, seed, side, 1)
 
     def make(name, stream, role=None):
-        seated.append(name)
-        return make_decider(who if len(seated) == 1 else "rule", name, stream)
+        return make_decider(who if name == seat else "rule", name, stream)
     make.takes_role = True  # type: ignore[attr-defined]
     return make
 
@@ -91,11 +94,13 @@ def main() -> None:
             won: dict[str, list[bool]] = {}
             for label, who in contenders:
                 t0 = time.perf_counter()
-                won[label] = [play_game(ruleset(name), names, "rule",
-                                        seed=args.seed * 1_000_003 + i,
-                                        teams={side: one_seat(who) if "one seat" in label
-                                               else who, other: "rule"}).winner == side
-                              for i in range(args.games)]
+                seeds = [args.seed * 1_000_003 + i for i in range(args.games)]
+                won[label] = [play_game(ruleset(name), names, "rule", seed=s,
+                                        teams={side: one_seat(who, ruleset(name), names, s,
+                                                              side)
+                                               if "one seat" in label else who,
+                                               other: "rule"}).winner == side
+                              for s in seeds]
                 seconds = time.perf_counter() - t0
                 wins = sum(won[label])
                 lo, hi = wilson(wins, args.games)

@@ -20,6 +20,18 @@ from maw.engine import Action, Ruleset, new_game, view
 from maw.simulate import GameRecord, _deciders, _game
 
 
+def drawn_seats(rules: Ruleset, names: list[str], seed: int, team: str, k: int
+                ) -> list[str]:
+    """``k`` of ``team``'s players (all, if it has fewer) in the game of ``seed``, drawn
+    from the seed alone: the same for every run of that game. Not its first seats: a side's
+    first seat knows that every seat before it is the other side's, which a learner would
+    learn to use (a table trained in the village's first seat learned to divine the
+    lowest seat on the first night: a werewolf whenever there was one)."""
+    state = new_game(rules, names, random.Random(seed))  # (the deal play_game makes)
+    mine = [n for n, r in zip(names, state.roles, strict=True) if r.team.value == team]
+    return random.Random(f"seats:{seed}").sample(mine, min(k, len(mine)))
+
+
 def reseed(rng: random.Random, deciders: dict, key: tuple) -> None:
     """Draw every random stream of a game anew from ``key``: ``rng`` (the game's) and
     each player's (a decider's own streams and those of the parts it holds, in seat

@@ -30,9 +30,10 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
     game played again to it and on K times with fresh random streams, the same K for
     every option (``maw.env.counterfactual``); each option's mean result is its return,
     and its mean result less the rule option's its paired advantage (a table with them
-    plays safe: ``maw.policies.learned``). ``seats`` S: the table plays the team's first S
-    seats (the rest rule players) and they take turns, game by game, to try their
-    choices: a table for every seat of a side learns beside copies of itself."""
+    plays safe: ``maw.policies.learned``). ``seats`` S: the table plays S of the team's
+    seats, drawn each game from its seed (the rest rule players), one of them trying its
+    choices: with S the team's size, a table for every seat of a side learns beside
+    copies of itself."""
     from maw.simulate import play_game
 
     ruleset_name = rules.name
@@ -84,25 +85,25 @@ def _counterfactual(rules: Ruleset, team: str, games: int, out: Path, table: Tab
                     progress: Callable[[int, Table], None] | None, seats: int = 1
                     ) -> Table:
     """``train`` with ``counterfactual`` K (see there)."""
-    from maw.env.counterfactual import play
+    from maw.env.counterfactual import drawn_seats, play
     from maw.policies.base import make_decider
 
     team_seats: list[LearnedDecider] = []  # (the table's seats of the game being played)
-    learner: list[str] = []  # (the one of them that tries its options this game)
+    chosen: list[str] = []  # (its players: drawn each game; the first tries its choices)
     forced: dict[int, int] = {}
 
     def table_seat(player: str, rng: random.Random, role: str | None = None) -> Decider:
-        if len(team_seats) >= seats:
+        if player not in chosen:
             return make_decider("rule", player, rng)
         d = LearnedDecider(player, rng, table)
-        if learner and player == learner[0]:
+        if player == chosen[0]:
             d.forced = forced
         team_seats.append(d)
         return d
     table_seat.takes_role = True  # type: ignore[attr-defined]
 
     def tried() -> LearnedDecider:
-        return next(d for d in team_seats if d.player == learner[0])
+        return next(d for d in team_seats if d.player == chosen[0])
 
     def past(t: int) -> Callable[[], bool]:
         return lambda: len(tried().visits) > t  # (the seat has made choice t)
@@ -111,10 +112,9 @@ def _counterfactual(rules: Ruleset, team: str, games: int, out: Path, table: Tab
     for i in range(start, start + games):
         s = hash((seed, i)) & 0xFFFFFFFF
         team_seats.clear()
-        learner.clear()
         forced.clear()
+        chosen[:] = drawn_seats(rules, names, s, team, seats)
         play(rules, names, opponents, s, {team: table_seat})
-        learner.append(team_seats[i % len(team_seats)].player)  # (in turn, game by game)
         seat = tried()
         learned = []  # (the table changes once the game's choices are all tried: each is
         # tried under the table that made the game)

@@ -4,6 +4,7 @@ checkpoints and ``--resume``; ``learned:FILE`` plays it wherever a decider is na
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -132,21 +133,25 @@ def test_a_safe_table_leaves_the_rule_player_only_where_the_advantage_is_sure():
     assert t.best("s", [0, 1, 3]) == 3
 
 
-def test_counterfactual_training_in_several_seats_takes_turns(tmp_path, monkeypatch):
-    """``seats=S``: the table plays the team's first S seats, and one of them tries its
-    choices each game, in turns: game i's is its i-th table seat (mod S)."""
+def test_counterfactual_training_draws_its_seats_and_not_the_first(tmp_path, monkeypatch):
+    """``seats=S``: the table plays S of the team's seats drawn from each game's seed, and
+    the first drawn tries its choices; not the team's first seat (which knows that every
+    seat before it is the other side's)."""
     import maw.env.counterfactual as cf
     import maw.env.train as training
+    from maw.engine import new_game
     from maw.policies.learned import LearnedDecider
 
     plays: list[list[str]] = []  # each play's table seats, in order
     tried: list[set[str]] = []  # each play's seats that were forced somewhere
+    seeds: list[int] = []
     real = cf.play
 
-    def spy(*args, **kwargs):
+    def spy(rules, names, policy, seed, *args, **kwargs):
         plays.append([])
         tried.append(set())
-        return real(*args, **kwargs)
+        seeds.append(seed)
+        return real(rules, names, policy, seed, *args, **kwargs)
 
     class Seat(LearnedDecider):
         def __init__(self, player, rng, table, explore=0.0):
@@ -160,16 +165,27 @@ def test_counterfactual_training_in_several_seats_takes_turns(tmp_path, monkeypa
 
     monkeypatch.setattr(cf, "play", spy)
     monkeypatch.setattr(training, "LearnedDecider", Seat)
-    table = train(ruleset("aiwolf-9"), "village", 4, tmp_path / "s.json", players=9,
-                  counterfactual=1, seats=3, seed=1)
-    assert table.games == 4 and table.paired
+    rules, names = ruleset("aiwolf-9"), [f"P{i:02d}" for i in range(9)]
+    table = train(rules, "village", 12, tmp_path / "s.json", players=9, counterfactual=1,
+                  seats=3, seed=1)
+    assert table.games == 12 and table.paired
     assert all(len(seats) == 3 for seats in plays)
     firsts = [i for i, t in enumerate(tried) if not t]  # each game's first play: unforced
-    assert len(firsts) == 4 and firsts[0] == 0
+    assert len(firsts) == 12 and firsts[0] == 0
+    not_first = 0
     for game, start in enumerate(firsts):
         end = firsts[game + 1] if game + 1 < len(firsts) else len(plays)
         learners = set().union(*tried[start + 1:end])
-        assert learners == {plays[start][game % 3]}, (game, learners, plays[start])
+        drawn = cf.drawn_seats(rules, names, seeds[start], "village", 3)
+        assert set(plays[start]) == set(drawn)
+        assert learners <= {drawn[0]}, (game, learners, drawn)
+        deal = new_game(rules, names, random.Random(seeds[start]))
+        village = [n for n, r in zip(names, deal.roles, strict=True)
+                   if r.team.value == "village"]
+        not_first += drawn[0] != village[0]
+    assert not_first > 0
+    assert cf.drawn_seats(rules, names, 5, "village", 3) == \
+        cf.drawn_seats(rules, names, 5, "village", 3)
 
 
 def test_a_learned_player_plays_only_legal_actions_for_either_side(tmp_path):
