@@ -42,8 +42,8 @@ def add_train(sub) -> None:
                    help="ppo: only K seats of the team learn, drawn each game, the rest "
                         "rule players (1: a player that plays well beside others, not by "
                         "a convention among copies of itself; default: every seat); "
-                        "--counterfactual: the table plays the team's first K seats, "
-                        "which take turns to try their choices (default: 1)")
+                        "--counterfactual: the table plays K of the team's seats, drawn "
+                        "each game, one of them trying its choices (default: 1)")
     p.add_argument("--reward", action="append", default=[], metavar="TERM=VALUE",
                    help="ppo: a term of RLereWolf's reward table set otherwise (maw.env."
                         "Rewards: top_vote, rank_penalty, wait, win, loss, invalid, "

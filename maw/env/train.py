@@ -24,7 +24,7 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
     from ``out``'s table). Game ``i`` uses seed ``(seed, i)`` counted from the games the
     table already has, so a resumed run goes on where it stopped.
 
-    ``counterfactual`` K: one seat of the team learns (its first, beside rule teammates),
+    ``counterfactual`` K: one seat of the team learns (beside rule teammates),
     and not from the game's result (one seat of many moves it too little to be seen
     through the luck of the rest): each of its choices is tried with every option, the
     game played again to it and on K times with fresh random streams, the same K for

@@ -27,10 +27,10 @@ per state, each option's return less the rule option's in the same rollouts (pai
 count, sum and sum of squares). Such a table plays safe: it leaves the rule player's
 choice only for an option whose paired advantage is above 0 with 97.5% confidence (its
 mean less ``CONFIDENCE`` standard errors, over ``SURE_AFTER`` samples at least), as safe
-policy improvement does (Thomas et al.
-2015, HCPI; Laroche et al. 2019, SPIBB: keep the baseline where the data cannot show
-better). Without it, a state of hundreds of visits took whichever option's noise was
-highest, since the options differ by a point or two when they differ at all.
+policy improvement does (Thomas et al. 2015, HCPI; Laroche et al. 2019, SPIBB: keep the
+baseline where the data cannot show better). Without it, a state of hundreds of visits
+took whichever option's noise was highest, since the options differ by a point or two
+when they differ at all.
 
 ``maw train`` makes a table (``maw.env.train``); ``learned:FILE`` plays it anywhere a
 decider is named (``maw simulate``, ``maw game --policy``, ``maw aiwolf-client``).
