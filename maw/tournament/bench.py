@@ -47,7 +47,9 @@ POLICIES = Path(__file__).resolve().parent.parent / "hosting" / "rosters" / "pol
 # the learned tables shipped, by (ruleset, players, side)
 LEARNED = {("aiwolf-5", 5, "village"): "aiwolf5-village.json",
            ("aiwolf-5", 5, "werewolves"): "aiwolf5-werewolves.json",
-           ("maw", 6, "village"): "maw6-village.json"}
+           ("maw", 6, "village"): "maw6-village.json",
+           ("aiwolf-15", 15, "village"): "aiwolf15-village.json",
+           ("werewolf-12", 12, "village"): "werewolf12-village.json"}
 SIDES = ("village", "werewolves")
 
 
