@@ -92,6 +92,8 @@ def test_counterfactual_training_tries_every_option_of_a_seats_choices(tmp_path)
                   seed=2)
     assert again.sums == table.sums and again.counts == table.counts
     assert Table.load(out).paired == table.paired  # (saved, and read back)
+    played = simulate(ruleset("aiwolf-5"), 5, "rule", 30, 4, village=f"learned:{out}")
+    assert played.games == 30 and played.invalid_actions == 0
     bad = maw("train", "--ruleset", "aiwolf-5", "--team", "village", "--out",
               str(tmp_path / "e.json"), "--counterfactual", "-1")
     assert bad.returncode == 2 and "--counterfactual K" in bad.stderr
