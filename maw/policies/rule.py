@@ -272,16 +272,22 @@ class RuleDecider(Decider):
         self._learn(view)
         return dict(self.beliefs_now) if self.beliefs_now else beliefs.uniform(view)
 
+    def _tie(self, name: str) -> float:
+        """A tie-break drawn once per name from the player's stream: the same facts give
+        the same choice (votes settle instead of flip-flopping each time the player is
+        asked again), and no order of the names decides one (the pack's first victim went
+        to the highest name, which told a Witch every name above it was a wolf's)."""
+        tie = self.tiebreak.get(name)
+        if tie is None:
+            tie = self.tiebreak[name] = self.rng.random() * 0.01
+        return tie
+
     def _score(self, name: str) -> float:
         if name in self.wolf:
             return 100.0
         if name in self.human:
             return -100.0
-        # a tie-break drawn once per name: the same facts give the same choice, so votes
-        # settle instead of flip-flopping each time the player is asked again
-        tie = self.tiebreak.get(name)
-        if tie is None:
-            tie = self.tiebreak[name] = self.rng.random() * 0.01
+        tie = self._tie(name)
         if self.village:  # (only a villager's score weighs the beliefs)
             # what the votes, the accusations, the murders and the results claimed say
             # (maw.policies.beliefs weighs the claims too: before, a village that heard a
@@ -472,9 +478,10 @@ class RuleDecider(Decider):
             pick = view.votes.get(mate)
             if mate != self.player and pick in pool:
                 return pick
-        def danger(p: str) -> tuple[int, int, str]:
+        def danger(p: str) -> tuple[int, int, float]:
             special = self.claimed.get(p) in valued()
-            return (int(special), len(self.against.get(p, set()) & set(view.pack)), p)
+            return (int(special), len(self.against.get(p, set()) & set(view.pack)),
+                    self._tie(p))
         return max(pool, key=danger)
 
 

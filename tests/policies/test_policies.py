@@ -131,3 +131,31 @@ def test_a_rule_players_chat_keeps_to_the_rulesets_length():
             state, _ = engine.play(state, action)  # the engine takes it
             said += 1
     assert said
+
+
+def test_the_rule_wolves_first_victim_is_not_told_by_the_order_of_the_names():
+    # werewolf-12's first night comes before anyone speaks, so every living villager is
+    # as dangerous to the pack as the next. The tie once went to the highest name: the
+    # Witch, told the victim, knew every name above it for a werewolf, and a learned Guard
+    # trained against the rule pack learned to guard low names. A tie is now the wolf's
+    # own draw, from its stream.
+    from maw.engine.events import VoteCast
+    from maw.simulate import play_game
+
+    names = [f"P{i + 1:02d}" for i in range(12)]
+    top = 0
+    seen: set[int] = set()
+    games = 60
+    for seed in range(games):
+        events: list = []
+        record = play_game(ruleset("werewolf-12"), names, "rule", seed=seed, events=events)
+        first = next(e for e in events if isinstance(e, VoteCast)
+                     and e.kind == "attack" and e.target is not None)
+        others = sorted(n for n, r in record.roles.items() if r != "Werewolf")
+        assert first.day == 0 and first.target in others
+        top += first.target == others[-1]
+        seen.add(others.index(first.target))
+    # chance gives the top name 1 game in 8 (8 villagers): 7.5 of 60, and 16 or more
+    # with probability below 0.3%; the name order gave it all 60
+    assert top < 16, top
+    assert len(seen) >= 5, seen
