@@ -1,8 +1,9 @@
 """Learned players against rule and random ones, head to head on the same seeds.
 
-    .venv/bin/python benchmarks/learned.py [--games 1000] [--only maw6,aiwolf5]
+    .venv/bin/python benchmarks/learned.py [--games 1000] [--only maw6,aiwolf5] [--workers 2]
 
-(``--only``: those rulesets' rows are played again, the others' kept from the file.)
+(``--only``: those rulesets' rows are played again, the others' kept from the file;
+``--workers``: rows played at a time, each in a process of its own, the same rows.)
 
 For each ruleset and side: that side played by random players, rule players and each
 learned player shipped for it (``agents/policies/SLUG-SIDE.json``, a table: ``maw train``;
@@ -25,6 +26,7 @@ import argparse
 import math
 import sys
 import time
+from multiprocessing import Pool
 from pathlib import Path
 
 from record import save, saved  # benchmarks/record.py
@@ -63,20 +65,39 @@ def one_seat(who: str, rules, names: list[str], seed: int, side: str):
     return make
 
 
+def _won(task: tuple[str, int, str, str, str, int, int]) -> list[bool]:
+    """One row's games: whether ``side`` won each, played by ``who`` (in one seat of it
+    where ``label`` says so) against rule players."""
+    name, players, side, label, who, seed, games = task
+    names = [f"P{i + 1:02d}" for i in range(players)]
+    other = "werewolves" if side == "village" else "village"
+    seeds = [seed * 1_000_003 + i for i in range(games)]
+    return [play_game(ruleset(name), names, "rule", seed=s,
+                      teams={side: one_seat(who, ruleset(name), names, s, side)
+                             if "one seat" in label else who,
+                             other: "rule"}).winner == side
+            for s in seeds]
+
+
+def _timed(task: tuple) -> tuple[list[bool], float]:
+    t0 = time.perf_counter()
+    return _won(task), time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="", help="slugs, comma-separated (e.g. maw6,aiwolf5)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="rows played at a time, each in a process of its own")
     args = ap.parse_args()
     only = {s for s in args.only.split(",") if s}
-    rows = []
+    plan: list[tuple[str, int, str, list[tuple[str, str]]]] = []
     for slug, name, players in SHAPES:
         if only and slug not in only:
             continue
-        names = [f"P{i + 1:02d}" for i in range(players)]
         for side in ("village", "werewolves"):
-            other = "werewolves" if side == "village" else "village"
             learned = [(kind, POLICIES / f"{slug}-{side}.{ext}")
                        for kind, ext in (("table", "json"), ("ppo", "npz"))]
             contenders = [("random", "random"), ("rule", "rule")] + [
@@ -85,6 +106,13 @@ def main() -> None:
             if seats > 1:
                 contenders += [(f"{kind}, one seat", f"learned:{path}")
                                for kind, path in learned if path.exists()]
+            plan.append((name, players, side, contenders))
+    tasks = [(name, players, side, label, who, args.seed, args.games)
+             for name, players, side, contenders in plan for label, who in contenders]
+    with Pool(args.workers) as pool:  # (a row's games in one process: its ms a game)
+        results = iter(pool.imap(_timed, tasks))
+        rows = []
+        for name, players, side, contenders in plan:
             if len(contenders) == 2:
                 print(f"{name:11s} {players:2d}p {side:10s} no learned player shipped",
                       flush=True)
@@ -92,16 +120,8 @@ def main() -> None:
                              "players_of_side": "learned", "games": 0,
                              "note": "no learned player shipped"})
             won: dict[str, list[bool]] = {}
-            for label, who in contenders:
-                t0 = time.perf_counter()
-                seeds = [args.seed * 1_000_003 + i for i in range(args.games)]
-                won[label] = [play_game(ruleset(name), names, "rule", seed=s,
-                                        teams={side: one_seat(who, ruleset(name), names, s,
-                                                              side)
-                                               if "one seat" in label else who,
-                                               other: "rule"}).winner == side
-                              for s in seeds]
-                seconds = time.perf_counter() - t0
+            for label, _who in contenders:
+                won[label], seconds = next(results)
                 wins = sum(won[label])
                 lo, hi = wilson(wins, args.games)
                 row = {"ruleset": name, "players": players, "side": side,
