@@ -135,6 +135,36 @@ def test_a_safe_table_leaves_the_rule_player_only_where_the_advantage_is_sure():
     assert t.best("s", [0, 1, 3]) == 3
 
 
+def test_a_safe_tables_confidence_is_over_all_the_options_it_tested(tmp_path):
+    """An advantage sure where the table tested one option is not where it tested a
+    hundred, at the same level: 97.5% over all of them (Bonferroni's correction), counted
+    as the samples come and again from a saved table."""
+    t = Table("aiwolf-15", "village")
+    ups = [0.1, -0.04] * 15  # mean 0.03, standard error about 0.013: z near 2.3
+    for a in ups:
+        t.add("s", 0, 0.0)
+        t.add("s", 1, a)
+        t.add_paired("s", 0, 0.0)
+        t.add_paired("s", 1, a)
+    mean, se = t.advantage("s", 1)
+    assert 1.96 < mean / se < 3.48
+    assert t.tested() == 1 and t.confidence() == pytest.approx(1.96, abs=0.01)
+    assert t.best("s", [0, 1]) == 1
+    for k in range(99):  # 99 more options tested, none better than the rule player's
+        for i in range(SURE_AFTER):
+            t.add(f"n{k}", 0, 0.0)
+            t.add(f"n{k}", 2, 0.0)
+            t.add_paired(f"n{k}", 2, 0.1 if i % 2 else -0.1)
+    assert t.tested() == 100 and t.confidence() == pytest.approx(3.48, abs=0.01)
+    assert t.best("s", [0, 1]) == 0
+    t.save(tmp_path / "t.json")
+    again = Table.load(tmp_path / "t.json")
+    assert again.tested() == 100 and again.best("s", [0, 1]) == t.best("s", [0, 1])
+    for _ in range(200):  # the same advantage, surer: past 3.48 standard errors
+        t.add_paired("s", 1, 0.04)
+    assert t.best("s", [0, 1]) == 1
+
+
 def test_counterfactual_training_draws_its_seats_and_not_the_first(tmp_path, monkeypatch):
     """``seats=S``: the table plays S of the team's seats drawn from each game's seed, and
     the first drawn tries its choices; not the team's first seat (which knows that every
