@@ -32,9 +32,9 @@ standard errors, over ``SURE_AFTER`` samples at least), as safe policy improveme
 cannot show better). Without it, a state of hundreds of visits took whichever option's
 noise was highest, since the options differ by a point or two when they differ at all.
 The confidence is over the table as a whole (Bonferroni's correction): at 1.96 standard
-errors in each of the 300-odd tests of aiwolf-15's table, about 2.5% of options no better
-than the rule player's pass by chance, and one that did (a villager's vote, +0.011 ± 0.005)
-cost a village whose every seat took it a point.
+errors in each of the 84 tests of aiwolf-15's table, about two options no better than the
+rule player's would pass by chance, and one that passed (a villager's vote, +0.011 ±
+0.005) cost a village whose every seat took it a point.
 
 ``maw train`` makes a table (``maw.env.train``); ``learned:FILE`` plays it anywhere a
 decider is named (``maw simulate``, ``maw game --policy``, ``maw aiwolf-client``).
