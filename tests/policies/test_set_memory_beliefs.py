@@ -12,7 +12,7 @@ from maw.engine import new_game, ruleset
 from maw.engine.view import view
 from maw.policies import make_decider
 from maw.policies.claims import Claim
-from maw.policies.memory import SetMemory
+from maw.policies.memory import PRIOR_GAMES, SetMemory
 from maw.simulate import play_game
 
 NAMES = ["Ann", "Bob", "Cid", "Dan", "Eve", "Fay"]
@@ -28,15 +28,56 @@ def test_a_finished_game_is_counted_by_side_and_claim():
     assert memory.games == {"Bob": [2, 0], "Cid": [0, 2], "Dan": [1, 1]}
     assert memory.claims == {("Bob", "Seer"): [2, 0], ("Cid", "Seer"): [0, 1]}
     assert memory.weighed == 3
-    # Jeffreys: half a count on each side. Bob claimed the Seer in both of his games as a
-    # wolf and has never been a human: (2.5 / 3) / (0.5 / 1)
-    assert memory.ratio("Bob", "Seer") == pytest.approx((2.5 / 3) / 0.5)
-    assert memory.ratio("Cid", "Seer") == pytest.approx((0.5 / 1) / (1.5 / 3))
-    assert memory.ratio("Dan", "Seer") == pytest.approx((0.5 / 2) / (0.5 / 2))
+    # everyone's rates first (Jeffreys: half a count on each side): 2 Seer claims in 3
+    # games as a wolf (Bob 2, Dan 1), 1 in 3 as a human (Cid 2, Dan 1)
+    assert memory.everyones("Seer") == pytest.approx((2.5 / 4, 1.5 / 4))
+    assert memory.everyones("Medium") == pytest.approx((0.5 / 4, 0.5 / 4))
+    # then each player's own games, everyone's counting as PRIOR_GAMES of its own
+    k = PRIOR_GAMES
+    assert memory.ratio("Bob", "Seer") == pytest.approx(
+        ((2 + k * 2.5 / 4) / (2 + k)) / ((0 + k * 1.5 / 4) / (0 + k)))
+    assert memory.ratio("Cid", "Seer") == pytest.approx(
+        ((0 + k * 2.5 / 4) / (0 + k)) / ((1 + k * 1.5 / 4) / (2 + k)))
+    assert memory.ratio("Dan", "Seer") == pytest.approx(
+        ((0 + k * 2.5 / 4) / (1 + k)) / ((0 + k * 1.5 / 4) / (1 + k)))
     # nobody it has never played with, and no claim, is weighed
     assert memory.ratio("Zed", "Seer") == 1.0
     assert memory.log_ratios({"Bob": "Medium"})["Bob"] == pytest.approx(
-        math.log((0.5 / 3) / (0.5 / 1)))
+        math.log(((k * 0.5 / 4) / (2 + k)) / ((k * 0.5 / 4) / k)))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_players_who_play_alike_are_weighed_more_alike_and_a_liar_still_stands_out(seed):
+    """Ten seats that claim the Seer only as the Seer, and one that also fakes it as a
+    wolf. By each one's own games alone (Jeffreys' prior), the honest seats' weights
+    differ by chance, most early in the set: how often each was dealt the wolf and the
+    Seer. Started from everyone's rates, they differ about half as much after 10 games,
+    and after 60 the liar is weighed far above every honest seat."""
+    memory = SetMemory()
+    rng = random.Random(seed)
+    seats = [f"S{i}" for i in range(10)] + ["Liar"]
+
+    def spread(logs: list[float]) -> float:
+        mean = sum(logs) / len(logs)
+        return math.sqrt(sum((x - mean) ** 2 for x in logs) / len(logs))
+
+    for game in range(1, 61):
+        wolves = set(rng.sample(seats, 2))
+        seer = rng.choice([s for s in seats if s not in wolves])
+        claimed = {seer: "Seer"}
+        if "Liar" in wolves:
+            claimed["Liar"] = "Seer"
+        memory.learn("Me", claimed, {s: "Werewolf" if s in wolves else
+                                     "Seer" if s == seer else "Villager" for s in seats})
+        honest = [math.log(memory.ratio(s, "Seer")) for s in seats[:10]]
+        if game == 10:
+            alone = []
+            for s in seats[:10]:
+                (as_wolf, as_human), (_, claims) = memory.games[s], memory.claims.get(
+                    (s, "Seer"), [0, 0])
+                alone.append(math.log((0.5 / (as_wolf + 1)) / ((claims + 0.5) / (as_human + 1))))
+            assert spread(honest) < 0.7 * spread(alone)
+    assert math.log(memory.ratio("Liar", "Seer")) > max(honest) + 1.0
 
 
 def test_a_role_it_does_not_know_is_skipped():
