@@ -7,7 +7,8 @@
 
 For each ruleset and side: that side played by random players, rule players and each
 learned player shipped for it (``agents/policies/SLUG-SIDE.json``, a table: ``maw train``;
-``SLUG-SIDE.npz``, a network: ``maw train --algo ppo``), against rule players on the other
+``SLUG-SIDE.npz``, a network: ``maw train --algo ppo``; ``SLUG-SIDE.beliefs.json``, the
+rule player with fitted beliefs: ``maw train --algo beliefs``), against rule players on the other
 side. Game i of every contender has the same seed, so the deals are the same: each
 learned player's win rate is given with its 95% interval, and its difference from the rule
 players' with the paired 95% interval (per game: won with the learned side, won with the
@@ -99,7 +100,8 @@ def main() -> None:
             continue
         for side in ("village", "werewolves"):
             learned = [(kind, POLICIES / f"{slug}-{side}.{ext}")
-                       for kind, ext in (("table", "json"), ("ppo", "npz"))]
+                       for kind, ext in (("table", "json"), ("ppo", "npz"),
+                                         ("beliefs", "beliefs.json"))]
             contenders = [("random", "random"), ("rule", "rule")] + [
                 (kind, f"learned:{path}") for kind, path in learned if path.exists()]
             seats = sum(r.team.value == side for r in ruleset(name).roles_for(players))

@@ -133,8 +133,9 @@ def add_ruleset(p: argparse.ArgumentParser) -> None:
 
 # -- what the commands call --
 
-def progress_bar():
-    """A progress bar on the terminal: the count, the time spent and the time left."""
+def progress_bar(disable: bool = False):
+    """A progress bar on the terminal: the count, the time spent and the time left
+    (``disable``: none, where nobody watches)."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -145,7 +146,8 @@ def progress_bar():
     )
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+                    TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
+                    disable=disable)
 
 
 def rules_of(args: argparse.Namespace):

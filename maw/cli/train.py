@@ -1,5 +1,6 @@
 """``maw train``: a learned player trained on the rules engine: a table of choices
-(``--algo table``), or a neural network (``--algo ppo``, the ``.[rl]`` extra)."""
+(``--algo table``), a neural network (``--algo ppo``, the ``.[rl]`` extra), or the rule
+player's belief ratios fitted to games (``--algo beliefs``)."""
 
 from __future__ import annotations
 
@@ -31,10 +32,12 @@ def add_train(sub) -> None:
     p.add_argument("--rounds", type=int, default=3, metavar="N",
                    help="--team both: rounds of self-play, --steps a side a round "
                         "(default: %(default)s)")
-    p.add_argument("--algo", choices=("table", "ppo"), default="table",
+    p.add_argument("--algo", choices=("table", "ppo", "beliefs"), default="table",
                    help="table: Monte-Carlo control over the rule player's options (JSON); "
                         "ppo: sb3-contrib's MaskablePPO over maw.env, exported to numpy "
-                        "(.npz; needs pip install -e '.[rl]' to train, nothing to play)")
+                        "(.npz; needs pip install -e '.[rl]' to train, nothing to play); "
+                        "beliefs: the village rule player's likelihood ratios fitted to "
+                        "rule games by maximum likelihood (JSON; --team village)")
     add_games(p, 20000, "games to play (--algo table)")
     p.add_argument("--steps", type=int, default=200_000,
                    help="environment steps to train (--algo ppo)")
@@ -92,6 +95,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     if args.algo == "ppo":
         return train_ppo(args)
+    if args.algo == "beliefs":
+        return train_beliefs(args)
     if args.team == "both":
         raise MawError("--team both is self-play, for --algo ppo")
     if args.imitate:
@@ -145,6 +150,40 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"maw train: {out}: {table.games} games in all, {len(table.counts)} states, "
           f"{time.monotonic() - t0:.0f} s; play it with --policy learned:{out} (or "
           f"maw simulate --{args.team} learned:{out})", flush=True)
+    return 0
+
+
+def train_beliefs(args: argparse.Namespace) -> int:
+    import shlex
+    import time
+    from pathlib import Path
+
+    if args.team != "village":
+        raise MawError("--algo beliefs fits the village's beliefs (a wolf knows its pack): "
+                       "--team village")
+    if args.opponents != "rule" or args.counterfactual or args.seats is not None or \
+            args.imitate or args.resume or args.advice or args.anchor:
+        raise MawError("--algo beliefs fits to rule games from nothing: no --opponents, "
+                       "--counterfactual, --seats, --imitate, --resume, --advice or --anchor")
+    out = Path(args.out)
+    if out.exists():
+        raise MawError(f"{out} exists: choose another --out")
+    from maw.env.fit_beliefs import train_beliefs as fit
+
+    rules = rules_of(args)
+    players = args.players if args.players is not None else rules.min_players
+    command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    t0 = time.monotonic()
+    with progress_bar(disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task("playing rule games", total=args.games)
+        fitted = fit(rules, players, args.games, args.seed, out, command,
+                     progress=lambda done: bar.update(task, completed=done))
+    judged = fitted.held_out
+    print(f"maw train: {out}: {fitted.records} weighings of {fitted.games} games, "
+          f"{time.monotonic() - t0:.0f} s; on the last {judged['records']} (held out), "
+          f"the true pack's mean probability {judged['p_true_hand']:.3f} by hand, "
+          f"{judged['p_true_fitted']:.3f} fitted; play it with --policy learned:{out} "
+          f"(or maw simulate --village learned:{out})", flush=True)
     return 0
 
 

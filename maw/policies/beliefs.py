@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from itertools import combinations
 
@@ -43,6 +43,34 @@ WOLF_VOTED_VICTIM = 1.3  # a wolf had voted for (or accused) the villager the pa
 WOLF_DEFENDS_WOLF = 1.5  # a wolf speaks up for a packmate
 CLAIMED_WEREWOLF = 2.0  # someone says the target is a werewolf (a divination or reading)
 CLAIMED_HUMAN = 0.6  # someone says the target is human
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """The likelihood ratios' logarithms a :class:`Tally` weighs with: the hand-chosen
+    ones above (``HAND``), or ones fitted to games by maximum likelihood
+    (``maw.policies.fitted``). A hypothesis' score is each count of :meth:`Tally.features`
+    times its field, in that order."""
+
+    villager_votes_wolf: float = math.log(VILLAGER_VOTES_WOLF)  # a vote (or word) on a wolf
+    claimed_werewolf: float = math.log(CLAIMED_WEREWOLF)  # a result "X is a werewolf"
+    claimed_human: float = math.log(CLAIMED_HUMAN)  # a result "X is human"
+    wolf_voted_victim: float = math.log(WOLF_VOTED_VICTIM)  # had voted for the murdered
+    pack_together: float = math.log(PACK_TOGETHER)  # two on the same target in one vote
+    wolf_on_packmate: float = math.log(WOLF_VOTES_WOLF) - math.log(VILLAGER_VOTES_WOLF)
+    wolf_accuses_wolf: float = math.log(WOLF_ACCUSES_WOLF)
+    wolf_defends_wolf: float = math.log(WOLF_DEFENDS_WOLF)
+    victim_accused_pack: float = math.log(VICTIM_ACCUSED_PACK)
+
+    def vector(self) -> np.ndarray:
+        return np.array([getattr(self, f.name) for f in fields(self)])
+
+    @classmethod
+    def of(cls, values: Iterable[float]) -> Ratios:
+        return cls(*map(float, values))
+
+
+HAND = Ratios()
 
 
 @dataclass
@@ -73,7 +101,8 @@ class Tally:
     order in which evidence comes changes nothing, and a player adds only what is new
     since its last look (:meth:`add`, :meth:`vote`)."""
 
-    def __init__(self, me: str, players: Iterable[str]) -> None:
+    def __init__(self, me: str, players: Iterable[str], ratios: Ratios = HAND) -> None:
+        self.ratios = ratios
         self.others = [p for p in players if p != me]
         self.seat = {p: i for i, p in enumerate(self.others)}  # (``me``: in no hypothesis)
         m = len(self.others)
@@ -180,7 +209,7 @@ class Tally:
             count = np.zeros(len(others))
             for i in on_victim:
                 count[i] += 1
-            one = one + count * _WOLF_VOTED_VICTIM
+            one = one + count * self.ratios.wolf_voted_victim
         # each hypothesis is the known wolves and ``need`` of the ``free``: scored at once
         n = len(free)
         pick, cells, packs = _hypotheses(n, need)
@@ -196,11 +225,12 @@ class Tally:
         # numpy adds the rows of a sum over axis 0 one after the other: a test holds it)
         terms = np.concatenate((solo, (base,), two.take(free_at, 0).take(free_at, 1).ravel()))
         score = terms[cells].sum(axis=0)
+        victim_accused_pack = self.ratios.victim_accused_pack
         for accused in anyof:  # the murdered had accused a wolf
             if accused & known:
-                score += _VICTIM_ACCUSED_PACK
+                score += victim_accused_pack
             elif accused:  # (+ the ratio where it holds: the same sum as adding 0 elsewhere)
-                np.add(score, _VICTIM_ACCUSED_PACK, out=score,
+                np.add(score, victim_accused_pack, out=score,
                        where=_any_of(free, accused, pick, packs))
         if living is not None and not known & set(living):
             # the game goes on, so the pack is not all dead
@@ -219,26 +249,59 @@ class Tally:
     def _weigh(self) -> tuple[np.ndarray, np.ndarray]:
         """The counts' scores on one player and on a pair (each kept until one of its
         counts changes: a line heard changes only a pair's)."""
+        r = self.ratios
         if self._one is None:
-            self._one = self.voted_wolf * _VILLAGER_VOTES_WOLF + \
-                self.said[0] * _CLAIMED_WEREWOLF + self.said[1] * _CLAIMED_HUMAN + \
+            self._one = self.voted_wolf * r.villager_votes_wolf + \
+                self.said[0] * r.claimed_werewolf + self.said[1] * r.claimed_human + \
                 self.prior
         if self._two is None:
-            self._two = self.same * _PACK_TOGETHER + self.voted * _WOLF_ON_PACKMATE + \
-                self.accused * _WOLF_ACCUSES_WOLF + self.defended * _WOLF_DEFENDS_WOLF
+            self._two = self.same * r.pack_together + self.voted * r.wolf_on_packmate + \
+                self.accused * r.wolf_accuses_wolf + self.defended * r.wolf_defends_wolf
         return self._one, self._two
 
-
-# the ratios' logarithms: a hypothesis' score is their sum
-_VILLAGER_VOTES_WOLF = math.log(VILLAGER_VOTES_WOLF)
-_WOLF_ON_PACKMATE = math.log(WOLF_VOTES_WOLF) - math.log(VILLAGER_VOTES_WOLF)
-_PACK_TOGETHER = math.log(PACK_TOGETHER)
-_WOLF_ACCUSES_WOLF = math.log(WOLF_ACCUSES_WOLF)
-_WOLF_DEFENDS_WOLF = math.log(WOLF_DEFENDS_WOLF)
-_CLAIMED_WEREWOLF = math.log(CLAIMED_WEREWOLF)
-_CLAIMED_HUMAN = math.log(CLAIMED_HUMAN)
-_VICTIM_ACCUSED_PACK = math.log(VICTIM_ACCUSED_PACK)
-_WOLF_VOTED_VICTIM = math.log(WOLF_VOTED_VICTIM)
+    def features(self, wolves: int, human: set[str], wolf: set[str],
+                 murdered: list[str], living: list[str] | None
+                 ) -> tuple[np.ndarray, np.ndarray, list[frozenset[str]]] | None:
+        """What :meth:`probabilities` weighs, one hypothesis a row: the counts each of
+        :class:`Ratios`' fields multiplies (a hypothesis' score is a row times
+        ``ratios.vector()``, plus the set's memory's ``prior``), whether the hypothesis
+        can hold (a wolf lives while the game goes on), and each hypothesis' pack (the
+        known wolves with it). ``None`` where :meth:`probabilities` gives none. For fitting
+        the ratios (``maw.policies.fitted``): slower than :meth:`probabilities`, and a
+        test holds the two to the same beliefs."""
+        others, seat = self.others, self.seat
+        free = [p for p in others if p not in human and p not in wolf]
+        known = sorted(wolf & set(others))
+        need = wolves - len(known)
+        if wolves <= 0 or wolves > len(others) or need < 0 or need > len(free) or \
+                math.comb(len(free), need) > MAX_HYPOTHESES:
+            return None
+        pick, _cells, _packs = _hypotheses(len(free), need)
+        packs = np.array([seat[f] for f in free], dtype=np.intp)[pick]
+        if known:
+            packs = np.hstack([np.tile([seat[k] for k in known], (len(packs), 1)), packs])
+        on_victim = np.zeros(len(others))
+        for victim in murdered:
+            for p, targets in self.accused_by.items():
+                if victim in targets and p in seat:
+                    on_victim[seat[p]] += 1
+        columns = [v[packs].sum(axis=1) for v in
+                   (self.voted_wolf, self.said[0], self.said[1], on_victim)]
+        pairs = list(combinations(range(packs.shape[1]), 2))
+        for counts in (self.same, self.voted, self.accused, self.defended):
+            columns.append(sum((counts[packs[:, i], packs[:, j]] for i, j in pairs),
+                               np.zeros(len(packs))))
+        accusers = np.zeros(len(packs))
+        for victim in murdered:
+            accused = self.accused_by.get(victim, set())
+            if accused:
+                accusers += np.array([p in accused for p in others])[packs].any(axis=1)
+        columns.append(accusers)
+        holds = np.ones(len(packs), dtype=bool)
+        if living is not None and not set(known) & set(living):
+            holds = np.array([p in living for p in others])[packs].any(axis=1)
+        names = np.array(others, dtype=object)
+        return np.stack(columns, axis=1), holds, [frozenset(names[row]) for row in packs]
 
 
 @lru_cache(maxsize=64)

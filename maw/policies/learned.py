@@ -53,6 +53,7 @@ from maw.engine.roles import role_named
 from maw.errors import ConfigError
 from maw.policies import claims
 from maw.policies.base import Decider
+from maw.policies.fitted import fitted_at, fitted_decider
 from maw.policies.rule import RuleDecider
 
 OPTIONS = ("rule", "belief", "crowd", "claimed", "claimer")
@@ -292,10 +293,14 @@ class LearnedDecider(Decider):
 
 
 def learned_decider(player: str, rng: random.Random, path: str) -> Decider:
-    """``learned:FILE``'s decider: a table (JSON), or a network (``.npz``:
-    ``maw.policies.neural``)."""
+    """``learned:FILE``'s decider: a table (JSON), a network (``.npz``:
+    ``maw.policies.neural``), or the rule player with fitted beliefs (JSON of
+    ``maw-beliefs-1``: ``maw.policies.fitted``)."""
     if path.endswith(".npz"):
         from maw.policies.neural import NeuralDecider, network_at
 
         return NeuralDecider(player, rng, network_at(Path(path).expanduser()))
+    fitted = fitted_at(path)
+    if fitted is not None:
+        return fitted_decider(player, rng, fitted)
     return LearnedDecider(player, rng, table_at(path))

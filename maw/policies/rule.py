@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from maw.engine import (
     Action,
@@ -96,6 +96,9 @@ class RuleDecider(Decider):
         self.moves: tuple[int, int] = (0, 0)  # (day, votes moved that day)
         # what it learnt of the others in its game set's earlier games (``--set-memory``)
         self.set_memory: SetMemory | None = None
+        # how its beliefs weigh what it saw: by hand, or fitted (``maw.policies.fitted``)
+        self.ratios: beliefs.Ratios = beliefs.HAND
+        self.tally_kind: Callable[..., beliefs.Tally] = beliefs.Tally
 
     def rule_layer(self) -> RuleDecider:
         return self
@@ -249,7 +252,8 @@ class RuleDecider(Decider):
         # votes, which may still change, on a copy
         others = [p for p in view.players if p != self.player]
         if self.counted is None or self.counted.others != others:
-            self.counted, self.counted_votes = beliefs.Tally(self.player, view.players), 0
+            self.counted = self.tally_kind(self.player, view.players, self.ratios)
+            self.counted_votes = 0
         settled = len(votes) - (view.phase == "day" and bool(view.votes))
         for vote in votes[self.counted_votes:settled]:
             self.counted.vote(vote)

@@ -203,3 +203,41 @@ def test_beliefs_weighed_when_a_turn_needs_them_are_those_weighed_at_every_turn(
             games.append((stated, events))
         assert games[0] == games[1]
         assert any(b for *_, b in games[0][0])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_features_a_fit_weighs_give_the_beliefs_the_tally_weighs(seed):
+    """``Tally.features`` (what ``maw.policies.fitted`` fits) scores each hypothesis as
+    ``probabilities`` does, for any ratios: random evidence, known wolves and humans, the
+    murdered and the living, on ratios drawn at random."""
+    import random
+
+    import numpy as np
+
+    from maw.policies.beliefs import Ratios, Tally
+
+    rng = random.Random(seed)
+    players = [f"P{i}" for i in range(9)]
+    ratios = Ratios.of(rng.uniform(-3, 3) for _ in range(9))
+    tally = Tally("P0", players, ratios)
+    others = players[1:]
+    for _ in range(3):
+        tally.vote([(v, rng.choice(others)) for v in rng.sample(players, 6)])
+    tally.heard([(rng.choice(players), rng.choice(others)) for _ in range(5)],
+                [(rng.choice(players), rng.choice(others)) for _ in range(3)],
+                [(rng.choice(players), rng.choice(others), rng.choice(["werewolf", "human"]))
+                 for _ in range(3)])
+    murdered = rng.sample(others, 2)
+    wolf = {rng.choice([p for p in others if p not in murdered])} if seed % 2 else set()
+    human = set(murdered) | {"P0"}
+    living = [p for p in players if p not in murdered] if seed % 3 else None
+    beliefs = tally.probabilities(3, human, wolf, murdered, living)
+    features, holds, packs = tally.features(3, human, wolf, murdered, living)
+    assert features.shape == (len(packs), 9) and holds.any()
+    score = np.where(holds, features @ ratios.vector(), -np.inf)
+    weight = np.exp(score - score.max())
+    weight /= weight.sum()
+    assert beliefs == pytest.approx(
+        {p: float(sum(w for w, pack in zip(weight, packs, strict=True) if p in pack))
+         for p in others})
+    assert all(pack >= wolf and not pack & human for pack in packs)
