@@ -23,8 +23,8 @@ from maw.errors import MawError
 
 
 def add_train(sub) -> None:
-    p = command(sub, "train", "train a learned player on the engine: a table of choices, or "
-                "a neural network (--algo ppo)")
+    p = command(sub, "train", "train a learned player on the engine: a table of choices, "
+                "a neural network (--algo ppo), or fitted beliefs (--algo beliefs)")
     p.add_argument("--team", required=True, choices=("village", "werewolves", "both"),
                    help="the side whose seats learn (both: ppo self-play, the sides in "
                         "turns, each against --opponents and the other's earlier "
@@ -38,7 +38,7 @@ def add_train(sub) -> None:
                         "(.npz; needs pip install -e '.[rl]' to train, nothing to play); "
                         "beliefs: the village rule player's likelihood ratios fitted to "
                         "rule games by maximum likelihood (JSON; --team village)")
-    add_games(p, 20000, "games to play (--algo table)")
+    add_games(p, 20000, "games to play (--algo table, --algo beliefs)")
     p.add_argument("--steps", type=int, default=200_000,
                    help="environment steps to train (--algo ppo)")
     p.add_argument("--seats", type=int, default=None, metavar="K",
@@ -168,6 +168,8 @@ def train_beliefs(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists():
         raise MawError(f"{out} exists: choose another --out")
+    if not out.parent.is_dir():
+        raise MawError(f"--out {out}: no folder {out.parent}")
     from maw.env.fit_beliefs import train_beliefs as fit
 
     rules = rules_of(args)

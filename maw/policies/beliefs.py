@@ -266,7 +266,8 @@ class Tally:
         :class:`Ratios`' fields multiplies (a hypothesis' score is a row times
         ``ratios.vector()``, plus the set's memory's ``prior``), whether the hypothesis
         can hold (a wolf lives while the game goes on), and each hypothesis' pack (the
-        known wolves with it). ``None`` where :meth:`probabilities` gives none. For fitting
+        known wolves with it). ``None`` where :meth:`probabilities` gives none (too many
+        hypotheses, a pack that does not fit, none that holds). For fitting
         the ratios (``maw.policies.fitted``): slower than :meth:`probabilities`, and a
         test holds the two to the same beliefs."""
         others, seat = self.others, self.seat
@@ -300,6 +301,8 @@ class Tally:
         holds = np.ones(len(packs), dtype=bool)
         if living is not None and not set(known) & set(living):
             holds = np.array([p in living for p in others])[packs].any(axis=1)
+            if not holds.any():
+                return None
         names = np.array(others, dtype=object)
         return np.stack(columns, axis=1), holds, [frozenset(names[row]) for row in packs]
 

@@ -16,9 +16,10 @@ the mean probability of the true pack on the last 20%, by hand and fitted. The f
 (JSON, ``maw-beliefs-1``) plays as ``learned:FILE``: the rule player, every choice its
 own, with the fitted ratios.
 
-The ratios are fitted to the rule players' play: a wolf that never votes for a packmate
-makes such a vote nearly impossible for a pack. Against other players they may be too
-sure; the hand's are the default for that reason.
+A file fitted to one ruleset plays in any (its ratios weigh the same kinds of evidence),
+but it was fitted to that ruleset's rule players: a wolf that never votes for a packmate
+makes such a vote nearly impossible for a pack. Against other players the ratios may be
+too sure; the hand's are the default for that reason.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
@@ -56,17 +57,34 @@ class Fitted:
 
     def save(self, path: Path) -> None:
         data = {"format": FORMAT, **asdict(self)}
-        path.write_text(json.dumps(data, indent=1) + "\n")
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        tmp.replace(path)  # (a kill mid-write leaves no half a file)
 
     @classmethod
     def read(cls, path: Path, data: dict) -> Fitted:
         try:
-            return cls(data["ruleset"], int(data["players"]), Ratios(**data["ratios"]),
+            return cls(data["ruleset"], int(data["players"]), _ratios(data["ratios"]),
                        int(data["games"]), int(data["records"]), float(data["seconds"]),
                        data.get("command", ""), dict(data.get("held_out", {})))
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"{path}: a fitted beliefs file ({FORMAT}) with a bad "
                               f"field: {exc}") from None
+
+
+def _ratios(data: object) -> Ratios:
+    """A file's ratios: every field of :class:`Ratios`, each a finite number."""
+    names = [f.name for f in fields(Ratios)]
+    if not isinstance(data, dict) or sorted(data) != sorted(names):
+        raise ValueError(f"'ratios' must name exactly {', '.join(names)}")
+    values = []
+    for name in names:
+        value = data[name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or \
+                not math.isfinite(value):
+            raise ValueError(f"ratio {name!r} must be a finite number, got {value!r}")
+        values.append(float(value))
+    return Ratios.of(values)
 
 
 _FITTED: dict[Path, Fitted | None] = {}
@@ -79,7 +97,7 @@ def fitted_at(path: str) -> Fitted | None:
     if p not in _FITTED:
         try:
             data = json.loads(p.read_text())
-        except (OSError, json.JSONDecodeError):
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
             return None  # (the table's loader says what is wrong)
         _FITTED[p] = Fitted.read(p, data) if isinstance(data, dict) and \
             data.get("format") == FORMAT else None

@@ -159,7 +159,7 @@ class Table:
         except OSError as exc:
             raise ConfigError(f"cannot read the policy {path}: {exc.strerror or exc}") \
                 from None
-        except json.JSONDecodeError:
+        except (UnicodeDecodeError, json.JSONDecodeError):
             raise ConfigError(f"{path} is not a learned policy (not JSON)") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ConfigError(f"{path} is not a learned policy ({FORMAT})")

@@ -230,10 +230,14 @@ def test_the_features_a_fit_weighs_give_the_beliefs_the_tally_weighs(seed):
     murdered = rng.sample(others, 2)
     wolf = {rng.choice([p for p in others if p not in murdered])} if seed % 2 else set()
     human = set(murdered) | {"P0"}
-    living = [p for p in players if p not in murdered] if seed % 3 else None
+    # the executed too are dead: some packs are then all dead, and cannot hold
+    executed = rng.sample([p for p in others if p not in murdered and p not in wolf], 3)
+    living = [p for p in players if p not in murdered and p not in executed] \
+        if seed % 3 else None
     beliefs = tally.probabilities(3, human, wolf, murdered, living)
     features, holds, packs = tally.features(3, human, wolf, murdered, living)
     assert features.shape == (len(packs), 9) and holds.any()
+    assert holds.all() == (living is None or bool(wolf))
     score = np.where(holds, features @ ratios.vector(), -np.inf)
     weight = np.exp(score - score.max())
     weight /= weight.sum()

@@ -81,28 +81,42 @@ def test_maw_train_fits_rule_games_and_the_file_plays_as_a_learned_player(tmp_pa
     assert sum(fitted.beliefs(seen).values()) == pytest.approx(1.0)  # (one wolf)
 
 
-def test_a_table_is_still_a_table_and_a_broken_beliefs_file_says_where(tmp_path):
+def test_a_table_is_still_a_table_and_a_broken_beliefs_file_says_where_and_why(tmp_path):
     from maw.policies.learned import Table
 
     table = tmp_path / "t.json"
     Table("aiwolf-5", "village").save(table)
     assert isinstance(make_decider(f"learned:{table}", "P01", random.Random(1)),
                       LearnedDecider)
-    broken = tmp_path / "b.json"
-    broken.write_text(json.dumps({"format": "maw-beliefs-1", "ruleset": "aiwolf-5",
-                                  "players": 5, "ratios": {"pack_together": 1.0}}))
-    with pytest.raises(ConfigError, match=f"{broken}: a fitted beliefs file"):
-        make_decider(f"learned:{broken}", "P01", random.Random(1))
+    whole = {"format": "maw-beliefs-1", "ruleset": "aiwolf-5", "players": 5, "games": 10,
+             "records": 9, "seconds": 1.0,
+             "ratios": {k: getattr(HAND, k) for k in HAND.__dataclass_fields__}}
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(whole))
+    assert make_decider(f"learned:{good}", "P01", random.Random(1)).ratios == HAND
+    for name, ratios, says in [
+            ("part.json", {"pack_together": 1.0}, "must name exactly"),
+            ("text.json", {**whole["ratios"], "pack_together": "high"}, "finite number"),
+            ("nan.json", {**whole["ratios"], "pack_together": float("nan")}, "finite number")]:
+        broken = tmp_path / name
+        broken.write_text(json.dumps({**whole, "ratios": ratios}))
+        with pytest.raises(ConfigError, match=f"{broken}: a fitted beliefs file.*{says}"):
+            make_decider(f"learned:{broken}", "P01", random.Random(1))
+    binary = tmp_path / "model.zip"
+    binary.write_bytes(b"PK\x03\x04\xff\xfe\x00")
+    with pytest.raises(ConfigError, match="not a learned policy"):
+        make_decider(f"learned:{binary}", "P01", random.Random(1))
 
 
 @pytest.mark.parametrize(("extra", "says"), [
     (["--team", "werewolves"], "--team village"),
     (["--team", "village", "--opponents", "random"], "no --opponents"),
     (["--team", "village", "--games", "3"], "at least 5"),
+    (["--team", "village", "--out", "/nonexistent/x.json"], "no folder"),
 ])
 def test_maw_train_beliefs_refuses_what_it_cannot_fit_in_one_line(tmp_path, capsys, extra,
                                                                    says):
-    code = main(["train", "--algo", "beliefs", "--ruleset", "aiwolf-5",
+    code = main(["train", "--algo", "beliefs", "--ruleset", "aiwolf-5", "--games", "40",
                  "--out", str(tmp_path / "x.json"), *extra])
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and says in err[0], err
