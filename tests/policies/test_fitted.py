@@ -39,7 +39,7 @@ def made_by(truth: Ratios, n: int, seed: int):
 def test_the_fit_finds_the_ratios_that_made_the_evidence():
     truth = Ratios.of([1.5, 3.0, -2.5, -0.5, 1.5, -1.0, 0.5, 2.0, -0.5])
     records = made_by(truth, 3000, seed=1)
-    fitted = fit(records, steps=400)
+    fitted = fit(records, steps=400, batch=1000)
     assert np.abs(fitted.vector() - truth.vector()).max() < 0.25
     assert np.abs(HAND.vector() - truth.vector()).max() > 1.0  # (it moved there)
     held_out = made_by(truth, 1000, seed=2)
