@@ -16,6 +16,7 @@ import signal
 import time
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from maw.engine import (
     Action,
@@ -84,13 +85,13 @@ def _deciders(state: GameState, names: list[str], policy, teams, rng) -> dict[st
 
 def play_game(rules: Ruleset, names: list[str], policy: str | dict, seed: int,
               rounds_per_phase: int = 3, max_steps: int = 100_000,
-              teams: dict[str, str] | None = None,
+              teams: dict[str, Any] | None = None,
               beliefs: list | None = None, events: list | None = None) -> GameRecord:
     """Play one game with deciders named by ``policy`` (one name, or one per player: a
     decider's name or a factory ``(player, rng) -> Decider``; one whose ``takes_role`` is
     true is also given the role its player was dealt, ``role=``, as a roster seat takes
-    its group's settings), or by ``teams`` (team ->
-    decider, once the roles are dealt: "village", "werewolves"). ``beliefs`` (a list)
+    its group's settings), or by ``teams`` (team -> a decider's name or a factory, once
+    the roles are dealt: "village", "werewolves"). ``beliefs`` (a list)
     receives, at the end of every phase, each living player's beliefs as its decider
     states them: (player, role, day, phase, {name: P(wolf)}). ``events`` (a list) receives
     every event of the game, in order."""

@@ -82,6 +82,10 @@ def add_train(sub) -> None:
                         "played K times with fresh chance for each (the same K for every "
                         "option): a signal one seat's result alone is too noisy to give "
                         "(default: 0, learn from whole games)")
+    p.add_argument("--search", type=int, default=1000, metavar="GAMES",
+                   help="beliefs: where the game deals a Witch, the games on which each of "
+                        "a few poison thresholds is played to choose hers (0: the rule "
+                        "player's; default: %(default)s)")
     p.add_argument("--resume", action="store_true",
                    help="train --out further, from the games it has played")
     add_ruleset(p)
@@ -170,17 +174,30 @@ def train_beliefs(args: argparse.Namespace) -> int:
         raise MawError(f"{out} exists: choose another --out")
     if not out.parent.is_dir():
         raise MawError(f"--out {out}: no folder {out.parent}")
+    if args.search < 0:
+        raise MawError(f"--search GAMES: at least 0, got {args.search}")
     from maw.env.fit_beliefs import train_beliefs as fit
 
     rules = rules_of(args)
     players = args.players if args.players is not None else rules.min_players
     command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     t0 = time.monotonic()
+    from maw.env.fit_beliefs import POISON_AT
+
     with progress_bar(disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task("playing rule games", total=args.games)
+        search = bar.add_task("a Witch's thresholds", total=len(POISON_AT), visible=False)
+
+        def searched(done: int) -> None:
+            bar.update(search, completed=done, visible=True)
         fitted = fit(rules, players, args.games, args.seed, out, command,
-                     progress=lambda done: bar.update(task, completed=done))
+                     progress=lambda done: bar.update(task, completed=done),
+                     search=args.search, searched=searched)
     judged = fitted.held_out
+    if fitted.poison_at is not None:
+        print(f"maw train: the Witch poisons at P(werewolf) {fitted.poison_at} "
+              f"(village wins of {args.search} games at each: {fitted.poison_search})",
+              flush=True)
     print(f"maw train: {out}: {fitted.records} weighings of {fitted.games} games, "
           f"{time.monotonic() - t0:.0f} s; on the last {judged['records']} (held out), "
           f"the true pack's mean probability {judged['p_true_hand']:.3f} by hand, "

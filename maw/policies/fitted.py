@@ -16,6 +16,12 @@ the mean probability of the true pack on the last 20%, by hand and fitted. The f
 (JSON, ``maw-beliefs-1``) plays as ``learned:FILE``: the rule player, every choice its
 own, with the fitted ratios.
 
+Sharper beliefs reach 0.9 more often, the P(werewolf) at which the rule Witch poisons:
+with werewolf-12's fitted ratios a village that poisoned there won less than one that
+waited for surer beliefs. Where the ruleset has a Witch the trainer also chooses that
+threshold by play (``POISON_AT``, each on the same games, after the fit's), the rule
+player's unless another wins more.
+
 A file fitted to one ruleset plays in any (its ratios weigh the same kinds of evidence),
 but it was fitted to that ruleset's rule players: a wolf that never votes for a packmate
 makes such a vote nearly impossible for a pack. Against other players the ratios may be
@@ -54,6 +60,11 @@ class Fitted:
     # on the held-out games: mean log-likelihood of the true pack, and its mean
     # probability, by hand and fitted
     held_out: dict[str, float] = field(default_factory=dict)
+    # the P(werewolf) at which its Witch poisons (above 1: never), chosen by play where
+    # the ruleset has a Witch (``None``: the rule player's); the village's wins of each
+    # threshold tried, on games of their own
+    poison_at: float | None = None
+    poison_search: dict[str, int] = field(default_factory=dict)
 
     def save(self, path: Path) -> None:
         data = {"format": FORMAT, **asdict(self)}
@@ -64,9 +75,15 @@ class Fitted:
     @classmethod
     def read(cls, path: Path, data: dict) -> Fitted:
         try:
+            poison_at = data.get("poison_at")
+            if poison_at is not None and (isinstance(poison_at, bool) or not isinstance(
+                    poison_at, int | float) or not 0 < poison_at < math.inf):
+                raise ValueError(f"'poison_at' must be a number above 0, got {poison_at!r}")
             return cls(data["ruleset"], int(data["players"]), _ratios(data["ratios"]),
                        int(data["games"]), int(data["records"]), float(data["seconds"]),
-                       data.get("command", ""), dict(data.get("held_out", {})))
+                       data.get("command", ""), dict(data.get("held_out", {})),
+                       None if poison_at is None else float(poison_at),
+                       dict(data.get("poison_search", {})))
         except (KeyError, TypeError, ValueError) as exc:
             raise ConfigError(f"{path}: a fitted beliefs file ({FORMAT}) with a bad "
                               f"field: {exc}") from None
@@ -108,6 +125,8 @@ def fitted_decider(player: str, rng: random.Random, fitted: Fitted) -> RuleDecid
     """The rule player, its beliefs weighed by ``fitted``'s ratios."""
     decider = RuleDecider(player, rng)
     decider.ratios = fitted.ratios
+    if fitted.poison_at is not None:
+        decider.poison_at = fitted.poison_at
     return decider
 
 

@@ -99,6 +99,7 @@ class RuleDecider(Decider):
         # how its beliefs weigh what it saw: by hand, or fitted (``maw.policies.fitted``)
         self.ratios: beliefs.Ratios = beliefs.HAND
         self.tally_kind: Callable[..., beliefs.Tally] = beliefs.Tally
+        self.poison_at = _SURE  # the P(werewolf) at which, as the Witch, it poisons
 
     def rule_layer(self) -> RuleDecider:
         return self
@@ -468,7 +469,7 @@ class RuleDecider(Decider):
         if Poison in by_kind:
             options = [a.target for a in by_kind[Poison]]  # type: ignore[union-attr]
             sure = [p for p in options if p in self.wolf or (
-                self.beliefs_now or {}).get(p, 0.0) >= _SURE]
+                self.beliefs_now or {}).get(p, 0.0) >= self.poison_at]
             if sure:
                 return Poison(self.player, max(sure, key=self._score))
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from maw.engine.view import view
 from maw.errors import ConfigError, MawError
 from maw.policies import make_decider
 from maw.policies.beliefs import HAND, Ratios
-from maw.policies.fitted import Fitted, fit, judge
+from maw.policies.fitted import Fitted, fit, fitted_decider, judge
 from maw.policies.learned import LearnedDecider
 from maw.policies.rule import RuleDecider
 
@@ -62,6 +63,7 @@ def test_maw_train_fits_rule_games_and_the_file_plays_as_a_learned_player(tmp_pa
     assert data["format"] == "maw-beliefs-1" and data["ruleset"] == "aiwolf-5"
     assert data["players"] == 5 and data["games"] == 60 and data["records"] > 0
     assert data["held_out"]["records"] > 0
+    assert data["poison_at"] is None and data["poison_search"] == {}  # (no Witch)
     assert set(data["ratios"]) == set(HAND.__dataclass_fields__)
     assert data["ratios"] != {k: getattr(HAND, k) for k in data["ratios"]}
     # as learned:FILE: the rule player, its beliefs weighed by the file's ratios
@@ -121,3 +123,37 @@ def test_maw_train_beliefs_refuses_what_it_cannot_fit_in_one_line(tmp_path, caps
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and says in err[0], err
     assert not (tmp_path / "x.json").exists()
+
+
+def test_the_witch_poisons_at_the_threshold_the_file_gives_and_only_a_witch_is_searched():
+    """A fitted file's ``poison_at`` is the Witch's threshold in play; the trainer tries
+    each of ``POISON_AT`` on the same games where the ruleset deals a Witch, and none
+    where it does not."""
+    from maw.env.fit_beliefs import POISON_AT, choose_poison
+    from maw.policies.rule import Poison
+
+    def witch(poison_at):
+        fitted = Fitted("werewolf-12", 12, HAND, poison_at=poison_at)
+        decider = fitted_decider("P01", random.Random(1), fitted)
+        decider._unweighed, decider._beliefs = None, {"P02": 0.95, "P03": 0.5}
+        offered = {Poison: [Poison("P01", "P02"), Poison("P01", "P03")]}
+        return decider._potion(None, offered)
+
+    assert witch(None) == Poison("P01", "P02")  # (the rule player's 0.9)
+    assert witch(0.9) == Poison("P01", "P02")
+    assert witch(0.99) is None and witch(1.01) is None
+    fitted = Fitted("werewolf-12", 12, HAND)
+    choose_poison(ruleset("werewolf-12"), 12, fitted, range(3))
+    assert set(fitted.poison_search) == {str(at) for at in POISON_AT}
+    assert all(0 <= wins <= 3 for wins in fitted.poison_search.values())
+    assert fitted.poison_search[str(fitted.poison_at)] == max(fitted.poison_search.values())
+    plain = Fitted("aiwolf-5", 5, HAND)
+    choose_poison(ruleset("aiwolf-5"), 5, plain, range(3))
+    assert plain.poison_at is None and plain.poison_search == {}
+    # read back, and checked
+    path_data = {"format": "maw-beliefs-1", "ruleset": "werewolf-12", "players": 12,
+                 "games": 1, "records": 1, "seconds": 0.0, "poison_at": "never",
+                 "ratios": {k: getattr(HAND, k) for k in HAND.__dataclass_fields__}}
+    with pytest.raises(ConfigError, match="'poison_at' must be a number above 0"):
+        Fitted.read(Path("x.json"), path_data)
+    assert Fitted.read(Path("x.json"), {**path_data, "poison_at": 0.99}).poison_at == 0.99
