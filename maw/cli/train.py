@@ -176,14 +176,13 @@ def train_beliefs(args: argparse.Namespace) -> int:
         raise MawError(f"--out {out}: no folder {out.parent}")
     if args.search < 0:
         raise MawError(f"--search GAMES: at least 0, got {args.search}")
+    from maw.env.fit_beliefs import POISON_AT
     from maw.env.fit_beliefs import train_beliefs as fit
 
     rules = rules_of(args)
     players = args.players if args.players is not None else rules.min_players
     command = "maw " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     t0 = time.monotonic()
-    from maw.env.fit_beliefs import POISON_AT
-
     with progress_bar(disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task("playing rule games", total=args.games)
         search = bar.add_task("a Witch's thresholds", total=len(POISON_AT), visible=False)

@@ -203,13 +203,9 @@ class Tally:
             return None
         anyof = [self.accused_by.get(victim, set()) for victim in murdered]
         one, two = self._weigh()
-        on_victim = [seat[p] for victim in murdered for p, targets in self.accused_by.items()
-                     if victim in targets and p in seat]  # (once per murdered villager)
-        if on_victim:  # had voted for or accused a murdered villager
-            count = np.zeros(len(others))
-            for i in on_victim:
-                count[i] += 1
-            one = one + count * self.ratios.wolf_voted_victim
+        on_victim = self._on_victim(murdered)
+        if on_victim.any():  # had voted for or accused a murdered villager
+            one = one + on_victim * self.ratios.wolf_voted_victim
         # each hypothesis is the known wolves and ``need`` of the ``free``: scored at once
         n = len(free)
         pick, cells, packs = _hypotheses(n, need)
@@ -259,6 +255,16 @@ class Tally:
                 self.accused * r.wolf_accuses_wolf + self.defended * r.wolf_defends_wolf
         return self._one, self._two
 
+    def _on_victim(self, murdered: list[str]) -> np.ndarray:
+        """How many of the murdered each other player had voted for or accused (once
+        per murdered villager)."""
+        count = np.zeros(len(self.others))
+        for victim in murdered:
+            for p, targets in self.accused_by.items():
+                if victim in targets and p in self.seat:
+                    count[self.seat[p]] += 1
+        return count
+
     def features(self, wolves: int, human: set[str], wolf: set[str],
                  murdered: list[str], living: list[str] | None
                  ) -> tuple[np.ndarray, np.ndarray, list[frozenset[str]]] | None:
@@ -281,13 +287,8 @@ class Tally:
         packs = np.array([seat[f] for f in free], dtype=np.intp)[pick]
         if known:
             packs = np.hstack([np.tile([seat[k] for k in known], (len(packs), 1)), packs])
-        on_victim = np.zeros(len(others))
-        for victim in murdered:
-            for p, targets in self.accused_by.items():
-                if victim in targets and p in seat:
-                    on_victim[seat[p]] += 1
         columns = [v[packs].sum(axis=1) for v in
-                   (self.voted_wolf, self.said[0], self.said[1], on_victim)]
+                   (self.voted_wolf, self.said[0], self.said[1], self._on_victim(murdered))]
         pairs = list(combinations(range(packs.shape[1]), 2))
         for counts in (self.same, self.voted, self.accused, self.defended):
             columns.append(sum((counts[packs[:, i], packs[:, j]] for i, j in pairs),
