@@ -10,13 +10,17 @@ compiles with the machine's ``javac`` beside ``aiwolf_java/Bench.java`` (MAW's h
 server's own game loop, ``AIWolfGame`` with a ``DirectConnectServer`` and
 ``GameSetting.getDefaultGame(n)``, no logging), then times 5- and 15-player games after a
 warm-up of 10,000 games (the JIT compiles the game loop first). MAW's figure is its
-engine's ``play_game`` with the same players, after a warm-up of 200 games. Best and
-median of the runs, ms per game; results in ``benchmarks/results/aiwolf_java.json``.
+engine's ``play_game`` with the same players, after a warm-up of 200 games, in a process of
+its own for each engine: as written (``MAW_ENGINE=python``) and compiled with mypyc
+(``MAW_ENGINE=compiled``, where ``maw engine build`` made it; else said and skipped). Best
+and median of the runs, ms per game; results in ``benchmarks/results/aiwolf_java.json``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -64,6 +68,22 @@ def maw_ms(players: int, games: int, runs: int) -> tuple[float, float, float]:
     return out[0], out[len(out) // 2], days / games
 
 
+def engine_ms(engine: str, players: int, games: int, runs: int
+              ) -> tuple[float, float, float] | None:
+    """:func:`maw_ms` in a process of its own with ``MAW_ENGINE=engine``; ``None`` where
+    that engine is not there (no compiled build for these sources)."""
+    done = subprocess.run([sys.executable, __file__, "--maw-only", str(players), str(games),
+                           str(runs)], env={**os.environ, "MAW_ENGINE": engine},
+                          capture_output=True, text=True)
+    if done.returncode:
+        if "maw engine build" in done.stderr:
+            return None
+        raise SystemExit(done.stderr)
+    best, median, days, running = json.loads(done.stdout)
+    assert running == (engine == "compiled"), f"MAW_ENGINE={engine} ran another engine"
+    return best, median, days
+
+
 def build(sources: Path, *extra: Path) -> tuple[Path, str]:
     """The AIWolf 0.6 platform's sources under ``sources`` and MAW's harnesses ``extra``
     compiled with the machine's ``javac`` into a new folder: (the folder, the classpath).
@@ -103,6 +123,12 @@ def java_ms(sources: Path, games: int, runs: int) -> dict[int, tuple[float, floa
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--maw-only"]:  # (engine_ms's process: MAW_ENGINE chose)
+        from maw.engine.compiled import compiled_modules
+
+        players, games, runs = map(int, sys.argv[2:5])
+        print(json.dumps([*maw_ms(players, games, runs), bool(compiled_modules())]))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", required=True, type=Path,
                         help="a folder with checkouts of AIWolfCommon, AIWolfServer and "
@@ -114,15 +140,31 @@ def main() -> None:
     java = java_ms(args.sources, args.games, args.runs)
     rows = []
     for n in (5, 15):
-        best, median, days = maw_ms(n, args.games if n == 5 else args.games // 4, args.runs)
+        games = args.games if n == 5 else args.games // 4
         jbest, jmedian, jdays = java[n]
-        rows.append({"players": n, "maw_best_ms": round(best, 4),
-                     "maw_median_ms": round(median, 4), "maw_mean_days": round(days, 2),
-                     "java_best_ms": jbest, "java_median_ms": jmedian, "java_mean_days": jdays,
-                     "maw_over_java": round(median / jmedian, 2)})
-        print(f"{n:2d} players: MAW best {best:.3f} median {median:.3f} ms ({days:.2f} days); "
-              f"Java best {jbest:.3f} median {jmedian:.3f} ms ({jdays:.2f} days): MAW takes "
+        timed = engine_ms("python", n, games, args.runs)
+        assert timed is not None
+        best, median, days = timed
+        row = {"players": n, "maw_best_ms": round(best, 4),
+               "maw_median_ms": round(median, 4), "maw_mean_days": round(days, 2),
+               "java_best_ms": jbest, "java_median_ms": jmedian, "java_mean_days": jdays,
+               "maw_over_java": round(median / jmedian, 2)}
+        print(f"{n:2d} players: Java best {jbest:.3f} median {jmedian:.3f} ms ({jdays:.2f} "
+              f"days); MAW best {best:.3f} median {median:.3f} ms ({days:.2f} days): "
               f"{median / jmedian:.1f}x as long", flush=True)
+        fast = engine_ms("compiled", n, games, args.runs)
+        if fast is None:
+            print("    (no compiled engine for these sources: maw engine build)")
+        else:
+            cbest, cmedian, cdays = fast
+            row.update(maw_compiled_best_ms=round(cbest, 4),
+                       maw_compiled_median_ms=round(cmedian, 4),
+                       compiled_over_java=round(cmedian / jmedian, 2),
+                       compiled_speedup=round(median / cmedian, 2))
+            print(f"    MAW compiled best {cbest:.3f} median {cmedian:.3f} ms ({cdays:.2f} "
+                  f"days): {cmedian / jmedian:.1f}x as long as Java, {median / cmedian:.2f}x "
+                  "as fast as MAW as written", flush=True)
+        rows.append(row)
     if not args.no_save:
         save("aiwolf_java", rows)
 

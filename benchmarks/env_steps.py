@@ -4,7 +4,9 @@
 
 Per row: every agent's action drawn at random from its mask (the API's cost, the engine's
 and the observations'; no learning), all seats agents or one side's against rule players.
-Printed and stored in ``benchmarks/results/env_steps.json``.
+Each row says which engine ran (``MAW_ENGINE``: run it once with ``python`` and once with
+``compiled``, after ``maw engine build``, to compare: the rows of the other engine are
+kept). Printed and stored in ``benchmarks/results/env_steps.json``.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-from record import save  # benchmarks/record.py
+from record import save, saved  # benchmarks/record.py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from maw.engine.compiled import compiled_modules  # noqa: E402
 from maw.env import env  # noqa: E402
 
 ROWS = [("aiwolf-5", 5, "all", False), ("aiwolf-5", 5, "village", False),
@@ -51,11 +54,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=200)
     args = ap.parse_args()
-    rows = []
+    engine = "compiled" if compiled_modules() else "python"
+    rows = [r for r in saved("env_steps") if r.get("engine", "python") != engine]
     for name, players, learn, beliefs in ROWS:
-        row = run(name, players, learn, beliefs, args.games)
+        row = {**run(name, players, learn, beliefs, args.games), "engine": engine}
         rows.append(row)
-        print(f"{name:12s} {players:2d}p learn={learn:9s} beliefs={str(beliefs):5s} "
+        print(f"{engine:8s} {name:12s} {players:2d}p learn={learn:9s} beliefs={str(beliefs):5s} "
               f"{row['steps_per_s']:7d} steps/s  {row['ms_per_game']:8.2f} ms/game "
               f"({row['steps'] / args.games:.1f} agent steps a game)", flush=True)
     save("env_steps", rows)

@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from maw.engine import (
+# the engine as written, unless the run asks for the compiled one (MAW_ENGINE=compiled
+# bash scripts/test.sh --fast, after maw engine build): maw.engine.compiled; set before
+# the engine's first import, which makes the choice (the processes tests start inherit it)
+os.environ.setdefault("MAW_ENGINE", "python")
+
+from maw.engine import (  # noqa: E402
     BODYGUARD,
     MEDIUM,
     POSSESSED,

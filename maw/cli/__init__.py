@@ -5,8 +5,8 @@ It only parses arguments, calls the rooms that do the work (``maw.hosting``,
 command group, each command's options beside its ``cmd_*``: ``simulate``, ``game``,
 ``records`` (audit, replay, export), ``serve`` (web, server), ``tournament`` (tournament,
 worker, report), ``people`` (player, play), ``aiwolf`` (aiwolf-client), ``train``,
-``bench``; what several commands share is written once in ``options``. The modules import
-nothing heavy: each command loads what it needs when it runs.
+``bench``, ``engine``; what several commands share is written once in ``options``. The
+modules import nothing heavy: each command loads what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -16,7 +16,18 @@ import sys
 from collections.abc import Sequence
 
 from maw import __version__
-from maw.cli import aiwolf, bench, game, people, records, serve, simulate, tournament, train
+from maw.cli import (
+    aiwolf,
+    bench,
+    engine,
+    game,
+    people,
+    records,
+    serve,
+    simulate,
+    tournament,
+    train,
+)
 from maw.cli.options import Help
 from maw.errors import MawError
 
@@ -28,7 +39,8 @@ __all__ = ["EXIT_ERROR", "build_parser", "main"]
 COMMANDS = (simulate.add_simulate, game.add_game, records.add_audit, serve.add_web_command,
             tournament.add_tournament, tournament.add_worker, tournament.add_report,
             people.add_player, aiwolf.add_aiwolf_client, train.add_train, bench.add_bench,
-            records.add_export, people.add_play, records.add_replay, serve.add_server)
+            records.add_export, people.add_play, records.add_replay, serve.add_server,
+            engine.add_engine)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,7 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:  # (the parser lists the rulesets: the engine's import, MAW_ENGINE's check)
+        parser = build_parser()
+    except MawError as exc:
+        print(f"maw: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)

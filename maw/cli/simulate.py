@@ -68,7 +68,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                        parallel=args.parallel)
     if progress is not None:
         print(file=sys.stderr)
-    result = {**summary.as_dict(), "seed": args.seed}
+    from maw.engine.compiled import compiled_modules
+
+    # (which engine played them: the same games either way, a compiled one faster)
+    engine = "compiled" if compiled_modules() else "python"
+    result = {**summary.as_dict(), "seed": args.seed, "engine": engine}
     if args.json:
         print(json.dumps(result))
         return 0
@@ -82,6 +86,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if summary.draws:
         print(f"draws            {summary.draws}")
     print(f"mean days        {result['mean_days']}")
-    print(f"ms per game      {result['ms_per_game']}")
+    print(f"ms per game      {result['ms_per_game']} ({engine} engine: maw engine status)")
     print(f"invalid actions  {summary.invalid_actions}")
     return 0

@@ -5,8 +5,12 @@ what a player may do; ``apply(state, action) -> (state, events)`` is the only
 transition (``play`` also lets chance settle ties); ``outcome(state)`` says how a game
 ended; ``view(state, player)`` is all a player may ever see. Same seed and same actions
 give the same game.
+
+Its hot modules may run compiled (``maw engine build``): ``maw.engine.compiled``, imported
+first, chooses which engine runs.
 """
 
+from maw.engine import compiled  # noqa: F401 - first: which engine runs
 from maw.engine.actions import (
     ACTIONS,
     Abort,

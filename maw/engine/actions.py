@@ -183,6 +183,10 @@ class Resolve:
 Action = Union[Chat, Over, Vote, Unvote, Attack, Divine, Guard, Whisper, Shoot, Run,
                Withdraw, Badge, First, Tear, Explode, Pass, OpenVotes, EndPhase,
                Abort, Resolve]
+# what the engine's functions take and offer: one of the core's actions above, or one a
+# module registered since (a night action's class: ``night_action``), which no static type
+# names (Any lets those through, also where the engine is compiled: maw.engine.compiled)
+AnyAction = Union[Action, Any]
 
 
 @dataclass(frozen=True, slots=True)

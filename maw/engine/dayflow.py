@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from maw.engine.actions import Room
 from maw.engine.events import Event
 from maw.engine.rulesets import Flow, Ruleset
@@ -17,6 +19,8 @@ from maw.engine.state import GameState, Phase
 from maw.errors import ConfigError
 
 
+# (a game shape's module, compiled or not, may subclass it: maw.engine.compiled)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DayFlow:
     """What a shape of day decides. Subclasses set the class attributes and may override
     the methods; the defaults are the rules every shipped flow shares."""

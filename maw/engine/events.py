@@ -118,7 +118,7 @@ class VotesRevealed:
 class Executed:
     day: int
     player: str
-    votes: float  # (a whole number but under a werewolf-12 sheriff's 1.5 votes)
+    votes: int | float  # (a whole number but under a werewolf-12 sheriff's 1.5 votes)
     audience: frozenset[str] | None = None
 
 
@@ -232,7 +232,7 @@ class Spared:
     day: int
     player: str
     role: str
-    votes: float
+    votes: int | float
     audience: frozenset[str] | None = None
 
 

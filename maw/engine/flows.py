@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from mypy_extensions import mypyc_attr
+
 from maw.engine import describe as d
 from maw.engine import resolution as r
 from maw.engine.actions import Room, night_spec
@@ -38,6 +40,10 @@ from maw.engine.state import GameState, Phase
 NOBODY = r.NOBODY
 
 
+# (each open to subclasses in plain Python, werewolf-12's among them, when this module is
+# compiled: maw.engine.compiled; registered after the class, as a class decorator would
+# make mypyc build a Python class)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class CoreFlow(DayFlow):
     """The defaults of the shipped flows: a night resolves at once, then the next phase."""
 
@@ -49,7 +55,7 @@ class CoreFlow(DayFlow):
         return r.advance(state, events)
 
 
-@register_flow
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MawFlow(CoreFlow):
     flow = Flow.MAW
     next_phase = MappingProxyType({Phase.DAY: Phase.NIGHT, Phase.NIGHT: Phase.DAY})
@@ -167,7 +173,7 @@ register_ruleset(Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3,
                          max_players=200), own=("seer", "roles", "whisper", "announce_votes"))
 
 
-@register_flow
+@mypyc_attr(allow_interpreted_subclasses=True)
 class AiwolfFlow(CoreFlow):
     flow = Flow.AIWOLF
     next_phase = MappingProxyType({Phase.DAY: Phase.VOTE, Phase.VOTE: Phase.WHISPER,
@@ -284,6 +290,10 @@ class AiwolfFlow(CoreFlow):
         if not any(r.night_abilities(state, i) for i in range(len(state.names))):
             return r.resolve_night(state, events)
         return state
+
+
+register_flow(MawFlow)
+register_flow(AiwolfFlow)
 
 
 # AIWolf's tables: its roles at each size, and the rules of its two variants

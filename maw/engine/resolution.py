@@ -14,7 +14,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from maw.engine.actions import SPEC_OF, Action, ActionSpec, Chat, Over, Resolve, Room, night_spec
+from maw.engine.actions import (
+    SPEC_OF,
+    ActionSpec,
+    AnyAction,
+    Chat,
+    Over,
+    Resolve,
+    Room,
+    night_spec,
+)
 from maw.engine.dayflow import flow_of
 from maw.engine.events import (
     Acted,
@@ -197,7 +206,7 @@ def open_votes(state: GameState, by: str, events: list[Event]) -> GameState:
     return state._replace(ballot=True)
 
 
-def choose(state: GameState, s: int, t: int, action: Action, events: list[Event]) -> GameState:
+def choose(state: GameState, s: int, t: int, action: AnyAction, events: list[Event]) -> GameState:
     """Record a vote or a night choice, then let the flow end the phase if it is decided."""
     state = state._replace(votes=replaced(state.votes, s, t))
     names, flow = state.names, flow_of(state)
@@ -222,9 +231,9 @@ def choose(state: GameState, s: int, t: int, action: Action, events: list[Event]
 
 
 def tally(state: GameState, voters: Iterable[int], valid,
-          sheriff: bool = False) -> dict[int, float]:
+          sheriff: bool = False) -> dict[int, int | float]:
     """Votes per target; with ``sheriff``, the sheriff's counts 1.5 (werewolf-12)."""
-    counts: dict[int, float] = {}
+    counts: dict[int, int | float] = {}
     for i in voters:
         t = state.votes[i]
         if t != NOBODY and valid(t):
@@ -300,7 +309,7 @@ def resolve_execution(state: GameState, events: list[Event]) -> GameState:
     return tie(state, "execute", sorted(tied), state.rules.tie, events)
 
 
-def execute(state: GameState, t: int, count: float, events: list[Event]) -> GameState:
+def execute(state: GameState, t: int, count: int | float, events: list[Event]) -> GameState:
     names = state.names
     if state.roles[t].survives_execution and t not in state.exposed:
         # the Village Idiot: revealed, alive, and without a vote from now on

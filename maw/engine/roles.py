@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
+from typing import Final
 
 
 class Team(str, Enum):
@@ -40,11 +41,11 @@ class Ability:
     actions (``maw.engine.abilities``): a role's ``abilities`` are such names, and a new
     one is registered there with its action."""
 
-    ATTACK = "attack"
-    DIVINE = "divine"
-    GUARD = "guard"
-    SAVE = "save"
-    POISON = "poison"
+    ATTACK: Final = "attack"
+    DIVINE: Final = "divine"
+    GUARD: Final = "guard"
+    SAVE: Final = "save"
+    POISON: Final = "poison"
 
 
 @dataclass(frozen=True, slots=True)

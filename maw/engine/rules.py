@@ -28,8 +28,8 @@ from maw.engine.actions import (
     NIGHT_ACTIONS,
     SPEC_OF,
     Abort,
-    Action,
     ActionSpec,
+    AnyAction,
     Chat,
     EndPhase,
     OpenVotes,
@@ -198,7 +198,7 @@ def _targets(state: GameState, s: int, spec: ActionSpec) -> list[int]:
     return [t for t, a in enumerate(alive) if a and (t != s or itself)]
 
 
-def _why_illegal(state: GameState, action: Action) -> str | None:
+def _why_illegal(state: GameState, action: AnyAction) -> str | None:
     """Why ``action`` may not be applied now, or ``None`` if it may."""
     actor = getattr(action, "actor", None)
     s = state.seat.get(actor) if isinstance(actor, str) else None
@@ -301,7 +301,7 @@ def _why_not_whisper(state: GameState, s: int, action: Whisper) -> str | None:
     return bad_text(state, action.text, "a whisper")
 
 
-def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
+def legal_actions(state: GameState, player: str) -> tuple[AnyAction, ...]:
     """Every action ``player`` may take now (chat listed once, with empty text)."""
     s = state.seat.get(player)
     if s is None or state.phase is Phase.OVER or state.pending:
@@ -311,7 +311,7 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
         return tuple(flow.legal(state, s))
     if not state.alive[s]:
         return ()
-    acts: list[Action] = []
+    acts: list[AnyAction] = []
     room = flow.room(phase)
     if room is not None and (room is Room.VILLAGE or role.pack) and talk_budget(state, s, room):
         acts.append(offer(Chat, player, room))
@@ -343,7 +343,7 @@ def legal_actions(state: GameState, player: str) -> tuple[Action, ...]:
 
 
 @lru_cache(maxsize=8192)
-def offer(kind: type, actor: str, what: object) -> Action:
+def offer(kind: type, actor: str, what: object) -> AnyAction:
     """The action ``kind(actor, what)`` offered to a player: actions are frozen values, so
     one object serves every turn that offers it (making one anew was a tenth of a random
     game's time: every turn of every game lists its player's actions)."""
@@ -386,7 +386,7 @@ def actors(state: GameState) -> tuple[str, ...]:
 # ---------------------------------------------------------------- transitions
 
 
-def apply(state: GameState, action: Action, offered: bool = False
+def apply(state: GameState, action: AnyAction, offered: bool = False
           ) -> tuple[GameState, tuple[Event, ...]]:
     """Apply one action; return the new state and what happened. ``offered``: the caller
     vouches that ``action`` is one of ``legal_actions(state, its actor)`` itself (the very
@@ -452,7 +452,7 @@ def chance_action(state: GameState) -> Resolve:
     return Resolve(state.names[rng.choice(state.candidates)])
 
 
-def play(state: GameState, action: Action, offered: bool = False
+def play(state: GameState, action: AnyAction, offered: bool = False
          ) -> tuple[GameState, tuple[Event, ...]]:
     """:func:`apply`, then let chance settle any tie it left (what a referee does)."""
     state, events = apply(state, action, offered)
