@@ -475,11 +475,18 @@ class RuleDecider(Decider):
         return None
 
     def _night_target(self, view: PlayerView, options: list[str]) -> str | None:
-        """The pack's choice: a packmate's current pick, else the most dangerous."""
+        """The pack's choice: its first living wolf's pick (in seat order), which the
+        others follow; while that wolf has none, a packmate's; else the most dangerous.
+        (When each followed any other's pick, two wolves that chose at once over XMPP,
+        where nobody waits for a turn, swapped their picks at every message until the
+        night's timer: 49,000 attack votes in a game of six.)"""
         pool = [p for p in (options or view.living) if p not in view.pack]
         if not pool:
             return None
-        for mate in view.pack:
+        mates = [p for p in view.pack if p in view.living] or list(view.pack)
+        if mates and mates[0] == self.player and view.votes.get(self.player) in pool:
+            return view.votes.get(self.player)  # the one the pack follows keeps its pick
+        for mate in mates:
             pick = view.votes.get(mate)
             if mate != self.player and pick in pool:
                 return pick

@@ -159,3 +159,28 @@ def test_the_rule_wolves_first_victim_is_not_told_by_the_order_of_the_names():
     # with probability below 0.3%; the name order gave it all 60
     assert top < 16, top
     assert len(seen) >= 5, seen
+
+
+def test_two_wolves_that_chose_at_once_agree_instead_of_swapping():
+    # over XMPP nobody waits for a turn: two wolves picked different victims at once, then
+    # each followed the other's pick, and again, at every message until the night's
+    # timer (49,000 attack votes in the README's first game of six rule players)
+    from conftest import start
+
+    from maw.engine import EndPhase, Phase, play
+
+    state = start("maw", "VWVVWV")  # B and E the pack, B first in seat order
+    while state.phase is not Phase.NIGHT:
+        state, _ = play(state, EndPhase())
+    state, _ = play(state, Attack("B", "A"))
+    state, _ = play(state, Attack("E", "C"))  # (no agreement: the night goes on)
+    assert state.phase is Phase.NIGHT and state.votes == (-1, 0, -1, -1, 2, -1)
+    picks = {}
+    for wolf in "BE":  # each decides on the same state, as if at once
+        d = make_decider("rule", wolf, random.Random(1))
+        act = d.decide(view(state, wolf), tuple(
+            a for a in legal_actions(state, wolf) if isinstance(a, Attack)))
+        picks[wolf] = act.target if isinstance(act, Attack) else "keeps its pick"
+    assert picks == {"B": "keeps its pick", "E": "A"}, picks
+    state, _ = play(state, Attack("E", "A"))
+    assert state.phase is not Phase.NIGHT  # agreed: the night is over
