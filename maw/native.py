@@ -11,6 +11,7 @@ can never meet a stale extension.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import os
@@ -26,6 +27,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+# (maw.engine chooses on import, and never refuses there: maw engine build runs under
+# MAW_ENGINE=compiled without a build)
 from maw.engine import compiled
 from maw.errors import ConfigError, MawError
 
@@ -39,6 +42,7 @@ setup(name="maw-engine", script_args=["-q", "build_ext", "--inplace"],
       ext_modules=mypycify(sys.argv[1:], group_name="maw.engine._native", opt_level="3"))
 """
 LOG = "last-build.log"  # in the cache root: the compiler's words of the last build
+TIMEOUT = 1800  # seconds a build may take (about 20 on 2 cores)
 
 __all__ = ["build", "clear", "status"]
 
@@ -59,22 +63,33 @@ def _needs() -> None:
 
 def build(force: bool = False) -> dict[str, Any]:
     """Compile the engine's current sources unless a build of them exists (``force``:
-    again). Returns the build's manifest, with ``"new"``: whether this call made it.
+    again). Returns the build's manifest, with ``"new"``: whether this call made it. One
+    build at a time in a cache (a lock): a second waits, then finds the first's.
 
     Raises:
-        ConfigError: mypyc, a C compiler or Python's headers are missing.
-        MawError: the compiler failed (its log is kept in the cache root: ``LOG``).
+        ConfigError: mypyc, a C compiler or Python's headers are missing, or the cache
+            may not be written.
+        MawError: the compiler failed or took over half an hour (its log is kept in the
+            cache: ``LOG``), or the sources changed while they were copied.
     """
     _needs()
-    key, root = compiled.source_key(), compiled.cache_root()
-    folder = root / key
-    if (folder / compiled.MANIFEST).is_file() and not force:
-        return {**json.loads((folder / compiled.MANIFEST).read_text()), "new": False}
+    root = compiled.cache_root()
     try:
         root.mkdir(parents=True, exist_ok=True)
+        lock = open(root / ".lock", "w")  # noqa: SIM115 - held for the whole build
     except OSError as exc:
         raise ConfigError(f"cannot write the engine's builds in {root} ({exc.strerror}): "
                           "set MAW_ENGINE_CACHE to a folder you may write") from exc
+    with lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(root, force)
+
+
+def _build(root: Path, force: bool) -> dict[str, Any]:
+    key = compiled.source_key()
+    folder = root / key
+    if (folder / compiled.MANIFEST).is_file() and not force:
+        return {**json.loads((folder / compiled.MANIFEST).read_text()), "new": False}
     suffix = str(sysconfig.get_config_var("EXT_SUFFIX"))
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="maw-engine-") as scratch:
@@ -83,13 +98,21 @@ def build(force: bool = False) -> dict[str, Any]:
                         ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyd"))
         for path in compiled._ALSO:
             shutil.copy2(path, src / path.name)
+        if compiled.source_key(src / "engine", tuple(src / p.name for p in compiled._ALSO)) \
+                != key:  # (what is compiled is what the key names)
+            raise MawError("the engine's sources changed while they were copied: build again")
         (src / "__init__.py").write_text("")  # (the package's own imports are not needed)
         env = {**os.environ, "MAW_ENGINE": "python"}
-        with open(root / LOG, "w") as log:
-            done = subprocess.run(
-                [sys.executable, "-c", _SETUP,
-                 *(f"maw/engine/{name}.py" for name in compiled.MODULES)],
-                cwd=scratch, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=1800)
+        try:
+            with open(root / LOG, "w") as log:
+                done = subprocess.run(
+                    [sys.executable, "-c", _SETUP,
+                     *(f"maw/engine/{name}.py" for name in compiled.MODULES)],
+                    cwd=scratch, env=env, stdout=log, stderr=subprocess.STDOUT,
+                    timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise MawError(f"mypyc took over {TIMEOUT // 60} minutes to compile the "
+                           f"engine: stopped (log: {root / LOG})") from None
         if done.returncode:
             tail = (root / LOG).read_text().strip().splitlines()[-3:]
             raise MawError(f"mypyc could not compile the engine ({' / '.join(tail)}); "
@@ -101,7 +124,7 @@ def build(force: bool = False) -> dict[str, Any]:
             raise MawError(f"mypyc built no {', '.join(sorted(missing))} (log: {root / LOG})")
         manifest = {
             "key": key, "modules": list(compiled.MODULES), "mypy": _version("mypy"),
-            "python": platform.python_version(), "platform": sysconfig.get_platform(),
+            "python": platform.python_version(), "suffix": suffix,
             "seconds": round(time.monotonic() - start, 1),
             "built": datetime.now(UTC).isoformat(timespec="seconds"),
         }
@@ -113,16 +136,27 @@ def build(force: bool = False) -> dict[str, Any]:
         (staging / compiled.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     shutil.rmtree(folder, ignore_errors=True)
     os.replace(staging, folder)
-    for old in _builds(root):  # (builds of earlier sources: never loaded again)
-        if old != folder:
+    # builds of other sources for this Python (an earlier commit's, which a checkout of it
+    # builds again in seconds); other Pythons' and platforms' are theirs
+    for old in _builds(root):
+        if old != folder and _manifest(old).get("suffix") == suffix:
             shutil.rmtree(old, ignore_errors=True)
     return {**manifest, "new": True}
 
 
 def _builds(root: Path) -> list[Path]:
+    """The builds in ``root`` (not a build under way: its folder's name starts with '.')."""
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if (p / compiled.MANIFEST).is_file())
+    return sorted(p for p in root.iterdir()
+                  if not p.name.startswith(".") and (p / compiled.MANIFEST).is_file())
+
+
+def _manifest(folder: Path) -> dict[str, Any]:
+    try:
+        return dict(json.loads((folder / compiled.MANIFEST).read_text()))
+    except (OSError, ValueError):
+        return {}
 
 
 def _version(package: str) -> str | None:
@@ -136,16 +170,20 @@ def status() -> dict[str, Any]:
     """Which engine this process runs, and the builds there are."""
     import maw.engine  # noqa: F401 - (the choice is made on its import)
 
-    root, key = compiled.cache_root(), compiled.source_key()
-    folder = root / key
-    manifest = folder / compiled.MANIFEST
+    root = compiled.cache_root()
+    try:
+        key: str | None = compiled.source_key()
+    except OSError:
+        key = None
+    folder = root / key if key else None
     return {
         "mode": compiled.mode(),
         "running": "compiled" if compiled.compiled_modules() else "python",
         "compiled_modules": list(compiled.compiled_modules()),
+        "refused": compiled.REFUSED,
         "key": key,
         "cache": str(root),
-        "built": json.loads(manifest.read_text()) if manifest.is_file() else None,
+        "built": _manifest(folder) or None if folder else None,
         "other_builds": [p.name for p in _builds(root) if p != folder],
     }
 

@@ -53,6 +53,8 @@ def cmd_engine(args: argparse.Namespace) -> int:
         return 0
     built = info["built"]
     print(f"running: {info['running']} engine (MAW_ENGINE={info['mode']})")
+    if info["refused"]:
+        print("games refuse to start: no build for MAW_ENGINE=compiled (maw engine build)")
     if info["compiled_modules"]:
         print(f"compiled modules: {', '.join(info['compiled_modules'])}")
     if built:
@@ -61,5 +63,6 @@ def cmd_engine(args: argparse.Namespace) -> int:
     else:
         print(f"not built for these sources ({info['key']}): maw engine build")
     if info["other_builds"]:
-        print(f"builds of other sources (never loaded): {', '.join(info['other_builds'])}")
+        print(f"builds of other sources or Pythons (not loaded here): "
+              f"{', '.join(info['other_builds'])}")
     return 0

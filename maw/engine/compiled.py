@@ -1,22 +1,23 @@
 """Which engine runs: its modules as written (pure Python), or the same modules compiled
 with mypyc into C extensions, where a build for these very sources exists (``maw engine
 build``, ``maw.native``). A game is the same either way, event for event; a compiled one
-is played 1.4x to 1.6x as fast.
+of random players is played about 1.4x as fast.
 
 Chosen once, when ``maw.engine`` is first imported, by ``MAW_ENGINE``:
 
-* ``auto`` (unset): the compiled modules if they were built for these sources, this Python
-  and this machine; else pure Python;
+* ``auto`` (unset): the compiled modules if they were built for these sources, this
+  Python version and this platform; else pure Python;
 * ``python``: pure Python always (the test suite's default: ``tests/conftest.py``);
-* ``compiled``: the compiled modules, or an error that says how to build them.
+* ``compiled``: the compiled modules; without them no game starts (an error that says how
+  to build them), while ``maw engine build`` and ``status`` still run.
 
 A build is a folder of extension modules, ``KEY/``, under ``$MAW_ENGINE_CACHE`` (default:
 ``maw-engine/`` in the interpreter's prefix, the virtual environment). ``KEY`` hashes every
-engine source file and the extensions' suffix (the Python version and the machine's
-platform): an engine edited since its build, another Python or another platform finds no
-folder of its key and runs pure Python, never a stale build. The folder is put first on
-``maw.engine``'s search path, so the modules it holds are loaded from it and every other
-engine module from its source.
+engine source file and the extensions' suffix (the Python version and the platform's
+tag, such as x86_64-linux-gnu): an engine edited since its build, another Python version
+or another platform finds no folder of its key and runs pure Python, never a stale build.
+The folder is put first on ``maw.engine``'s search path, so the modules it holds are
+loaded from it and every other engine module from its source.
 """
 
 from __future__ import annotations
@@ -60,11 +61,16 @@ def cache_root() -> Path:
     return Path(given).expanduser() if given else Path(sys.prefix) / "maw-engine"
 
 
-def source_key() -> str:
-    """The key of a build of the engine as its sources are now, for this Python and
-    platform: a hash of every engine source file, by name, and the extensions' suffix."""
+def source_key(engine: Path | None = None, also: tuple[Path, ...] | None = None) -> str:
+    """The key of a build of the engine as its sources are now (or of the copies in
+    ``engine`` and ``also``), for this Python and platform: a hash of every engine source
+    file, by name, and the extensions' suffix.
+
+    Raises:
+        OSError: a source could not be read.
+    """
     h = hashlib.sha256(str(sysconfig.get_config_var("EXT_SUFFIX")).encode())
-    for path in (*sorted(ENGINE.glob("*.py")), *_ALSO):
+    for path in (*sorted((engine or ENGINE).glob("*.py")), *(_ALSO if also is None else also)):
         h.update(f"\0{path.name}\0".encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
@@ -77,25 +83,46 @@ def build_folder() -> Path:
 
 def select(search_path: MutableSequence[str]) -> None:
     """Put the build for the current sources first on ``search_path`` (``maw.engine``'s
-    ``__path__``) where ``MAW_ENGINE`` allows it and the build exists.
+    ``__path__``) where ``MAW_ENGINE`` allows it and the build exists. Where
+    ``MAW_ENGINE=compiled`` and no build exists, the engine loads as written and every
+    game refuses to start (:func:`refuse`): ``maw engine build`` and ``status`` still run.
 
     Raises:
-        ConfigError: ``MAW_ENGINE`` is not one of :data:`MODES`, or is ``compiled`` and
-            no build exists for these sources.
+        ConfigError: ``MAW_ENGINE`` is not one of :data:`MODES`.
     """
+    global REFUSED
     chosen = mode()
     if chosen == "python":
         return
     root = cache_root()
-    folder = root / source_key() if root.is_dir() else None
-    if folder is None or not (folder / MANIFEST).is_file():
+    try:
+        folder = root / source_key() if root.is_dir() else None
+        built = folder is not None and (folder / MANIFEST).is_file()
+    except OSError as exc:  # (a cache or a source it may not read: no build it can use)
+        folder, built = None, False
+        root = Path(f"{root}: {exc.strerror or exc}")
+    if not built or folder is None:
         if chosen == "compiled":
-            raise ConfigError(
-                "MAW_ENGINE=compiled, but the engine is not compiled for these sources "
-                f"and this Python (none in {root}): run `maw engine build` (it needs mypy, "
-                "pip install -e '.[fast]', and a C compiler)")
+            REFUSED = (f"MAW_ENGINE=compiled, but the engine is not compiled for these "
+                       f"sources and this Python (none in {root}): run `maw engine build` "
+                       "(it needs mypy, pip install -e '.[fast]', and a C compiler)")
         return
     search_path.insert(0, str(folder))
+
+
+# why games may not start (MAW_ENGINE=compiled, and no build), or None
+REFUSED: str | None = None
+
+
+def refuse() -> None:
+    """Raise what :func:`select` found, if it refused the engine as written (every new
+    game asks: ``maw.engine.rules.new_game``).
+
+    Raises:
+        ConfigError: ``MAW_ENGINE=compiled``, and no build exists for these sources.
+    """
+    if REFUSED is not None:
+        raise ConfigError(REFUSED)
 
 
 def compiled_modules() -> tuple[str, ...]:

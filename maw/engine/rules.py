@@ -18,6 +18,7 @@ from types import MappingProxyType
 
 from maw.engine import (  # noqa: F401 - register the shipped nights, flows
     abilities,
+    compiled,
     flows,
     rlerewolf,
     werewolf,
@@ -90,8 +91,9 @@ def new_game(rules: Ruleset, names: Iterable[str], rng: random.Random,
 
     Raises:
         ConfigError: wrong number of players for the ruleset, bad/duplicate names, or a
-            fixed deal that is not the ruleset's.
+            fixed deal that is not the ruleset's; ``MAW_ENGINE=compiled`` without a build.
     """
+    compiled.refuse()  # (MAW_ENGINE=compiled, and no build: no game in the other engine)
     names = tuple(names)
     for name in names:
         if not isinstance(name, str) or not name.strip() or name != name.strip():

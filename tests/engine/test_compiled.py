@@ -6,16 +6,18 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
 import sysconfig
+from pathlib import Path
 
 import pytest
 from conftest import REPO
 
 from maw.cli import main
-from maw.engine import compiled
+from maw.engine import compiled, new_game, ruleset
 from maw.errors import ConfigError
 
 # every shipped game shape and the options that change a day, random and rule players:
@@ -102,8 +104,36 @@ def test_only_a_build_of_these_very_sources_is_put_first(tmp_path, monkeypatch):
     compiled.select(path)
     assert path == [str(mine), "src"]
     shutil.rmtree(mine)
+    # none for MAW_ENGINE=compiled: the engine loads (maw engine build must run), and no
+    # game starts
+    monkeypatch.setattr(compiled, "REFUSED", None)
+    path = ["src"]
+    compiled.select(path)
+    assert path == ["src"]
     with pytest.raises(ConfigError, match=r"not compiled for these sources .*maw engine build"):
-        compiled.select(["src"])
+        compiled.refuse()
+    with pytest.raises(ConfigError, match="MAW_ENGINE=compiled"):
+        new_game(ruleset("maw"), list("ABCDEF"), random.Random(1))
+
+
+def test_a_cache_or_source_it_may_not_read_is_no_build(tmp_path, monkeypatch):
+    # (a shared cache made by another user, a package installed without its sources):
+    # never a traceback from every command
+    def unreadable(*_args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(compiled, "source_key", unreadable)
+    monkeypatch.setattr(compiled, "REFUSED", None)
+    monkeypatch.setenv("MAW_ENGINE_CACHE", str(tmp_path))
+    monkeypatch.setenv("MAW_ENGINE", "auto")
+    path = ["src"]
+    compiled.select(path)
+    assert path == ["src"] and compiled.REFUSED is None
+    monkeypatch.setenv("MAW_ENGINE", "compiled")
+    compiled.select(path)
+    assert path == ["src"]
+    with pytest.raises(ConfigError, match=f"none in {tmp_path}: Permission denied"):
+        compiled.refuse()
 
 
 def test_the_key_follows_every_engine_source_and_the_python(tmp_path, monkeypatch):
@@ -143,9 +173,11 @@ def test_maw_engine_says_which_engine_runs_and_what_a_build_needs(tmp_path, monk
     monkeypatch.setenv("MAW_ENGINE_CACHE", str(tmp_path))
     assert main(["engine", "status", "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
-    # (the suite runs the engine as written: tests/conftest.py)
-    assert info["mode"] == "python" and info["running"] == "python"
-    assert info["compiled_modules"] == [] and info["built"] is None
+    # (the suite runs the engine as written, unless the run asks: tests/conftest.py)
+    running = list(compiled.compiled_modules())
+    assert info["mode"] == compiled.mode()
+    assert info["running"] == ("compiled" if running else "python")
+    assert info["compiled_modules"] == running and info["built"] is None
     assert info["key"] == compiled.source_key() and info["cache"] == str(tmp_path)
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
@@ -169,7 +201,10 @@ def test_the_compiled_engine_plays_the_same_games_event_for_event(tmp_path):
     cc = str(sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(cc) is None:
         pytest.skip(f"no C compiler ({cc})")
-    built = _run("-m", "maw.cli", "engine", "build", engine="python", cache=tmp_path)
+    if not (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file():
+        pytest.skip("no Python.h (python3-dev)")
+    # (MAW_ENGINE=compiled before there is a build: the build must still run)
+    built = _run("-m", "maw.cli", "engine", "build", engine="compiled", cache=tmp_path)
     assert built.returncode == 0, built.stderr + built.stdout
     assert "engine compiled in" in built.stdout, built.stdout
     (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
