@@ -16,6 +16,7 @@ import time
 
 from aiwolf_nlp_common.client import Client
 from aiwolf_nlp_common.packet import Request, Role
+from websocket import WebSocketException
 
 LINES = ["Hello, everyone.", "I think we should look at the quiet ones.",
          "I am a villager, I promise.", "Who do you suspect?", "Let us vote carefully."]
@@ -41,10 +42,11 @@ def main() -> int:
         try:
             client.connect()
             break
-        except OSError:
+        except (OSError, WebSocketException) as exc:  # (refused, or a handshake cut short)
             if time.monotonic() > deadline:
-                print("cannot connect", file=sys.stderr)
+                print(f"cannot connect: {exc!r}", file=sys.stderr)
                 return 2
+            client = Client(args.url, None)  # (a fresh socket for the next try)
             time.sleep(0.2)
     out = open(args.log, "a", encoding="utf-8")  # noqa: SIM115
     info = None

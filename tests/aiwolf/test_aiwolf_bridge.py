@@ -84,7 +84,14 @@ def play_with(tmp_path, game: subprocess.Popen, port: int, names: list[str]) -> 
     """Agents ``names`` play ``game`` to its end; the game's events."""
     bots = [agent(tmp_path, port, n, "--seed", str(i)) for i, n in enumerate(names)]
     _out, err = game.communicate(timeout=300)
-    assert game.returncode == 0, err[-3000:]
+    if game.returncode != 0:  # (what the agents said too: once, under load, none joined)
+        for bot in bots:
+            if bot.poll() is None:
+                bot.kill()
+        said = {n: (bot.communicate(timeout=10)[1] or "")[-800:]
+                for n, bot in zip(names, bots, strict=True)}
+        raise AssertionError(f"{err[-3000:]}\nthe agents (exit, stderr): " + "; ".join(
+            f"{n} {bot.returncode}: {said[n]!r}" for n, bot in zip(names, bots, strict=True)))
     for bot in bots:
         bot.wait(timeout=60)
     return [r["data"] | {"event": r["event"]} for r in records(tmp_path)

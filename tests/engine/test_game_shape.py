@@ -147,8 +147,11 @@ async def _xmpp_game(rules, folder: str, out: dict) -> None:
                                 log_dir=Path(folder) / f"seed{seed}")
             result = await run_game(config, default_seats(6), address, timeout=120)
             results.append(result)
-            if '"phase": "dusk"' in result.log_path.read_text():
-                break
+            if any(r["kind"] == "event" and r["event"] == "PhaseStarted" and
+                   r["data"]["phase"] == "dusk" for r in map(
+                       json.loads, result.log_path.read_text().splitlines())):
+                break  # (the log's JSON is compact: a search for '"phase": "dusk"', with
+                # its space, never matched, and the last seed's game decided the test)
 
     await xmpp_games(play)
     out["xmpp_games"] = len(results)
