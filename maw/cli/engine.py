@@ -10,12 +10,12 @@ from maw.cli.options import command
 
 
 def add_engine(sub) -> None:
-    p = command(sub, "engine", "compile the rules engine with mypyc (games 1.4-1.6x as "
-                "fast, the same games), or say which engine runs")
+    p = command(sub, "engine", "compile the rules engine with mypyc (the same games, "
+                "about 1.4x as fast), or say which engine runs")
     what = p.add_subparsers(dest="action", required=True, metavar="ACTION",
                             help="build, status or clear")
     b = what.add_parser("build", help="compile the engine's current sources (mypy's mypyc "
-                        "and a C compiler: about a minute); kept beside the interpreter",
+                        "and a C compiler: about 20 s); kept beside the interpreter",
                         description="compile the engine's current sources with mypyc")
     b.add_argument("--force", action="store_true", help="compile again even if built")
     s = what.add_parser("status", help="which engine runs (MAW_ENGINE: auto, python, "
@@ -33,7 +33,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     if args.action == "build":
         from rich.console import Console
 
-        with Console(stderr=True).status("compiling the engine with mypyc (about a minute "
+        with Console(stderr=True).status("compiling the engine with mypyc (about 20 s "
                                          "on 2 cores)"):
             made = native.build(force=args.force)
         word = "compiled" if made["new"] else "already compiled"

@@ -43,8 +43,8 @@ ENGINE = Path(__file__).resolve().parent
 # what a compiled module's behaviour may depend on besides the engine's own sources
 _ALSO = (ENGINE.parent / "errors.py", ENGINE.parent / "registry.py")
 
-__all__ = ["MODES", "MODULES", "cache_root", "compiled_modules", "mode", "source_key",
-           "build_folder"]
+__all__ = ["MODES", "MODULES", "cache_root", "compiled_modules", "mode", "refuse",
+           "source_key"]
 
 
 def mode() -> str:
@@ -76,11 +76,6 @@ def source_key(engine: Path | None = None, also: tuple[Path, ...] | None = None)
     return h.hexdigest()[:16]
 
 
-def build_folder() -> Path:
-    """The folder a build of the engine's current sources has, or would have."""
-    return cache_root() / source_key()
-
-
 def select(search_path: MutableSequence[str]) -> None:
     """Put the build for the current sources first on ``search_path`` (``maw.engine``'s
     ``__path__``) where ``MAW_ENGINE`` allows it and the build exists. Where
@@ -95,16 +90,17 @@ def select(search_path: MutableSequence[str]) -> None:
     if chosen == "python":
         return
     root = cache_root()
+    where, folder = str(root), None
     try:
-        folder = root / source_key() if root.is_dir() else None
-        built = folder is not None and (folder / MANIFEST).is_file()
+        mine = root / source_key() if root.is_dir() else None
+        if mine is not None and (mine / MANIFEST).is_file():
+            folder = mine
     except OSError as exc:  # (a cache or a source it may not read: no build it can use)
-        folder, built = None, False
-        root = Path(f"{root}: {exc.strerror or exc}")
-    if not built or folder is None:
+        where = f"{root}: {exc.strerror or exc}"
+    if folder is None:
         if chosen == "compiled":
             REFUSED = (f"MAW_ENGINE=compiled, but the engine is not compiled for these "
-                       f"sources and this Python (none in {root}): run `maw engine build` "
+                       f"sources and this Python (none in {where}): run `maw engine build` "
                        "(it needs mypy, pip install -e '.[fast]', and a C compiler)")
         return
     search_path.insert(0, str(folder))

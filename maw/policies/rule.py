@@ -483,9 +483,10 @@ class RuleDecider(Decider):
         pool = [p for p in (options or view.living) if p not in view.pack]
         if not pool:
             return None
-        mates = [p for p in view.pack if p in view.living] or list(view.pack)
-        if mates and mates[0] == self.player and view.votes.get(self.player) in pool:
-            return view.votes.get(self.player)  # the one the pack follows keeps its pick
+        mates = [p for p in view.pack if p in view.living]
+        mine = view.votes.get(self.player)
+        if mates and mates[0] == self.player and mine in pool:
+            return mine  # the one the pack follows keeps its pick
         for mate in mates:
             pick = view.votes.get(mate)
             if mate != self.player and pick in pool:
