@@ -8,8 +8,8 @@ who may see what.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Union
+from dataclasses import MISSING, dataclass, fields
+from typing import Union, get_args
 
 from maw.engine.actions import Room
 
@@ -314,6 +314,32 @@ Event = Union[
     Divined, Guarded, MediumResult, GameOver, Acted, NightResult, Whispered, Spared, Shot,
     Ran, SheriffElected, BadgePassed, Exploded, SpeakingOrder,
 ]
+
+
+def _quick_init(cls: type) -> None:
+    """Give the frozen dataclass ``cls`` (with ``__slots__``) an ``__init__`` of the same
+    signature that sets each slot by its own descriptor, instead of dataclasses' frozen
+    ``object.__setattr__`` by name: a third as long, and a random 15-player game makes
+    250 events. The class stays frozen, and is the same value in every other way."""
+    names = [f.name for f in fields(cls)]
+    scope = {f"_set_{n}": cls.__dict__[n].__set__ for n in names}
+    params = []
+    for f in fields(cls):
+        if f.default is MISSING:
+            params.append(f.name)
+        else:
+            scope[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    body = "".join(f"\n    _set_{n}(self, {n})" for n in names) or "\n    pass"
+    exec(f"def __init__(self, {', '.join(params)}):{body}", scope)  # noqa: S102
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    setattr(cls, "__init__", init)  # noqa: B010 - (the class's own, replaced)
+
+
+for _kind in get_args(Event):
+    _quick_init(_kind)
 
 
 def visible_to(event: Event, player: str) -> bool:
