@@ -1,9 +1,7 @@
 """``maw simulate``: many games on the engine alone, no XMPP, as fast as Python allows.
 
-The phase timer is modelled by rounds: in each round every living player (in a random
-order) may act once; a phase that the rules have not ended after ``rounds_per_phase``
-rounds, or in which nobody acted in a round, ends by :class:`EndPhase`. A day spoken in
-turns (werewolf-12) times each speaker's turn so: its rounds start again at each speaker.
+Each game is :func:`maw.engine.loop.game_loop` (the phase timer modelled by rounds of
+turns) with a decider in every seat.
 """
 
 from __future__ import annotations
@@ -18,24 +16,11 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from maw.engine import (
-    Action,
-    Chat,
-    EndPhase,
-    GameState,
-    Pass,
-    Phase,
-    Ruleset,
-    actors,
-    legal_actions,
-    may_pass,
-    new_game,
-    opening_events,
-    play,
-    view,
-)
+from maw.engine import Action, GameState, Ruleset, new_game, view
 from maw.engine.events import Event
-from maw.errors import IllegalActionError, MawError
+from maw.engine.loop import game_loop
+from maw.engine.scoring import points
+from maw.errors import MawError
 from maw.policies import AsyncDecider, make_decider
 from maw.policies.base import Decider
 
@@ -98,8 +83,8 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict, seed: int,
     rng = random.Random(seed)
     state: GameState = new_game(rules, names, rng)
     deciders = _deciders(state, names, policy, teams, rng)
-    game = _game(rules, names, deciders, state, rng, rounds_per_phase, max_steps, seed,
-                 beliefs, events)
+    game = _game(names, deciders, state, rng, rounds_per_phase, max_steps, seed, beliefs,
+                 events)
     try:
         name, at, legal = next(game)
         while True:
@@ -107,7 +92,7 @@ def play_game(rules: Ruleset, names: list[str], policy: str | dict, seed: int,
             name, at, legal = game.send(d.decide(view(at, name) if d.needs_view else None,
                                                  legal))
     except StopIteration as done:
-        return done.value
+        return _record(rules, names, done.value)
 
 
 async def aplay_game(rules: Ruleset, names: list[str], policy: str | dict, seed: int,
@@ -122,8 +107,8 @@ async def aplay_game(rules: Ruleset, names: list[str], policy: str | dict, seed:
     deciders = _deciders(state, names, policy, None, rng)
     heard: list[Event] = []
     unread: dict[str, int] = dict.fromkeys(names, 0)
-    game = _game(rules, names, deciders, state, rng, rounds_per_phase, max_steps, seed,
-                 None, heard)
+    game = _game(names, deciders, state, rng, rounds_per_phase, max_steps, seed, None,
+                 heard)
     try:
         name, at, legal = next(game)
         while True:
@@ -138,96 +123,48 @@ async def aplay_game(rules: Ruleset, names: list[str], policy: str | dict, seed:
                 action = await d.adecide(view(at, name), legal, lines)
             name, at, legal = game.send(action)
     except StopIteration as done:
-        return done.value
+        return _record(rules, names, done.value)
 
 
-def _game(rules: Ruleset, names: list[str], deciders: dict[str, Decider], state: GameState,
+def _game(names: list[str], deciders: dict[str, Decider], state: GameState,
           rng: random.Random, rounds_per_phase: int, max_steps: int, seed: int,
           beliefs: list | None, events: list | None
-          ) -> Generator[tuple[str, GameState, tuple], Action | None, GameRecord]:
-    """The game loop: it yields (player, state, legal actions) whenever a player is to
-    choose, is sent the player's choice (``None``: nothing), and returns the record."""
+          ) -> Generator[tuple[str, GameState, tuple], Action | None,
+                         tuple[GameState, int, int]]:
+    """The game loop (``maw.engine.loop``) of these deciders: it yields (player, state,
+    legal actions) whenever a player is to choose, is sent the player's choice (``None``:
+    nothing), and returns what :func:`_record` makes the game's record of. The deciders
+    that observe hear every event meant for them."""
     listeners = [d for d in deciders.values() if type(d).observe is not Decider.observe]
-    _deliver(deciders, listeners, opening_events(state))
-    if events is not None:
-        events.extend(opening_events(state))
-    invalid = steps = 0
-    over = Phase.OVER
 
-    def believe(at: GameState) -> None:
+    def heard(happened: tuple[Event, ...]) -> None:
+        if listeners:
+            _deliver(deciders, listeners, happened)
+        if events is not None:
+            events.extend(happened)
+
+    def ending(at: GameState) -> None:
         for name, alive, role in zip(names, at.alive, at.roles, strict=True):
             said = deciders[name].beliefs(view(at, name)) if alive else None
             if said is not None:
                 beliefs.append((name, role.name, at.day, at.phase.value, said))  # type: ignore
 
-    while state.phase is not over:
-        day, phase, vote_round = state.day, state.phase, state.vote_round
-        turn, ballot = state.turn, state.ballot
-        moved = False  # the rules ended the phase (or the game), or a speaker's turn
-        for _ in range(rounds_per_phase):
-            acted = False
-            order = list(actors(state))
-            rng.shuffle(order)
-            for name in order:
-                legal = legal_actions(state, name)
-                if not legal:  # an earlier action this round closed this player's turn
-                    continue
-                action = yield name, state, legal
-                if action is None:
-                    if not may_pass(state, name):
-                        continue
-                    action = Pass(name)  # a listen while the talk comes first
-                before = state
-                try:  # (an offered action, the very object, is legal: not checked again;
-                    # a chat's text always is)
-                    state, happened = play(state, action, type(action) is not Chat and
-                                           any(a is action for a in legal))
-                except IllegalActionError:
-                    invalid += 1
-                    continue
-                steps += 1
-                acted = True
-                if listeners:
-                    _deliver(deciders, listeners, happened)
-                if events is not None:
-                    events.extend(happened)
-                new_phase = state.phase is not phase or state.day != day or \
-                    state.vote_round != vote_round
-                # (a day spoken in turns, werewolf-12's, moves on a speaker at a time: each
-                # speaker's turn has its own rounds, as each has its own timer in a game
-                # over XMPP, and as maw.env asks)
-                if new_phase or state.turn != turn or state.ballot != ballot:
-                    moved = True
-                    if beliefs is not None and new_phase:
-                        believe(before)
-                    break
-            if moved or not acted:
-                break
-        if not moved and state.phase is not over:
-            if beliefs is not None:
-                believe(state)
-            state, happened = play(state, EndPhase())
-            if listeners:
-                _deliver(deciders, listeners, happened)
-            if events is not None:
-                events.extend(happened)
-        if steps > max_steps:
-            raise MawError(f"game {seed} did not end in {max_steps} actions")
+    return game_loop(state, rng, seed, rounds_per_phase, max_steps,
+                     heard if listeners or events is not None else None,
+                     ending if beliefs is not None else None)
+
+
+def _record(rules: Ruleset, names: list[str], ended: tuple[GameState, int, int]
+            ) -> GameRecord:
+    """The record of a game that :func:`_game` played to its end."""
+    state, steps, invalid = ended
     winner = state.winner.value if state.winner else None
     return GameRecord(
         winner=winner, days=state.day - rules.first_day + 1, actions=steps,
         invalid_actions=invalid,
-        points={n: p for n, p in zip(names, _points(state), strict=True)},
+        points=dict(points(state)),
         roles={n: r.name for n, r in zip(names, state.roles, strict=True)},
     )
-
-
-def _points(state: GameState) -> list[int]:
-    from maw.engine import outcome
-
-    out = outcome(state)
-    assert out is not None
-    return [out.points[n] for n in state.names]
 
 
 @dataclass

@@ -36,7 +36,7 @@ from maw.errors import ConfigError
 # dataclass cannot be unpickled, checks its fields' types at run time and has no
 # ``__slots__``; ``Phase`` is a str with a metaclass, which mypyc does not build), and
 # werewolf-12's modules subclass the compiled flows in plain Python
-MODULES = ("abilities", "dayflow", "flows", "resolution", "rules")
+MODULES = ("abilities", "dayflow", "flows", "loop", "names", "resolution", "rules")
 MODES = ("auto", "python", "compiled")
 MANIFEST = "build.json"
 ENGINE = Path(__file__).resolve().parent

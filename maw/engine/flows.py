@@ -26,6 +26,7 @@ from maw.engine import resolution as r
 from maw.engine.actions import Room, night_spec
 from maw.engine.dayflow import DayFlow, register_flow
 from maw.engine.events import Event, RoleRevealed
+from maw.engine.names import DAY, HIDEOUT_ROOM, NIGHT, VILLAGE_ROOM, VOTE, WHISPER
 from maw.engine.rulesets import (
     Flow,
     Ruleset,
@@ -100,15 +101,15 @@ class MawFlow(CoreFlow):
         return " ".join(out)
 
     def public_votes(self, phase: Phase) -> bool:
-        return phase is Phase.DAY
+        return phase is DAY
 
     def talk_first(self, state: GameState, phase: Phase) -> bool:
-        return phase is Phase.DAY and state.rules.votes_open is VotesOpen.TALK
+        return phase is DAY and state.rules.votes_open is VotesOpen.TALK
 
     def after_talk(self, state: GameState, s: int, room: Room, events: list[Event]
                    ) -> GameState:
         """The votes open once every living player has spoken or passed."""
-        if state.ballot or state.phase is not Phase.DAY:
+        if state.ballot or state.phase is not DAY:
             return state
         if all(spoke or passed for spoke, passed, a in zip(
                 state.spoken, state.done, state.alive, strict=True) if a):
@@ -116,7 +117,7 @@ class MawFlow(CoreFlow):
         return state
 
     def actors(self, state: GameState) -> tuple[str, ...]:
-        if state.phase is Phase.DAY:
+        if state.phase is DAY:
             return state.living()
         # the pack (in its Hideout), and whoever else acts at night (a Seer)
         return tuple(n for i, (n, a, role) in enumerate(zip(
@@ -153,7 +154,7 @@ class MawFlow(CoreFlow):
         return r.finish_night(r.close_attack_vote(state, events), target, events)
 
     def end_phase(self, state: GameState, events: list[Event]) -> GameState:
-        if state.phase is Phase.DAY:
+        if state.phase is DAY:
             return r.resolve_execution(state, events)
         # by the timer: a unanimous pack murders (a Seer who never chose is not waited
         # for), else nobody dies
@@ -235,23 +236,23 @@ class AiwolfFlow(CoreFlow):
     def skips(self, state: GameState, day: int, phase: Phase) -> bool:
         rules = state.rules
         first = day == rules.first_day
-        if phase is Phase.WHISPER:  # the pack talks if two or more of it live
+        if phase is WHISPER:  # the pack talks if two or more of it live
             return sum(1 for a, role in zip(state.alive, state.roles, strict=True)
                        if a and role.pack) < 2
-        return (phase is Phase.DAY and first and not rules.day0_talk) or \
-            (phase is Phase.VOTE and first)
+        return (phase is DAY and first and not rules.day0_talk) or \
+            (phase is VOTE and first)
 
     def actors(self, state: GameState) -> tuple[str, ...]:
         names, alive, roles, phase = state.names, state.alive, state.roles, state.phase
         seats = range(len(names))
-        if phase is Phase.DAY:
+        if phase is DAY:
             return tuple(names[i] for i in seats
-                         if alive[i] and r.talk_budget(state, i, Room.VILLAGE))
-        if phase is Phase.VOTE:
+                         if alive[i] and r.talk_budget(state, i, VILLAGE_ROOM))
+        if phase is VOTE:
             return tuple(names[i] for i in seats if alive[i] and state.votes[i] == NOBODY)
-        if phase is Phase.WHISPER:
+        if phase is WHISPER:
             return tuple(names[i] for i in seats
-                         if alive[i] and roles[i].pack and r.talk_budget(state, i, Room.HIDEOUT))
+                         if alive[i] and roles[i].pack and r.talk_budget(state, i, HIDEOUT_ROOM))
         return tuple(names[i] for i in seats
                      if state.votes[i] == NOBODY and r.night_abilities(state, i))
 
@@ -275,14 +276,14 @@ class AiwolfFlow(CoreFlow):
             return state
         roles, alive = state.roles, state.alive
         if not any(r.talk_budget(state, i, room) for i in range(len(alive))
-                   if alive[i] and (room is Room.VILLAGE or roles[i].pack)):
+                   if alive[i] and (room is VILLAGE_ROOM or roles[i].pack)):
             return r.advance(state, events)
         return state
 
     def end_phase(self, state: GameState, events: list[Event]) -> GameState:
-        if state.phase is Phase.VOTE:
+        if state.phase is VOTE:
             return r.resolve_execution(state, events)
-        if state.phase is Phase.NIGHT:
+        if state.phase is NIGHT:
             return r.resolve_night(state, events)
         return r.advance(state, events)
 

@@ -44,6 +44,7 @@ from maw.engine.events import (
     VotesOpened,
     VotesRevealed,
 )
+from maw.engine.names import DAY, HUNT, NIGHT, OVER, VILLAGE_ROOM, VOTE, WITCH
 from maw.engine.roles import Species, Team
 from maw.engine.rulesets import TiePolicy, WinCondition
 from maw.engine.scoring import points
@@ -56,21 +57,24 @@ NOBODY = -1
 def public_phase(state: GameState) -> str:
     """The phase as everyone knows it: a Witch's or a Hunter's step is known to it alone
     (werewolf-12), so to the others it is the night (or the vote) it follows."""
-    if state.phase is Phase.WITCH or (state.phase is Phase.HUNT and state.resume is Phase.DAY):
-        return Phase.NIGHT.value
-    if state.phase is Phase.HUNT:
-        return Phase.VOTE.value
+    if state.phase is WITCH or (state.phase is HUNT and state.resume is DAY):
+        return NIGHT.value
+    if state.phase is HUNT:
+        return VOTE.value
     return state.phase.value
 
 
 def where(state: GameState) -> str:
     # (not at night: an attack revote is the pack's, and a refusal reaches anyone)
-    extra = ", revote" if state.vote_round and state.phase is not Phase.NIGHT else ""
+    extra = ", revote" if state.vote_round and state.phase is not NIGHT else ""
     return f"day {state.day}, {public_phase(state)}{extra}"
 
 
 def replaced(values: tuple, i: int, value: object) -> tuple:
-    return values[:i] + (value,) + values[i + 1:]
+    """``values`` with item ``i`` set to ``value`` (one copy, not three slices)."""
+    out = list(values)
+    out[i] = value
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- who may do what
@@ -86,7 +90,7 @@ def bad_text(state: GameState, text: object, what: str = "a chat message") -> st
 
 
 def talk_budget(state: GameState, s: int, room: Room) -> bool:
-    limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
+    limit = state.rules.talks_per_day if room is VILLAGE_ROOM else state.rules.whispers_per_day
     # ``done``: said Over (AIWolf); in MAW it is a pass, and a player who passed may talk
     return (not state.done[s] or not flow_of(state).over) and \
         (limit is None or state.spoken[s] < limit)
@@ -120,28 +124,28 @@ def _in_phase(abilities: frozenset[str], phase: Phase, revote: bool) -> frozense
 
 def advance(state: GameState, events: list[Event]) -> GameState:
     nxt = flow_of(state).next_phase[state.phase]
-    return enter(state, state.day + (nxt is Phase.DAY), nxt, events)
+    return enter(state, state.day + (nxt is DAY), nxt, events)
 
 
 def enter(state: GameState, day: int, phase: Phase, events: list[Event]) -> GameState:
     """Open ``phase`` of ``day``, skipping phases in which nobody can do anything."""
     rules, flow = state.rules, flow_of(state)
     while True:
-        if phase is Phase.DAY and 0 < day_limit(state) <= day - rules.first_day:
+        if phase is DAY and 0 < day_limit(state) <= day - rules.first_day:
             return finish(state._replace(day=day - 1), Termination.DAY_LIMIT, events)
         if not flow.skips(state, day, phase):
             break
         phase = flow.next_phase[phase]
-        day += phase is Phase.DAY
+        day += phase is DAY
     n = len(state.names)
     state = state._replace(
         day=day, phase=phase, vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n,
         spoken=(0,) * n, done=(False,) * n, whispered=(0,) * n, turn=0, runoff=(),
-        executed_today=NOBODY if phase is Phase.DAY else state.executed_today,
+        executed_today=NOBODY if phase is DAY else state.executed_today,
         ballot=not flow.talk_first(state, phase),
     )
     events.append(PhaseStarted(day, phase.value, 0, state.living()))
-    if phase is Phase.NIGHT:
+    if phase is NIGHT:
         return flow.at_night(state, events)
     return state
 
@@ -179,7 +183,7 @@ def cut(text: str, others: tuple[str, ...], base: int, mention: int) -> str:
 
 def talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) -> GameState:
     room = action.room
-    audience = None if room is Room.VILLAGE else state.pack
+    audience = None if room is VILLAGE_ROOM else state.pack
     if type(action) is Chat:
         state = state._replace(spoken=replaced(state.spoken, s, state.spoken[s] + 1))
         text = action.text
@@ -198,7 +202,7 @@ def pass_turn(state: GameState, s: int, events: list[Event]) -> GameState:
     """Seat ``s`` lets its turn to speak go (``votes_open=talk``)."""
     state = state._replace(done=replaced(state.done, s, True))
     events.append(Passed(state.day, state.names[s], frozenset((state.names[s],))))
-    return flow_of(state).after_talk(state, s, Room.VILLAGE, events)
+    return flow_of(state).after_talk(state, s, VILLAGE_ROOM, events)
 
 
 def open_votes(state: GameState, by: str, events: list[Event]) -> GameState:
@@ -208,16 +212,16 @@ def open_votes(state: GameState, by: str, events: list[Event]) -> GameState:
 
 def choose(state: GameState, s: int, t: int, action: AnyAction, events: list[Event]) -> GameState:
     """Record a vote or a night choice, then let the flow end the phase if it is decided."""
-    state = state._replace(votes=replaced(state.votes, s, t))
     names, flow = state.names, flow_of(state)
-    kind = type(action)
-    if not SPEC_OF[kind].ability:  # a vote
+    spec = SPEC_OF[type(action)]
+    votes = replaced(state.votes, s, t)
+    if not spec.ability:  # a vote
+        state = state._replace(votes=votes)
         events.append(VoteCast(state.day, "execute", names[s], names[t],
                                flow.vote_audience(names[s]) if state.rules.announce_votes
                                else frozenset((names[s],))))
         return flow.after_vote(state, t, events)
-    spec = SPEC_OF[kind]
-    state = state._replace(chosen=replaced(state.chosen, s, spec.ability))
+    state = state._replace(votes=votes, chosen=replaced(state.chosen, s, spec.ability))
     night = spec.night
     assert night is not None  # (a night action says how it works: register_action)
     if night.chosen is not None:
@@ -500,7 +504,7 @@ def check_end(state: GameState, events: list[Event]) -> GameState | None:
 def finish(state: GameState, why: Termination, events: list[Event]) -> GameState:
     winner = (None if why in (Termination.DAY_LIMIT, Termination.ABORTED) else
               Team.VILLAGE if why is Termination.WOLVES_ELIMINATED else Team.WEREWOLVES)
-    state = state._replace(phase=Phase.OVER, termination=why, winner=winner,
+    state = state._replace(phase=OVER, termination=why, winner=winner,
                            pending="", candidates=())
     events.append(GameOver(
         state.day, winner.value if winner else None, why.value,

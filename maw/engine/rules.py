@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
-from functools import lru_cache
 from types import MappingProxyType
 
 from maw.engine import (  # noqa: F401 - register the shipped nights, flows
@@ -52,6 +51,7 @@ from maw.engine.events import (
     VoteCast,
     Whispered,
 )
+from maw.engine.names import DAY, HIDEOUT_ROOM, OVER, VILLAGE_ROOM
 from maw.engine.resolution import (
     NOBODY,
     bad_text,
@@ -71,7 +71,7 @@ from maw.engine.resolution import (
 from maw.engine.roles import Role
 from maw.engine.rulesets import Ruleset
 from maw.engine.scoring import points
-from maw.engine.state import GameState, Outcome, Phase, Termination
+from maw.engine.state import GameState, Outcome, Termination
 from maw.errors import ConfigError, IllegalActionError
 
 __all__ = ["NOBODY", "actors", "apply", "chance_action", "legal_actions", "may_pass",
@@ -117,14 +117,14 @@ def new_game(rules: Ruleset, names: Iterable[str], rng: random.Random,
     state = GameState(
         rules=rules, names=names, seat=MappingProxyType({x: i for i, x in enumerate(names)}),
         roles=tuple(deck), pack=frozenset(x for x, r in zip(names, deck, strict=True) if r.pack),
-        alive=(True,) * n, day=rules.first_day, phase=Phase.DAY,
+        alive=(True,) * n, day=rules.first_day, phase=DAY,
         vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n, spoken=(0,) * n,
         done=(False,) * n, candidates=(), pending="", deaths=(), vote_log=(), results=(),
         executed_today=NOBODY, termination=None, winner=None, seed=rng.getrandbits(64),
         uses=MappingProxyType({}),
     )
     events: list[Event] = []
-    return enter(state, rules.first_day, Phase.DAY, events)
+    return enter(state, rules.first_day, DAY, events)
 
 
 def _playable(rules: Ruleset, deck: list[Role]) -> None:
@@ -170,9 +170,9 @@ def messages_left(state: GameState, player: str) -> int | None:
     if state.phase in flow.steps:  # a step's one speech (last words, a candidate's)
         return int(any(type(a) is Chat for a in flow.legal(state, s)))
     if room is None or not state.alive[s] or state.pending or \
-            (room is Room.HIDEOUT and not state.roles[s].pack):
+            (room is HIDEOUT_ROOM and not state.roles[s].pack):
         return 0
-    limit = state.rules.talks_per_day if room is Room.VILLAGE else state.rules.whispers_per_day
+    limit = state.rules.talks_per_day if room is VILLAGE_ROOM else state.rules.whispers_per_day
     if limit is None:
         return None if talk_budget(state, s, room) else 0
     return (limit - state.spoken[s]) if talk_budget(state, s, room) else 0
@@ -217,7 +217,7 @@ def _why_illegal(state: GameState, action: AnyAction) -> str | None:
         room: Room = action.room  # type: ignore[union-attr]
         if flow.room(phase) is not room:
             return f"the {room} is closed"
-        if room is Room.HIDEOUT and not role.pack:
+        if room is HIDEOUT_ROOM and not role.pack:
             return f"{actor} may not enter the Hideout"
         if kind is Over and not flow.over:
             return flow.no_over
@@ -289,7 +289,7 @@ def _why_not_whisper(state: GameState, s: int, action: Whisper) -> str | None:
     rules = state.rules
     if not rules.whisper:
         return "there are no whispers in this game (the maw ruleset's whisper=on)"
-    if state.phase is not Phase.DAY:
+    if state.phase is not DAY:
         return "whispers are for the day"
     if state.whispered[s] >= WHISPERS:
         return f"{state.names[s]} has whispered {WHISPERS} times today"
@@ -306,7 +306,7 @@ def _why_not_whisper(state: GameState, s: int, action: Whisper) -> str | None:
 def legal_actions(state: GameState, player: str) -> tuple[AnyAction, ...]:
     """Every action ``player`` may take now (chat listed once, with empty text)."""
     s = state.seat.get(player)
-    if s is None or state.phase is Phase.OVER or state.pending:
+    if s is None or state.phase is OVER or state.pending:
         return ()
     names, phase, flow, role = state.names, state.phase, flow_of(state), state.roles[s]
     if phase in flow.steps:  # a step of the flow's own: the dead may act in some
@@ -315,41 +315,68 @@ def legal_actions(state: GameState, player: str) -> tuple[AnyAction, ...]:
         return ()
     acts: list[AnyAction] = []
     room = flow.room(phase)
-    if room is not None and (room is Room.VILLAGE or role.pack) and talk_budget(state, s, room):
+    if room is not None and (room is VILLAGE_ROOM or role.pack) and talk_budget(state, s, room):
         acts.append(offer(Chat, player, room))
         if flow.over:
             acts.append(offer(Over, player, room))
-    if state.rules.whisper and phase is Phase.DAY and state.whispered[s] < WHISPERS:
-        acts.extend(offer(Whisper, player, names[t]) for t in range(len(names))
-                    if t != s and state.alive[t])
+    if state.rules.whisper and phase is DAY and state.whispered[s] < WHISPERS:
+        row = offers(Whisper, player, names)
+        acts.extend([row[t] for t in range(len(names)) if t != s and state.alive[t]])
     mine = state.votes[s]
     if phase is flow.vote_phase and state.ballot and s not in state.exposed:
         vote = SPEC_OF[Vote]
         targets = _targets(state, s, vote)
         if state.runoff:  # (tie=runoff: between the tied alone)
             targets = [t for t in targets if t in state.runoff]
+        row = offers(Vote, player, names)
         if flow.choices_change:
-            acts.extend(offer(Vote, player, names[t]) for t in targets if t != mine)
+            acts.extend([row[t] for t in targets if t != mine])
             if mine != NOBODY:
                 acts.append(Unvote(player))
         elif mine == NOBODY:
-            acts.extend(offer(Vote, player, names[t]) for t in targets)
+            acts.extend([row[t] for t in targets])
     elif phase is not flow.vote_phase and (flow.choices_change or mine == NOBODY):
         for ability in sorted(night_abilities(state, s)):
             kind = NIGHT_ACTIONS[ability]
             spec = SPEC_OF[kind]
-            acts.extend(offer(kind, player, names[t]) for t in _targets(state, s, spec)
-                        if t != mine)
+            row = offers(kind, player, names)
+            acts.extend([row[t] for t in _targets(state, s, spec) if t != mine])
     acts.extend(flow.extra(state, s))
     return tuple(acts)
 
 
-@lru_cache(maxsize=8192)
+# every action offered so far, by (kind, actor, what), and every row of them, by (kind,
+# actor, the game's names); each emptied when it reaches its bound
+_OFFERED: dict[tuple[type, str, object], AnyAction] = {}
+_ROWS: dict[tuple[type, str, tuple[str, ...]], tuple[AnyAction, ...]] = {}
+_OFFERS_KEPT = 8192
+
+
 def offer(kind: type, actor: str, what: object) -> AnyAction:
     """The action ``kind(actor, what)`` offered to a player: actions are frozen values, so
     one object serves every turn that offers it (making one anew was a tenth of a random
-    game's time: every turn of every game lists its player's actions)."""
-    return kind(actor, what)
+    game's time: every turn of every game lists its player's actions). A plain dict
+    rather than ``lru_cache``: a lookup at every offer, and a game's offers are few."""
+    key = (kind, actor, what)
+    action = _OFFERED.get(key)
+    if action is None:
+        if len(_OFFERED) >= _OFFERS_KEPT:  # (a server of many games: the bound holds)
+            _OFFERED.clear()
+        action = _OFFERED[key] = kind(actor, what)
+    return action
+
+
+def offers(kind: type, actor: str, names: tuple[str, ...]) -> tuple[AnyAction, ...]:
+    """``offer(kind, actor, name)`` for every one of a game's ``names``, in seat order,
+    made once: a turn that offers a vote or a night target takes its targets from one
+    row (one lookup a turn, not one a target)."""
+    key = (kind, actor, names)
+    row = _ROWS.get(key)
+    if row is None:
+        if len(_ROWS) >= _OFFERS_KEPT:
+            _ROWS.clear()
+        row = _ROWS[key] = tuple([offer(kind, actor, name) for name in names])
+    return row
 
 
 def possible_actions(rules: Ruleset, role: Role) -> tuple[ActionSpec, ...]:
@@ -374,13 +401,13 @@ def may_pass(state: GameState, player: str) -> bool:
     """May ``player`` let its turn to speak go now (its "listen" is then a :class:`Pass`)?"""
     s = state.seat.get(player)
     return s is not None and not state.ballot and not state.pending and \
-        state.phase is not Phase.OVER and state.alive[s] and \
+        state.phase is not OVER and state.alive[s] and \
         not state.spoken[s] and not state.done[s]
 
 
 def actors(state: GameState) -> tuple[str, ...]:
     """The players who have at least one legal action now, in seat order."""
-    if state.phase is Phase.OVER or state.pending:
+    if state.phase is OVER or state.pending:
         return ()
     return flow_of(state).actors(state)
 
@@ -403,7 +430,7 @@ def apply(state: GameState, action: AnyAction, offered: bool = False
     kind = type(action)
     if kind is Resolve:
         return resolve(state, action, events), tuple(events)  # type: ignore[arg-type]
-    if state.phase is Phase.OVER:
+    if state.phase is OVER:
         raise IllegalActionError(f"the game is over ({where(state)})")
     if kind is Abort:  # (even while chance is to pick: the game ends as it is)
         return finish(state._replace(pending="", candidates=()), Termination.ABORTED,

@@ -219,6 +219,7 @@ def _living(names: tuple[str, ...], alive: tuple[bool, ...]) -> tuple[str, ...]:
 
 
 _FIELD = {name: i for i, name in enumerate(GameState._fields)}
+_new = tuple.__new__
 
 
 def _replace(self: GameState, /, **changes: Any) -> GameState:
@@ -226,11 +227,12 @@ def _replace(self: GameState, /, **changes: Any) -> GameState:
     (every move of the game makes one or more); NamedTuple lets a class body define no
     ``_replace``, so it is set below."""
     values = list(self)
-    for name, value in changes.items():
-        if name not in _FIELD:
-            raise ValueError(f"GameState has no field {name!r}")
-        values[_FIELD[name]] = value
-    return tuple.__new__(GameState, values)
+    try:
+        for name, value in changes.items():
+            values[_FIELD[name]] = value
+    except KeyError as exc:
+        raise ValueError(f"GameState has no field {exc.args[0]!r}") from None
+    return _new(GameState, values)
 
 
 GameState._replace = _replace  # type: ignore[method-assign,assignment]

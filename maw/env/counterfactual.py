@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 
 from maw.engine import Action, Ruleset, new_game, view
-from maw.simulate import GameRecord, _deciders, _game
+from maw.simulate import GameRecord, _deciders, _game, _record
 
 
 def drawn_seats(rules: Ruleset, names: list[str], seed: int, team: str, k: int
@@ -64,7 +64,7 @@ def play(rules: Ruleset, names: list[str], policy, seed: int,
     rng = random.Random(seed)
     state = new_game(rules, names, rng)
     deciders = _deciders(state, names, policy, teams, rng)
-    game = _game(rules, names, deciders, state, rng, 3, 100_000, seed, None, None)
+    game = _game(names, deciders, state, rng, 3, 100_000, seed, None, None)
     try:
         name, at, legal = next(game)
         while True:
@@ -77,4 +77,4 @@ def play(rules: Ruleset, names: list[str], policy, seed: int,
                 reseed_when = None
             name, at, legal = game.send(action)
     except StopIteration as done:
-        return done.value
+        return _record(rules, names, done.value)
