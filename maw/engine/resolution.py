@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, Final
 
 from maw.engine.actions import (
     SPEC_OF,
@@ -68,6 +69,19 @@ def where(state: GameState) -> str:
     # (not at night: an attack revote is the pack's, and a refusal reaches anyone)
     extra = ", revote" if state.vote_round and state.phase is not NIGHT else ""
     return f"day {state.day}, {public_phase(state)}{extra}"
+
+
+# each field's place in a GameState
+_FIELD: Final = {name: i for i, name in enumerate(GameState._fields)}
+
+
+def changed(state: GameState, **changes: Any) -> GameState:
+    """``state._replace(**changes)``, where a build compiles it: every move of every game
+    makes one or more new states, and this is no Python call."""
+    values = list(state)
+    for name, value in changes.items():
+        values[_FIELD[name]] = value
+    return tuple.__new__(GameState, values)
 
 
 def replaced(values: tuple, i: int, value: object) -> tuple:
@@ -132,13 +146,13 @@ def enter(state: GameState, day: int, phase: Phase, events: list[Event]) -> Game
     rules, flow = state.rules, flow_of(state)
     while True:
         if phase is DAY and 0 < day_limit(state) <= day - rules.first_day:
-            return finish(state._replace(day=day - 1), Termination.DAY_LIMIT, events)
+            return finish(changed(state, day=day - 1), Termination.DAY_LIMIT, events)
         if not flow.skips(state, day, phase):
             break
         phase = flow.next_phase[phase]
         day += phase is DAY
     n = len(state.names)
-    state = state._replace(
+    state = changed(state,
         day=day, phase=phase, vote_round=0, votes=(NOBODY,) * n, chosen=(None,) * n,
         spoken=(0,) * n, done=(False,) * n, whispered=(0,) * n, turn=0, runoff=(),
         executed_today=NOBODY if phase is DAY else state.executed_today,
@@ -185,7 +199,7 @@ def talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) -> 
     room = action.room
     audience = None if room is VILLAGE_ROOM else state.pack
     if type(action) is Chat:
-        state = state._replace(spoken=replaced(state.spoken, s, state.spoken[s] + 1))
+        state = changed(state, spoken=replaced(state.spoken, s, state.spoken[s] + 1))
         text = action.text
         if state.rules.base_length:
             others = tuple(n for n in state.names if n != state.names[s])
@@ -193,21 +207,21 @@ def talk(state: GameState, s: int, action: Chat | Over, events: list[Event]) -> 
                 or text[:1]
         events.append(Chatted(state.day, room, state.names[s], text, audience))
     else:
-        state = state._replace(done=replaced(state.done, s, True))
+        state = changed(state, done=replaced(state.done, s, True))
         events.append(Overed(state.day, room, state.names[s], audience))
     return flow_of(state).after_talk(state, s, room, events)
 
 
 def pass_turn(state: GameState, s: int, events: list[Event]) -> GameState:
     """Seat ``s`` lets its turn to speak go (``votes_open=talk``)."""
-    state = state._replace(done=replaced(state.done, s, True))
+    state = changed(state, done=replaced(state.done, s, True))
     events.append(Passed(state.day, state.names[s], frozenset((state.names[s],))))
     return flow_of(state).after_talk(state, s, VILLAGE_ROOM, events)
 
 
 def open_votes(state: GameState, by: str, events: list[Event]) -> GameState:
     events.append(VotesOpened(state.day, by))
-    return state._replace(ballot=True)
+    return changed(state, ballot=True)
 
 
 def choose(state: GameState, s: int, t: int, action: AnyAction, events: list[Event]) -> GameState:
@@ -216,12 +230,12 @@ def choose(state: GameState, s: int, t: int, action: AnyAction, events: list[Eve
     spec = SPEC_OF[type(action)]
     votes = replaced(state.votes, s, t)
     if not spec.ability:  # a vote
-        state = state._replace(votes=votes)
+        state = changed(state, votes=votes)
         events.append(VoteCast(state.day, "execute", names[s], names[t],
                                flow.vote_audience(names[s]) if state.rules.announce_votes
                                else frozenset((names[s],))))
         return flow.after_vote(state, t, events)
-    state = state._replace(votes=votes, chosen=replaced(state.chosen, s, spec.ability))
+    state = changed(state, votes=votes, chosen=replaced(state.chosen, s, spec.ability))
     night = spec.night
     assert night is not None  # (a night action says how it works: register_action)
     if night.chosen is not None:
@@ -259,7 +273,7 @@ def log_votes(state: GameState, kind: str) -> GameState:
     votes = state.votes
     if kind == "attack":
         votes = tuple(t if state.roles[i].pack else NOBODY for i, t in enumerate(votes))
-    return state._replace(vote_log=state.vote_log + (
+    return changed(state, vote_log=state.vote_log + (
         VoteRecord(state.day, kind, state.vote_round, votes),))
 
 
@@ -287,11 +301,11 @@ def tie(state: GameState, kind: str, tied: list[int], policy: TiePolicy,
             votes = (NOBODY,) * len(state.names)
         runoff = policy is TiePolicy.RUNOFF
         events.append(Revote(state.day, kind, names, audience, runoff=runoff))
-        state = state._replace(vote_round=1, votes=votes, runoff=tuple(tied) if runoff else ())
+        state = changed(state, vote_round=1, votes=votes, runoff=tuple(tied) if runoff else ())
         events.append(PhaseStarted(state.day, state.phase.value, 1, state.living(), names,
                                    audience))
         return state
-    return state._replace(pending=kind, candidates=tuple(tied))
+    return changed(state, pending=kind, candidates=tuple(tied))
 
 
 # ---------------------------------------------------------------- the day's end
@@ -318,16 +332,16 @@ def execute(state: GameState, t: int, count: int | float, events: list[Event]) -
     if state.roles[t].survives_execution and t not in state.exposed:
         # the Village Idiot: revealed, alive, and without a vote from now on
         events.append(Spared(state.day, names[t], state.roles[t].name, count))
-        return advance(state._replace(exposed=state.exposed | {t},
+        return advance(changed(state, exposed=state.exposed | {t},
                                       revealed=state.revealed | {t}), events)
-    state = state._replace(
+    state = changed(state,
         alive=replaced(state.alive, t, False), executed_today=t,
         deaths=state.deaths + (Death(state.day, t, "executed"),))
     events.append(Executed(state.day, names[t], count))
     species = state.roles[t].species.value
     for m, role in enumerate(state.roles):
         if role.medium and state.alive[m]:
-            state = state._replace(results=state.results + (
+            state = changed(state, results=state.results + (
                 Result(state.day, "medium", m, t, species),))
             events.append(MediumResult(state.day, names[m], names[t], species,
                                        frozenset((names[m],))))
@@ -376,7 +390,7 @@ class Dawn:
     def learn(self, seat: int, kind: str, target: int, value: str) -> None:
         """A private result of ``seat``'s (it shows in its view's results)."""
         s = self.state
-        self.state = s._replace(results=s.results + (Result(s.day, kind, seat, target, value),))
+        self.state = changed(s, results=s.results + (Result(s.day, kind, seat, target, value),))
 
     def kill(self, seat: int, cause: str = "murdered") -> None:
         if seat not in self.dying and self.state.alive[seat]:
@@ -425,10 +439,10 @@ def finish_night(state: GameState, target: int, events: list[Event]) -> GameStat
     for i, ability, _t in chosen:
         if ability is not None and state.roles[i].uses:
             dawn.state = count_use(dawn.state, i, ability)
-    state = dawn.state._replace(tonight=(), victim=NOBODY, attack=NOBODY)
+    state = changed(dawn.state, tonight=(), victim=NOBODY, attack=NOBODY)
     day = state.day
     for seat in dawn.dying:
-        state = state._replace(alive=replaced(state.alive, seat, False), deaths=state.deaths
+        state = changed(state, alive=replaced(state.alive, seat, False), deaths=state.deaths
                                + (Death(day, seat, dawn.causes.get(seat, "murdered")),))
         events.append(Murdered(day, state.names[seat]))  # (how, nobody is told)
     if not dawn.dying:
@@ -442,7 +456,7 @@ def count_use(state: GameState, s: int, ability: str) -> GameState:
         return state
     uses = dict(state.uses)
     uses[(s, ability)] = uses.get((s, ability), 0) + 1
-    return state._replace(uses=uses)
+    return changed(state, uses=uses)
 
 
 def resolve(state: GameState, action: Resolve, events: list[Event]) -> GameState:
@@ -454,7 +468,7 @@ def resolve(state: GameState, action: Resolve, events: list[Event]) -> GameState
         raise IllegalActionError(
             f"{action.pick!r} is not among the tied ({tied}) ({where(state)})")
     kind = state.pending
-    state = state._replace(pending="", candidates=())
+    state = changed(state, pending="", candidates=())
     if kind == "execute":
         count = sum(1.5 if i == state.sheriff else 1 for i, v in enumerate(state.votes)
                     if v == t and state.alive[i])
@@ -504,7 +518,7 @@ def check_end(state: GameState, events: list[Event]) -> GameState | None:
 def finish(state: GameState, why: Termination, events: list[Event]) -> GameState:
     winner = (None if why in (Termination.DAY_LIMIT, Termination.ABORTED) else
               Team.VILLAGE if why is Termination.WOLVES_ELIMINATED else Team.WEREWOLVES)
-    state = state._replace(phase=OVER, termination=why, winner=winner,
+    state = changed(state, phase=OVER, termination=why, winner=winner,
                            pending="", candidates=())
     events.append(GameOver(
         state.day, winner.value if winner else None, why.value,

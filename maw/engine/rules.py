@@ -55,6 +55,7 @@ from maw.engine.names import DAY, HIDEOUT_ROOM, OVER, VILLAGE_ROOM
 from maw.engine.resolution import (
     NOBODY,
     bad_text,
+    changed,
     choose,
     enter,
     finish,
@@ -433,7 +434,7 @@ def apply(state: GameState, action: AnyAction, offered: bool = False
     if state.phase is OVER:
         raise IllegalActionError(f"the game is over ({where(state)})")
     if kind is Abort:  # (even while chance is to pick: the game ends as it is)
-        return finish(state._replace(pending="", candidates=()), Termination.ABORTED,
+        return finish(changed(state, pending="", candidates=()), Termination.ABORTED,
                       events), tuple(events)
     if state.pending:
         raise IllegalActionError(
@@ -459,12 +460,12 @@ def apply(state: GameState, action: AnyAction, offered: bool = False
         state = pass_turn(state, s, events)
     elif kind is Whisper:
         t = state.seat[action.target]  # type: ignore[union-attr]
-        state = state._replace(whispered=replaced(state.whispered, s, state.whispered[s] + 1))
+        state = changed(state, whispered=replaced(state.whispered, s, state.whispered[s] + 1))
         names = state.names
         events.append(Whispered(state.day, names[s], names[t], action.text,  # type: ignore
                                 frozenset((names[s], names[t]))))
     elif kind is Unvote:
-        state = state._replace(votes=replaced(state.votes, s, NOBODY))
+        state = changed(state, votes=replaced(state.votes, s, NOBODY))
         events.append(VoteCast(state.day, "execute", state.names[s], None,
                                None if state.rules.announce_votes
                                else frozenset((state.names[s],))))
