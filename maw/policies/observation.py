@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -54,33 +55,39 @@ class Layout:
     joined: bool = False
     advised: bool = False
 
-    @property
+    def __getstate__(self) -> dict[str, object]:  # (pickled: its fields, not what it
+        # worked out, which holds the action table's functions)
+        return {"names": self.names, "joined": self.joined, "advised": self.advised}
+
+    # (each part of the space worked out once a layout, not at each of the thousands of
+    # indices a mask reads: the registries it reads are filled at import)
+    @cached_property
     def plain(self) -> tuple[ActionSpec, ...]:
         return tuple(s for s in ACTIONS.values() if not s.target and not s.text)
 
-    @property
+    @cached_property
     def targeted(self) -> tuple[ActionSpec, ...]:
         return tuple(s for s in ACTIONS.values() if s.target and not s.text)
 
-    @property
+    @cached_property
     def roles(self) -> tuple[str, ...]:
         return tuple(sorted(r.name for r in ROLES.values()))
 
-    @property
+    @cached_property
     def reporting(self) -> tuple[str, ...]:
         """The roles a joined claim comes out as (none unless ``joined``)."""
         if not self.joined:
             return ()
         return tuple(sorted(r.name for r in ROLES.values() if r.reports))
 
-    @property
+    @cached_property
     def size(self) -> int:
         n = len(self.names)
         return (1 + len(self.plain) + n * len(self.targeted) + len(self.roles)
                 + n * len(CLAIMS) + len(self.reporting) * len(SPECIES) * n
                 + (1 if self.advised else 0))
 
-    @property
+    @cached_property
     def line(self) -> int | None:
         """(advised) The index of the rule player's own line."""
         return self.size - 1 if self.advised else None
@@ -123,6 +130,17 @@ class Layout:
         role, i = self.reporting[i // (len(SPECIES) * n)], i % (len(SPECIES) * n)
         result = claims.say_species(self.names[i % n], SPECIES[i // n])
         return Chat(me, Room.VILLAGE, f"{claims.say_role(role)} {result}")
+
+    @cached_property
+    def claim_texts(self) -> tuple[tuple[int, str], ...]:
+        """Every claim's index and its text (the same whoever says it), in order."""
+        start = 1 + len(self.plain) + len(self.names) * len(self.targeted)
+        out = []
+        for k in range(start, self.size - (1 if self.advised else 0)):
+            said = self.action(k, "")
+            assert isinstance(said, Chat)
+            out.append((k, said.text))
+        return tuple(out)
 
     @staticmethod
     def index_of(action: Action, chosen: dict[int, Action]) -> int:
@@ -172,12 +190,9 @@ class Layout:
                 out[k] = 1
                 chosen[k] = action
             elif isinstance(action, Chat):
-                start = base + n * len(self.targeted)
-                for k in range(start, self.size - (1 if self.advised else 0)):
-                    said = self.action(k, action.actor)
-                    assert isinstance(said, Chat)
+                for k, text in self.claim_texts:
                     out[k] = 1
-                    chosen[k] = Chat(action.actor, action.room, said.text)
+                    chosen[k] = Chat(action.actor, action.room, text)
         if line is not None and self.line is not None:
             out[self.line] = 1
             chosen[self.line] = line
