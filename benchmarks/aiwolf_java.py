@@ -44,12 +44,13 @@ class OverRandom(Decider):
     needs_view = False
 
     def decide(self, view, legal):
-        if not legal:
-            return None
-        over = next((a for a in legal if type(a) is Over), None)
-        if over is not None:
-            return over
-        others = [a for a in legal if type(a) is not Chat]
+        others = []  # (one pass over the offer, as lean as the Java harness's player)
+        for a in legal:
+            kind = type(a)
+            if kind is Over:
+                return a
+            if kind is not Chat:
+                others.append(a)
         return others[int(self.rng.random() * len(others))] if others else None
 
 

@@ -11,7 +11,7 @@ from maw.cli.options import command
 
 def add_engine(sub) -> None:
     p = command(sub, "engine", "compile the rules engine with mypyc (the same games, "
-                "about 1.4x as fast), or say which engine runs")
+                "about 1.7x as fast), or say which engine runs")
     what = p.add_subparsers(dest="action", required=True, metavar="ACTION",
                             help="build, status or clear")
     b = what.add_parser("build", help="compile the engine's current sources (mypy's mypyc "

@@ -1,7 +1,7 @@
 """Which engine runs: its modules as written (pure Python), or the same modules compiled
 with mypyc into C extensions, where a build for these very sources exists (``maw engine
 build``, ``maw.native``). A game is the same either way, event for event; a compiled one
-of random players is played about 1.4x as fast.
+of random players is played about 1.7x as fast.
 
 Chosen once, when ``maw.engine`` is first imported, by ``MAW_ENGINE``:
 
