@@ -320,7 +320,14 @@ def _quick_init(cls: type) -> None:
     """Give the frozen dataclass ``cls`` (with ``__slots__``) an ``__init__`` of the same
     signature that sets each slot by its own descriptor, instead of dataclasses' frozen
     ``object.__setattr__`` by name: a third as long, and a random 15-player game makes
-    250 events. The class stays frozen, and is the same value in every other way."""
+    250 events. The class stays frozen, and is the same value in every other way. A
+    class this does not write out (a field made by a factory, out of ``__init__`` or
+    keyword-only, a ``__post_init__``, a field of a base class) keeps dataclasses' own."""
+    own = cls.__dict__.get("__annotations__", {})
+    if hasattr(cls, "__post_init__") or any(
+            f.default_factory is not MISSING or not f.init or f.kw_only or f.name not in own
+            for f in fields(cls)):
+        return
     names = [f.name for f in fields(cls)]
     scope = {f"_set_{n}": cls.__dict__[n].__set__ for n in names}
     params = []

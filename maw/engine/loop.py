@@ -44,11 +44,10 @@ def _offered(action: AnyAction, legal: tuple[AnyAction, ...]) -> bool:
 
 
 def _shuffle(rng: random.Random, x: list[str]) -> None:
-    """``rng.shuffle(x)``: the same order from the same stream (the standard library's
-    algorithm, which draws below ``i + 1`` with ``getrandbits``, as ``random.Random`` and
-    its subclasses that keep its ``random`` do), compiled with the loop: the order of
-    every round of every simulated game is drawn here. Any other generator shuffles
-    its own way."""
+    """``rng.shuffle(x)`` for a ``random.Random`` that keeps the standard library's
+    ``shuffle`` and ``_randbelow`` (see :func:`game_loop`): the same algorithm, which draws
+    below ``i + 1`` with ``getrandbits``, so the same order from the same stream, compiled
+    with the loop: the order of every round of every simulated game is drawn here."""
     getrandbits = rng.getrandbits
     for i in range(len(x) - 1, 0, -1):
         n = i + 1
@@ -66,17 +65,21 @@ def game_loop(state: GameState, rng: random.Random, seed: int, rounds_per_phase:
               ) -> Generator[Turn, AnyAction | None, tuple[GameState, int, int]]:
     """Play ``state`` to its end, asking the players in turn (see the module docstring).
 
-    ``rng`` orders each round; ``seed`` names the game in the error
-    of one that does not end. ``heard(events)`` is told every event, in order, the
-    opening ones first; ``ending(state)`` is told the state in which each phase ends, before
-    the action or timer that ends it is played. Returns ``(final state, actions played,
-    actions refused as illegal)``.
+    ``rng`` orders each round; ``seed`` names the game in the error of one that does not
+    end. ``heard(events)`` is told every event, in order, the opening ones first.
+    ``ending(state)`` is told, once a phase has ended, the state it ended in: before the
+    timer that ends it is played, or after an action ended it (and ``heard`` was told
+    that action's events), the state before that action. Returns ``(final state, actions
+    played, actions refused as illegal)``.
 
     Raises:
         MawError: the game did not end in ``max_steps`` actions.
     """
-    standard = type(rng).random is random.Random.random and \
-        type(rng).shuffle is random.Random.shuffle
+    # (a generator with a shuffle or a draw of its own, or a shuffle set on it, shuffles
+    # its own way; random.Random's subclasses with their own random() draw otherwise too)
+    kind = type(rng)
+    draw = kind._randbelow is random.Random._randbelow  # type: ignore[attr-defined]
+    standard = draw and kind.shuffle is random.Random.shuffle and "shuffle" not in vars(rng)
     if heard is not None:
         heard(opening_events(state))
     invalid = steps = 0

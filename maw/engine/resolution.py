@@ -77,10 +77,17 @@ _FIELD: Final = {name: i for i, name in enumerate(GameState._fields)}
 
 def changed(state: GameState, **changes: Any) -> GameState:
     """``state._replace(**changes)``, where a build compiles it: every move of every game
-    makes one or more new states, and this is no Python call."""
+    makes one or more new states, and this is no Python call.
+
+    Raises:
+        ValueError: a field ``GameState`` does not have (as ``_replace`` says it).
+    """
     values = list(state)
     for name, value in changes.items():
-        values[_FIELD[name]] = value
+        i = _FIELD.get(name)
+        if i is None:
+            raise ValueError(f"GameState has no field {name!r}")
+        values[i] = value
     return tuple.__new__(GameState, values)
 
 

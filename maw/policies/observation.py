@@ -28,7 +28,7 @@ otherwise rather than the rule player's every tie-break and plan.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
 
 import numpy as np
@@ -57,7 +57,7 @@ class Layout:
 
     def __getstate__(self) -> dict[str, object]:  # (pickled: its fields, not what it
         # worked out, which holds the action table's functions)
-        return {"names": self.names, "joined": self.joined, "advised": self.advised}
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     # (each part of the space worked out once a layout, not at each of the thousands of
     # indices a mask reads: the registries it reads are filled at import)

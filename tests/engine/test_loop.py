@@ -30,24 +30,42 @@ def test_the_rounds_order_is_the_standard_librarys_shuffle_draw_for_draw():
         assert mine.getstate() == theirs.getstate()  # (the same draws, so the same stream)
 
 
-def test_a_generator_of_its_own_shuffles_its_own_way():
-    class Coin(random.Random):  # (a generator with its own random(): its own shuffle)
-        shuffled = 0
+def _first_asked(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """Who the loop asks first in a new aiwolf-5 game, with ``rng`` ordering the round,
+    and the living in seat order."""
+    state = new_game(ruleset("aiwolf-5"), list(default_names(5)), random.Random(3))
+    game = loop.game_loop(state, rng, seed=3)
+    name, at, _legal = next(game)
+    game.close()
+    return name, at.living()
 
-        def random(self):
-            return 0.5
 
+def test_a_generator_with_a_shuffle_or_a_draw_of_its_own_orders_the_round_its_own_way():
+    class Backwards(random.Random):  # (its own shuffle)
         def shuffle(self, x):
-            Coin.shuffled += 1
             x.reverse()
 
-    rules_ = ruleset("aiwolf-5")
-    state = new_game(rules_, list(default_names(5)), random.Random(3))
-    game = loop.game_loop(state, Coin(3), seed=3)
-    name, at, legal = next(game)
-    assert Coin.shuffled == 1
-    assert name == at.living()[-1]  # the reversed seat order: the last living seat first
-    game.close()
+    class Low(random.Random):  # (its own draw: always the lowest)
+        def _randbelow(self, n):
+            return 0
+
+    class Coin(random.Random):  # (its own random(): the standard library draws with it)
+        def random(self):
+            return 0.0
+
+    name, living = _first_asked(Backwards(3))
+    assert name == living[-1]
+    for rng in (Low(3), Coin(3)):
+        expected = list(living)
+        random.Random.shuffle(rng, expected)  # (as the standard library would, with its draw)
+        assert _first_asked(rng)[0] == expected[0]
+    patched = random.Random(3)  # (a shuffle set on the generator itself)
+    patched.shuffle = lambda x: x.reverse()  # type: ignore[method-assign]
+    assert _first_asked(patched)[0] == living[-1]
+    plain, theirs = random.Random(3), random.Random(3)
+    order = list(living)
+    theirs.shuffle(order)
+    assert _first_asked(plain)[0] == order[0]
 
 
 def test_the_loop_tells_every_event_and_each_phases_last_state():
@@ -67,16 +85,73 @@ def test_the_loop_tells_every_event_and_each_phases_last_state():
     except StopIteration as done:
         final, steps, invalid = done.value
     assert final.is_over and steps > 0 and invalid > 0
-    assert type(heard[0]).__name__ == "GameStarted" and type(heard[-1]).__name__ == "GameOver"
-    # each phase's last state, once: its phase differs from the next one told
-    assert ended and all(not s.is_over for s in ended)
-    assert len({(s.day, s.phase, s.vote_round) for s in ended}) == len(ended)
-    assert len(events) > 0 and type(events[0]).__name__ == "GameStarted"
+    kinds = [type(e).__name__ for e in heard]
+    assert kinds[0] == "GameStarted" and kinds.count("GameStarted") == 1
+    assert kinds[-1] == "GameOver" and kinds.count("GameOver") == 1
+    # each phase's last state, once, a phase the loop told of, in the order they started
+    started = [(e.day, e.phase, e.vote_round) for e in heard
+               if type(e).__name__ == "PhaseStarted"]
+    told = [(s.day, s.phase.value, s.vote_round) for s in ended]
+    assert told and all(not s.is_over for s in ended) and len(set(told)) == len(told)
+    assert all(t in started for t in told)
+    assert sorted(told, key=started.index) == told
+    # play_game is this loop with a decider in every seat: the same game, told alike
+    heard_again: list = []
+    game = loop.game_loop(new_game(rules_, names, random.Random(11)), random.Random(5), 11,
+                          heard=heard_again.extend)
+    rng = random.Random(2)
+    try:
+        name, at, legal = next(game)
+        while True:
+            name, at, legal = game.send(rng.choice(legal))
+    except StopIteration:
+        pass
+    assert heard_again == heard
+    assert [type(e).__name__ for e in events][0] == "GameStarted" and \
+        type(events[-1]).__name__ == "GameOver"
 
 
 def test_a_game_that_does_not_end_says_which_and_when():
     with pytest.raises(MawError, match="game 4 did not end in 3 actions"):
         play_game(ruleset("aiwolf-5"), list(default_names(5)), "random", seed=4, max_steps=3)
+
+
+def test_an_event_quick_init_cannot_write_out_keeps_dataclasses_own():
+    from maw.engine.events import _quick_init
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Made:
+        day: int
+        seen: tuple = dataclasses.field(default_factory=tuple)
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        day: int
+
+        def __post_init__(self):
+            if self.day < 0:
+                raise ValueError("a day is not negative")
+
+    for kind in (Made, Checked):
+        init = kind.__init__
+        _quick_init(kind)
+        assert kind.__init__ is init
+    assert Made(1).seen == ()
+    with pytest.raises(ValueError):
+        Checked(-1)
+
+
+def test_a_new_state_of_a_field_it_does_not_have_is_an_error():
+    from maw.engine.resolution import changed
+
+    state = new_game(ruleset("maw"), list(default_names(6)), random.Random(1))
+    new = changed(state, day=4, vote_round=1)
+    assert (new.day, new.phase, new.vote_round, new.names) == (4, state.phase, 1, state.names)
+    assert type(new) is type(state) and state.day != 4
+    with pytest.raises(ValueError, match="GameState has no field 'nope'"):
+        changed(state, nope=1)
+    with pytest.raises(ValueError, match="GameState has no field 'nope'"):
+        state._replace(nope=1)
 
 
 def test_every_event_is_built_as_its_dataclass_says_and_stays_frozen():
@@ -101,6 +176,8 @@ def test_every_event_is_built_as_its_dataclass_says_and_stays_frozen():
 
 def test_an_offered_action_is_one_object_turn_after_turn_and_the_offers_stay_bounded(
         monkeypatch):
+    rules._OFFERED.clear()  # (caches the whole process shares: none half full here)
+    rules._ROWS.clear()
     rules_ = ruleset("aiwolf-5")
     names = list(default_names(5))
     state = new_game(rules_, names, random.Random(1))
