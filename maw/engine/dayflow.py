@@ -8,7 +8,7 @@ neither imports the other's module to meet.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -129,7 +129,7 @@ def register_flow(cls: type[DayFlow]) -> type[DayFlow]:
 
 
 # the ruleset's flow -> its DayFlow (the modules of the game shapes fill it)
-FLOWS: dict[Flow | str, DayFlow] = {}
+FLOWS: Final[dict[Flow | str, DayFlow]] = {}
 
 
 def flow_of(state: GameState) -> DayFlow:

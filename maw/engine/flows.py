@@ -36,7 +36,7 @@ from maw.engine.rulesets import (
     register_ruleset,
     role_counts,
 )
-from maw.engine.state import GameState, Phase
+from maw.engine.state import GameState, Phase, living_names
 
 NOBODY = r.NOBODY
 
@@ -118,7 +118,7 @@ class MawFlow(CoreFlow):
 
     def actors(self, state: GameState) -> tuple[str, ...]:
         if state.phase is DAY:
-            return state.living()
+            return living_names(state.names, state.alive)
         # the pack (in its Hideout), and whoever else acts at night (a Seer)
         return tuple(n for i, (n, a, role) in enumerate(zip(
             state.names, state.alive, state.roles, strict=True))

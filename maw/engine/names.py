@@ -1,5 +1,5 @@
-"""The phases and rooms that the engine's compiled modules name at every turn, as
-constants.
+"""The phases, rooms and sides that the engine's compiled modules name at every turn,
+as constants.
 
 In a build (``maw engine build``) a ``Final`` name is a C static, while ``Phase.DAY`` is a
 lookup of ``Phase`` and then of its attribute, and ``Room.VILLAGE`` one through
@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Final
 
 from maw.engine.actions import Room
+from maw.engine.roles import Species, Team
+from maw.engine.rulesets import WinCondition
 from maw.engine.state import Phase
 
-__all__ = ["DAY", "HIDEOUT_ROOM", "HUNT", "NIGHT", "OVER", "VILLAGE_ROOM", "VOTE", "WHISPER",
-           "WITCH"]
+__all__ = ["DAY", "HIDEOUT_ROOM", "HUNT", "NIGHT", "OVER", "PARITY_WIN", "SIDE_WIN",
+           "VILLAGE_ROOM", "VILLAGE_TEAM", "VOTE", "WEREWOLF_SPECIES", "WHISPER", "WITCH"]
 
 DAY: Final = Phase.DAY
 VOTE: Final = Phase.VOTE
@@ -29,3 +31,11 @@ OVER: Final = Phase.OVER
 # the rooms (``Team.VILLAGE`` is the side, not the room)
 VILLAGE_ROOM: Final = Room.VILLAGE
 HIDEOUT_ROOM: Final = Room.HIDEOUT
+
+# what :func:`maw.engine.resolution.termination` compares for every living player after
+# every death and every phase: the village's side, the werewolves' species, the two ways
+# the werewolves win (``Team.VILLAGE`` is looked up through ``Enum``'s class like a room)
+VILLAGE_TEAM: Final = Team.VILLAGE
+WEREWOLF_SPECIES: Final = Species.WEREWOLF
+PARITY_WIN: Final = WinCondition.PARITY
+SIDE_WIN: Final = WinCondition.SIDE

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from maw.engine.actions import (
+    ACTIONS,
     SPEC_OF,
     ActionSpec,
     AnyAction,
@@ -45,11 +46,31 @@ from maw.engine.events import (
     VotesOpened,
     VotesRevealed,
 )
-from maw.engine.names import DAY, HUNT, NIGHT, OVER, VILLAGE_ROOM, VOTE, WITCH
-from maw.engine.roles import Species, Team
-from maw.engine.rulesets import TiePolicy, WinCondition
+from maw.engine.names import (
+    DAY,
+    HUNT,
+    NIGHT,
+    OVER,
+    PARITY_WIN,
+    SIDE_WIN,
+    VILLAGE_ROOM,
+    VILLAGE_TEAM,
+    VOTE,
+    WEREWOLF_SPECIES,
+    WITCH,
+)
+from maw.engine.roles import Team
+from maw.engine.rulesets import TiePolicy
 from maw.engine.scoring import points
-from maw.engine.state import Death, GameState, Phase, Result, Termination, VoteRecord
+from maw.engine.state import (
+    Death,
+    GameState,
+    Phase,
+    Result,
+    Termination,
+    VoteRecord,
+    living_names,
+)
 from maw.errors import IllegalActionError
 
 NOBODY = -1
@@ -165,7 +186,7 @@ def enter(state: GameState, day: int, phase: Phase, events: list[Event]) -> Game
         executed_today=NOBODY if phase is DAY else state.executed_today,
         ballot=not flow.talk_first(state, phase),
     )
-    events.append(PhaseStarted(day, phase.value, 0, state.living()))
+    events.append(PhaseStarted(day, phase.value, 0, living_names(state.names, state.alive)))
     if phase is NIGHT:
         return flow.at_night(state, events)
     return state
@@ -405,17 +426,26 @@ class Dawn:
             self.causes[seat] = cause
 
 
-def night_order(state: GameState) -> list[ActionSpec]:
+def night_order(state: GameState) -> tuple[ActionSpec, ...]:
     """The night's actions in the order they resolve: the ruleset's order by name, else
-    the table's (``Night.order``)."""
-    from maw.engine.actions import ACTIONS
-
-    specs = [s for s in ACTIONS.values() if s.night is not None]
+    the table's (``Night.order``). Sorted once per ruleset's order and size of the table
+    (which only grows: ``register_action`` refuses to change an action)."""
     wanted = state.rules.night_order
-    if wanted:
-        rank = {name: i for i, name in enumerate(wanted)}
-        return sorted(specs, key=lambda s: (rank.get(s.name, len(rank)), s.night.order))  # type: ignore[union-attr]
-    return sorted(specs, key=lambda s: s.night.order)  # type: ignore[union-attr]
+    key = (wanted, len(ACTIONS))
+    order = _NIGHT_ORDERS.get(key)
+    if order is None:
+        specs = [s for s in ACTIONS.values() if s.night is not None]
+        if wanted:
+            rank = {name: i for i, name in enumerate(wanted)}
+            specs.sort(key=lambda s: (rank.get(s.name, len(rank)), s.night.order))  # type: ignore[union-attr]
+        else:
+            specs.sort(key=lambda s: s.night.order)  # type: ignore[union-attr]
+        order = _NIGHT_ORDERS[key] = tuple(specs)
+    return order
+
+
+# night_order's answers: (the ruleset's order, the number of actions) -> the order
+_NIGHT_ORDERS: Final[dict[tuple[tuple[str, ...], int], tuple[ActionSpec, ...]]] = {}
 
 
 def resolved(state: GameState, target: int, events: list[Event]
@@ -490,22 +520,23 @@ def termination(state: GameState) -> Termination | None:
     wolves = humans = village = 0
     for a, role in zip(state.alive, state.roles, strict=True):
         if a:
-            if role.species is Species.WEREWOLF:
+            if role.species is WEREWOLF_SPECIES:
                 wolves += 1
             else:
                 humans += 1
-            if role.team is Team.VILLAGE:
+            if role.team is VILLAGE_TEAM:
                 village += 1
     if wolves == 0:
         return Termination.WOLVES_ELIMINATED
-    if state.rules.win is WinCondition.PARITY and humans <= wolves:
+    win = state.rules.win
+    if win is PARITY_WIN and humans <= wolves:
         return Termination.PARITY
-    if state.rules.win is WinCondition.SIDE:
+    if win is SIDE_WIN:
         # the werewolves win once every plain villager, or every villager with a power,
         # is dead (werewolf-12)
         plain = special = 0
         for a, role in zip(state.alive, state.roles, strict=True):
-            if a and role.team is Team.VILLAGE and not role.pack:
+            if a and role.team is VILLAGE_TEAM and not role.pack:
                 if role.power:
                     special += 1
                 else:

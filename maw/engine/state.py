@@ -58,22 +58,23 @@ class Phase(str, metaclass=_Phases):
             raise ValueError(f"{value!r} is not a phase ({', '.join(cls._all)})")
         return phase
 
+    # the phase's name as a plain ``str`` ("day"), and in capitals ("DAY"), as an enum's
+    # members have them: attributes of each phase, set once (the engine reads ``value``
+    # at every phase it opens; a property was a Python call each time)
+    value: str
+    name: str
+
     @classmethod
     def register(cls, value: str) -> Phase:
         """The phase named ``value``, made once (a second call gives the same object)."""
         if value not in cls._all:
             if not value.isidentifier() or value != value.lower():
                 raise ValueError(f"a phase's name is a lower-case word: {value!r}")
-            cls._all[value] = str.__new__(cls, value)
+            phase = str.__new__(cls, value)
+            phase.value = str(value)
+            phase.name = phase.value.upper()
+            cls._all[value] = phase
         return cls._all[value]
-
-    @property
-    def value(self) -> str:
-        return str.__str__(self)
-
-    @property
-    def name(self) -> str:
-        return self.value.upper()
 
     def __str__(self) -> str:
         return self.value
@@ -204,7 +205,7 @@ class GameState(NamedTuple):
         return self.phase is Phase.OVER
 
     def living(self) -> tuple[str, ...]:
-        return _living(self.names, self.alive)
+        return living_names(self.names, self.alive)
 
     def role_of(self, name: str) -> Role:
         """The hidden role of ``name``: for the referee and tests, never for a player."""
@@ -212,7 +213,7 @@ class GameState(NamedTuple):
 
 
 @lru_cache(maxsize=1024)
-def _living(names: tuple[str, ...], alive: tuple[bool, ...]) -> tuple[str, ...]:
+def living_names(names: tuple[str, ...], alive: tuple[bool, ...]) -> tuple[str, ...]:
     """The living, in seat order (every view and every phase asks: listed once per state
     of the game's deaths)."""
     return tuple(n for n, a in zip(names, alive, strict=True) if a)

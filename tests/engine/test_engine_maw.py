@@ -86,6 +86,17 @@ def test_first_phase_is_day_and_the_village_is_open():
     assert Chat("A", Room.VILLAGE) in legal_actions(state, "A")
 
 
+def test_a_phase_is_one_string_with_its_value_and_name_as_an_enum_has_them():
+    import copy
+    import pickle
+
+    for phase in Phase:
+        assert type(phase.value) is str and phase.value == phase == str(phase)
+        assert phase.name == phase.value.upper() and Phase(phase.value) is phase
+        assert pickle.loads(pickle.dumps(phase)) is phase is copy.deepcopy(phase)
+    assert Phase.register("day") is Phase.DAY and Phase.DAY.value == "day"
+
+
 def test_a_majority_executes_at_once_and_ends_the_day():
     state = start("maw", DEAL)
     state, ev = run(state, Vote("A", "B"), Vote("C", "B"), Vote("D", "B"))

@@ -156,6 +156,29 @@ def test_a_role_defined_here_plays_200_engine_games_and_one_over_xmpp(tmp_path):
     assert got["audit_ok"], got["audit"]
 
 
+def night_orders_around_a_registration() -> dict:
+    """In the child process: the night's order of a maw game before and after the
+    Assassin's stab is registered (the order is sorted once per size of the table)."""
+    import random
+
+    from maw.engine import new_game, ruleset
+    from maw.engine.resolution import night_order
+
+    state = new_game(ruleset("maw"), [f"P{i}" for i in range(6)], random.Random(1))
+    before = [s.name for s in night_order(state)]
+    again = night_order(state) is night_order(state)
+    register_assassin()
+    after = [s.name for s in night_order(state)]
+    return {"before": before, "after": after, "again": again}
+
+
+def test_the_night_order_takes_in_an_action_registered_after_it_was_asked():
+    got = in_a_fresh_process("test_roles", "night_orders_around_a_registration")
+    assert got["again"]  # (one sorted order per ruleset and table, not one per night)
+    assert "stab" not in got["before"] and "stab" in got["after"]
+    assert [n for n in got["after"] if n != "stab"] == got["before"]
+
+
 def test_the_assassin_prompt_renders(tmp_path):
     from maw.llm.prompts import PACKAGE_PROMPTS, Prompts
 
