@@ -137,11 +137,12 @@ class WerewolfFlow(AiwolfFlow):
         """The actions of seat ``s`` in one of this flow's own steps."""
         names, phase, alive = state.names, state.phase, state.alive
         me = names[s]
-        others = [names[t] for t in range(len(names)) if t != s and alive[t]]
         if phase is Phase.HUNT:
-            return tuple(Shoot(me, t) for t in others) if s == state.shooter else ()
+            return tuple(Shoot(me, t) for t in _others(names, alive, s)) \
+                if s == state.shooter else ()
         if phase is Phase.BADGE:
-            return (*(Badge(me, t) for t in others), Tear(me)) if s == state.sheriff else ()
+            return (*(Badge(me, t) for t in _others(names, alive, s)), Tear(me)) \
+                if s == state.sheriff else ()
         if phase is Phase.LAST_WORDS:
             if s in state.speakers and not state.spoken[s] and not state.done[s]:
                 return (Chat(me, Room.VILLAGE), Over(me, Room.VILLAGE))
@@ -455,6 +456,11 @@ class WerewolfFlow(AiwolfFlow):
         if nxt is Phase.DAY:
             return self.open_day(state, day, events)
         return r.enter(state, day, nxt, events)
+
+
+def _others(names: tuple[str, ...], alive: tuple[bool, ...], s: int) -> list[str]:
+    """The living other than seat ``s`` (a Hunter's targets, a sheriff's heirs)."""
+    return [names[t] for t in range(len(names)) if t != s and alive[t]]
 
 
 def _may_act(state: GameState, s: int) -> bool:

@@ -114,7 +114,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             "observation": spaces.Box(-1.0, 1.0, (size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.layout.size,), np.int8)})
         self.state_: GameState | None = None
-        self.lines: list[str] = []
+        # the last observed mask's actions: (state, agent, advised line, index -> action)
+        self._offer: tuple[GameState, str, Chat | None, dict[int, Action]] | None = None
+        self.said: list[Event] = []  # every event of the game, in order (``lines``)
         self.text = text
 
     # ------------------------------------------------------------ spaces
@@ -159,7 +161,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict] = {a: {} for a in self.agents}
-        self.lines = []
+        self.said = []
         self.marker: tuple | None = None
         self.acted: set[str] = set()
         self.round = 0
@@ -187,14 +189,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
                         self.heard[name].hear(e.speaker, e.text, state.names)
             elif type(e) is VotesRevealed:
                 self._reward_votes(e)
-            line = event_text(e)
-            if line:
-                self.lines.append(line)
-                for name, unread in self.unread.items():
-                    if e.audience is None or name in e.audience:
-                        unread.append(line)
-                if self.render_mode == "human":
-                    print(line)
+            self.said.append(e)
+            if self.unread or self.render_mode == "human":  # (else written when read)
+                line = event_text(e)
+                if line:
+                    for name, unread in self.unread.items():
+                        if e.audience is None or name in e.audience:
+                            unread.append(line)
+                    if self.render_mode == "human":
+                        print(line)
 
     def _reward_votes(self, e: VotesRevealed) -> None:
         """RLereWolf's vote reward: its target the most voted, or behind it by rank."""
@@ -382,8 +385,20 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             mask = np.zeros(self.layout.size, dtype=np.int8)
             mask[0] = 1
         else:
-            mask, _ = self.layout.mask(legal_actions(state, agent), self._line(agent))
+            line = self._line(agent)
+            mask, chosen = self.layout.mask(legal_actions(state, agent), line)
+            self._offer = (state, agent, line, chosen)  # (what step plays, if in this state)
         return {"observation": obs, "action_mask": mask}
+
+    def _chosen(self, state: GameState, agent: str) -> dict[int, Action]:
+        """The engine action each legal index of ``agent`` stands for now: the observed
+        mask's, where it was observed in this very state (an agent's turn observes, then
+        steps), else worked out."""
+        line = self._line(agent)
+        offer = self._offer
+        if offer is not None and offer[0] is state and offer[1] == agent and offer[2] is line:
+            return offer[3]
+        return self.layout.mask(legal_actions(state, agent), line)[1]
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -396,7 +411,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         for a in self.rewards:
             self.rewards[a] = 0.0
         self.acted.add(agent)
-        _, chosen = self.layout.mask(legal_actions(state, agent), self._line(agent))
+        chosen = self._chosen(state, agent)
         self.steps += 1
         index = int(action) if action is not None else 0
         if index and index not in chosen:  # an action the mask forbids
@@ -422,6 +437,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self._advance()  # (its end of the game, if it comes, gives the last rewards)
         if self.state_.phase is not Phase.OVER:
             self._accumulate_rewards()
+
+    @property
+    def lines(self) -> list[str]:
+        """The game's transcript so far, a line per event that has one (every event's, as
+        the referee sees them)."""
+        return [line for e in self.said if (line := event_text(e))]
 
     def render(self) -> str | None:
         text = "\n".join(self.lines)

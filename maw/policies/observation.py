@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -132,6 +132,22 @@ class Layout:
         return Chat(me, Room.VILLAGE, f"{claims.say_role(role)} {result}")
 
     @cached_property
+    def seat(self) -> dict[str, int]:
+        """Each name's seat (its index in a targeted action's block)."""
+        return {name: i for i, name in enumerate(self.names)}
+
+    @cached_property
+    def plain_index(self) -> dict[type, int]:
+        """The index of each plain action's class."""
+        return {s.cls: 1 + i for i, s in enumerate(self.plain)}
+
+    @cached_property
+    def targeted_index(self) -> dict[type, int]:
+        """The first index (the first seat's) of each targeted action's class."""
+        base, n = 1 + len(self.plain), len(self.names)
+        return {s.cls: base + i * n for i, s in enumerate(self.targeted)}
+
+    @cached_property
     def claim_texts(self) -> tuple[tuple[int, str], ...]:
         """Every claim's index and its text (the same whoever says it), in order."""
         start = 1 + len(self.plain) + len(self.names) * len(self.targeted)
@@ -141,6 +157,17 @@ class Layout:
             assert isinstance(said, Chat)
             out.append((k, said.text))
         return tuple(out)
+
+    @cached_property
+    def claim_slots(self) -> np.ndarray:
+        """The claims' indices (``claim_texts``'), as an index array."""
+        return np.array([k for k, _text in self.claim_texts], dtype=np.intp)
+
+    @cached_property
+    def claim_chats(self) -> dict[tuple[str, Room], dict[int, Chat]]:
+        """(filled by ``mask``) Each (speaker, room)'s claims: index -> its chat (a chat is
+        a frozen value: every mask of that speaker there hands out the same ones)."""
+        return {}
 
     @staticmethod
     def index_of(action: Action, chosen: dict[int, Action]) -> int:
@@ -172,14 +199,10 @@ class Layout:
         """The legal indices (1: legal) and the engine action each stands for (a claim in
         the room where a chat is legal); ``line``: (advised) the rule player's line now,
         one of ``legal``'s chats."""
-        n = len(self.names)
-        seat = {name: i for i, name in enumerate(self.names)}
+        seat, plain, targeted = self.seat, self.plain_index, self.targeted_index
         out = np.zeros(self.size, dtype=np.int8)
         out[0] = 1
         chosen: dict[int, Action] = {}
-        plain = {s.cls: 1 + i for i, s in enumerate(self.plain)}
-        base = 1 + len(self.plain)
-        targeted = {s.cls: base + i * n for i, s in enumerate(self.targeted)}
         for action in legal:
             kind = type(action)
             if kind in plain:
@@ -190,9 +213,13 @@ class Layout:
                 out[k] = 1
                 chosen[k] = action
             elif isinstance(action, Chat):
-                for k, text in self.claim_texts:
-                    out[k] = 1
-                    chosen[k] = Chat(action.actor, action.room, text)
+                said = self.claim_chats.get((action.actor, action.room))
+                if said is None:  # (a speaker's claims in a room: the same chats each time)
+                    said = self.claim_chats[action.actor, action.room] = {
+                        k: Chat(action.actor, action.room, text)
+                        for k, text in self.claim_texts}
+                out[self.claim_slots] = 1
+                chosen.update(said)
         if line is not None and self.line is not None:
             out[self.line] = 1
             chosen[self.line] = line
@@ -274,7 +301,7 @@ class Heard:
         return cls({}, {}, {})
 
     def hear(self, speaker: str, text: str, names: tuple[str, ...]) -> None:
-        seat = {name: i for i, name in enumerate(names)}
+        seat = _seats(names)
         if speaker not in seat:
             return
         s = seat[speaker]
@@ -287,65 +314,76 @@ class Heard:
                 self.suspects[(s, seat[c.target])] = 1.0
 
 
+@lru_cache(maxsize=64)
+def _seats(names: tuple[str, ...]) -> dict[str, int]:
+    """Each name's seat (one game's names: every line heard asks; not to be changed)."""
+    return {name: i for i, name in enumerate(names)}
+
+
 def observe(view: PlayerView, layout: Layout, heard: Heard,
             belief: dict[str, float] | None, beliefs: bool,
             advice: int | None = None, advised: bool = False) -> np.ndarray:
     """The fixed-size observation of ``view`` (values in [-1, 1]); ``advised``: with the
-    rule player's ``advice`` (``Adviser.index``; ``None``: none, when it is not to act)."""
+    rule player's ``advice`` (``Adviser.index``; ``None``: none, when it is not to act).
+
+    Its parts, in order (:func:`observation_size` counts them), written into one vector:
+    a part of ``n`` has a value per seat, one of ``n * n`` one per (seat, seat) row by
+    row; a later value for the same place wins."""
     names = layout.names
     n = len(names)
-    seat = {name: i for i, name in enumerate(names)}
+    seat = layout.seat
     roles = layout.roles
-    parts: list[np.ndarray] = []
-
-    def vec(items: dict[int, float] | None = None) -> np.ndarray:
-        v = np.zeros(n, dtype=np.float32)
-        for i, x in (items or {}).items():
-            v[i] = x
-        return v
-
-    parts.append(vec({seat[view.player]: 1.0}))
-    mine = np.zeros(len(roles), dtype=np.float32)
-    mine[roles.index(view.role)] = 1.0
-    parts.append(mine)
-    parts.append(vec({seat[p]: 1.0 for p in view.living}))
+    out = np.zeros(observation_size(n, layout, beliefs, advised), dtype=np.float32)
+    out[seat[view.player]] = 1.0  # me
+    at = n
+    out[at + roles.index(view.role)] = 1.0  # my role
+    at += len(roles)
+    for p in view.living:
+        out[at + seat[p]] = 1.0
+    at += n
     known = {p: role_named(r).pack for p, r in view.known_roles.items()}
-    parts.append(vec({seat[p]: 1.0 for p, wolf in known.items() if wolf}))
-    parts.append(vec({seat[p]: 1.0 for p, wolf in known.items() if not wolf}))
-    parts.append(vec({seat[t]: (1.0 if species == "werewolf" else -1.0)
-                      for _d, _k, t, species in view.results}))
-    parts.append(vec({seat[p]: 1.0 for _d, p, c in view.deaths if c == "murdered"}))
-    parts.append(vec({seat[p]: 1.0 for _d, p, c in view.deaths if c == "executed"}))
-    parts.append(vec({seat[view.sheriff]: 1.0} if view.sheriff else None))
-    last = np.zeros((n, n), dtype=np.float32)
+    for p, wolf in known.items():  # known wolves, then known humans
+        out[at + (0 if wolf else n) + seat[p]] = 1.0
+    at += 2 * n
+    for _d, _k, t, species in view.results:  # my results
+        out[at + seat[t]] = 1.0 if species == "werewolf" else -1.0
+    at += n
+    for _d, p, c in view.deaths:  # the murdered, then the executed
+        if c == "murdered":
+            out[at + seat[p]] = 1.0
+        elif c == "executed":
+            out[at + n + seat[p]] = 1.0
+    at += 2 * n
+    if view.sheriff:
+        out[at + seat[view.sheriff]] = 1.0
+    at += n
     executions = [v for _d, k, _r, v in view.vote_history if k == "execute"]
-    for voter, target in executions[-1] if executions else ():
-        last[seat[voter], seat[target]] = 1.0
-    parts.append(last.ravel())
-    now = np.zeros((n, n), dtype=np.float32)
-    for voter, target in view.votes.items():
-        now[seat[voter], seat[target]] = 1.0
-    parts.append(now.ravel())
-    claimed = np.zeros((len(roles), n), dtype=np.float32)
-    for (s, role), x in heard.roles.items():
+    for voter, target in executions[-1] if executions else ():  # the last execution vote
+        out[at + seat[voter] * n + seat[target]] = 1.0
+    at += n * n
+    for voter, target in view.votes.items():  # today's votes so far
+        out[at + seat[voter] * n + seat[target]] = 1.0
+    at += n * n
+    for (s, role), x in heard.roles.items():  # claimed roles (role, by)
         if role in roles:
-            claimed[roles.index(role), s] = x
-    parts.append(claimed.ravel())
-    for table in (heard.results, heard.suspects):
-        m = np.zeros((n, n), dtype=np.float32)
+            out[at + roles.index(role) * n + s] = x
+    at += len(roles) * n
+    for table in (heard.results, heard.suspects):  # claimed results, suspicions (by, on)
         for (a, b), x in table.items():
-            m[a, b] = x
-        parts.append(m.ravel())
-    phase = np.zeros(len(PHASES), dtype=np.float32)
+            out[at + a * n + b] = x
+        at += n * n
     if view.phase in PHASES:  # (a shape's own phase: none of them)
-        phase[PHASES.index(view.phase)] = 1.0
-    parts.append(phase)
-    parts.append(np.array([min(view.day / 20.0, 1.0)], dtype=np.float32))
+        out[at + PHASES.index(view.phase)] = 1.0
+    at += len(PHASES)
+    out[at] = min(view.day / 20.0, 1.0)
+    at += 1
     if beliefs:
-        parts.append(vec({seat[p]: float(x) for p, x in (belief or {}).items()}))
+        for p, x in (belief or {}).items():
+            out[at + seat[p]] = float(x)
+        at += n
     if advised:
-        told = np.zeros(layout.size, dtype=np.float32)
         if advice is not None:
-            told[advice] = 1.0
-        parts.append(told)
-    return np.concatenate(parts)
+            out[at + advice] = 1.0
+        at += layout.size
+    assert at == len(out), (at, len(out))  # (every part where observation_size counts it)
+    return out

@@ -41,6 +41,40 @@ def play(e, seed: int, rng: random.Random) -> list[str]:
     return e.unwrapped.lines
 
 
+@pytest.mark.parametrize("name", ["aiwolf-5", "werewolf-12"])
+def test_a_step_plays_the_same_whatever_was_observed_before_it(name):
+    """A step plays what its index stands for in the state it is taken in: an agent's
+    observed mask is reused only for that agent in that state. The same indices (masked
+    ones, and a tenth out of the mask), replayed observing everyone before each step, the
+    mover before every other step, or no one, play the same games with the same rewards."""
+    rng = random.Random(3)
+
+    def episode(seed: int, observe: str, indices: list[int | None]) -> tuple:
+        e = env(ruleset_name=name, players=SIZES[name])
+        e.reset(seed=seed)
+        raw, rewards = e.unwrapped, []
+        for k, agent in enumerate(e.agent_iter()):
+            if observe == "mover":
+                obs, _reward, done, cut, _ = e.last()
+                legal = np.flatnonzero(obs["action_mask"])
+                indices.append(None if done or cut else int(rng.choice(legal))
+                               if rng.random() < 0.9 else rng.randrange(len(legal) + 9))
+            elif observe == "everyone":
+                for other in raw.possible_agents:
+                    raw.observe(other)
+            elif observe == "sometimes" and k % 2:  # (the next step's state is another)
+                raw.observe(agent)
+            e.step(indices[k])
+            rewards.append((agent, dict(raw.rewards)))
+        return list(raw.lines), rewards
+
+    for seed in range(4):
+        indices: list[int | None] = []
+        mover = episode(seed, "mover", indices)
+        for observe in ("everyone", "sometimes", "none"):
+            assert episode(seed, observe, indices) == mover, observe
+
+
 @pytest.mark.parametrize("learn", ["village", "werewolves"])
 def test_one_side_learns_against_rule_players(learn):
     e = env(ruleset_name="aiwolf-5", learn=learn, opponents="rule")
