@@ -71,10 +71,14 @@ class Phase(str, metaclass=_Phases):
             if not value.isidentifier() or value != value.lower():
                 raise ValueError(f"a phase's name is a lower-case word: {value!r}")
             phase = str.__new__(cls, value)
-            phase.value = str(value)
-            phase.name = phase.value.upper()
+            object.__setattr__(phase, "value", str(value))
+            object.__setattr__(phase, "name", phase.value.upper())
             cls._all[value] = phase
         return cls._all[value]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a phase is one shared value: Phase.{self.name}.{name} "
+                             "cannot be set")
 
     def __str__(self) -> str:
         return self.value

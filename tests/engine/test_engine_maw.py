@@ -95,6 +95,9 @@ def test_a_phase_is_one_string_with_its_value_and_name_as_an_enum_has_them():
         assert phase.name == phase.value.upper() and Phase(phase.value) is phase
         assert pickle.loads(pickle.dumps(phase)) is phase is copy.deepcopy(phase)
     assert Phase.register("day") is Phase.DAY and Phase.DAY.value == "day"
+    with pytest.raises(AttributeError, match="shared value"):
+        Phase.DAY.value = "night"  # type: ignore[misc]
+    assert Phase.DAY.value == "day"
 
 
 def test_a_majority_executes_at_once_and_ends_the_day():
