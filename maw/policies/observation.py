@@ -131,10 +131,10 @@ class Layout:
         result = claims.say_species(self.names[i % n], SPECIES[i // n])
         return Chat(me, Room.VILLAGE, f"{claims.say_role(role)} {result}")
 
-    @cached_property
+    @property
     def seat(self) -> dict[str, int]:
         """Each name's seat (its index in a targeted action's block)."""
-        return {name: i for i, name in enumerate(self.names)}
+        return _seats(self.names)
 
     @cached_property
     def plain_index(self) -> dict[type, int]:
