@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from maw.agents.toolkit import Changes, Deadline
+from maw.engine import ACTIONS
 from maw.protocol import heard as h
 from maw.protocol import messages as m
 from maw.protocol import render
@@ -72,6 +73,17 @@ class Knowledge:
 
     def poke(self) -> None:
         self.changes.poke()
+
+    def agreed(self, action: m.Body) -> None:
+        """The GameMaster agreed to the player's ``action``: a vote (one whose news is a
+        VoteCast: a day's vote, its withdrawal, a wolf's attack) stands in the view at
+        once. Its news comes after the agreement, and the interface is asked again as
+        soon as the agreement arrives: asked with a view that does not show its own vote,
+        a decider votes again, and again (6 votes a day by one player, seen over XMPP)."""
+        spec = ACTIONS.get(getattr(action, "type", ""))
+        if spec is not None and spec.result == "VoteCast" and self.view is not None \
+                and self.seat_name is not None:
+            self.view = with_vote(self.view, self.seat_name, getattr(action, "target", None))
 
     def begin_round(self, number: int) -> bool:
         """Start round ``number`` if it is new. The start of a round reaches the player by

@@ -464,6 +464,7 @@ class AwakeState(PlayerState):
             reply = await self.ask(p.gamemaster, body, ("agree", "refuse"),
                                    timeout=p.reply_seconds)
         if isinstance(reply, m.Agree):
+            p.agreed(body)
             if reply.options is not None:
                 p.options = list(reply.options)
             if isinstance(body, m.Whisper):  # (its speaker hears it as said, as in a room)

@@ -61,6 +61,26 @@ def test_each_chat_line_is_noted_once_and_a_vote_heard_updates_the_view():
     assert isinstance(k.unread[-1], h.VoteHeard)
 
 
+def test_its_own_vote_stands_in_its_view_once_agreed_before_the_vote_s_news_comes():
+    # (the interface is asked again as soon as the agreement arrives: a view without its
+    # own vote had a decider vote again and again, before the VoteCast caught up)
+    k = Knowledge()
+    k.take(phase(1))
+    k.seat_name = "A"
+    assert k.view is not None and "A" not in k.view.votes
+    k.agreed(m.Vote(target="D"))
+    assert k.view.votes.get("A") == "D"
+    k.agreed(m.Vote(target="E"))  # a vote changed
+    assert k.view.votes.get("A") == "E"
+    k.agreed(m.Chat(message="I vote for E."))  # no vote: the view as it was
+    k.agreed(m.Whisper(target="B", message="psst"))
+    assert dict(k.view.votes) == {"A": "E"}
+    k.agreed(m.Unvote())
+    assert "A" not in k.view.votes
+    k.take(m.VoteCast(day=1, voter="A", target="D", kind="execute"))  # (its news, late)
+    assert k.view.votes.get("A") == "D"
+
+
 def test_a_person_s_terminal_hears_each_line_at_once_in_words():
     printed: list[str] = []
     k = Knowledge(push_news=True)

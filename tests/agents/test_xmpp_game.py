@@ -7,6 +7,7 @@ import contextlib
 import json
 import subprocess
 import sys
+from collections import Counter
 
 import pytest
 from spade.agent import Agent
@@ -71,6 +72,12 @@ async def test_a_maw_game_plays_to_the_end_and_logs_everything(server, tmp_path)
     votes = sum(r["kind"] == "action" and r["action"] == "Vote" for r in records)
     days = next(r for r in records if r["kind"] == "outcome")["day"]
     assert votes <= 3 * 6 * days, votes
+    # and a rule player moves its vote at most once a day (rule.py's _MOVES), as in the
+    # engine's games: it sees its vote stand as soon as the GameMaster agreed to it
+    cast = Counter((r["data"]["day"], r["data"]["voter"]) for r in records
+                   if r["kind"] == "event" and r["event"] == "VoteCast"
+                   and r["data"]["kind"] == "execute" and r["data"]["target"])
+    assert max(cast.values()) <= 2, cast.most_common(3)
     # no chat from the Hideout ever went to a non-wolf
     roles = next(r for r in records if r["kind"] == "round")["roles"]
     jid_of = {r["player"]: r["jid"] for r in records if r["kind"] == "join"}
