@@ -55,6 +55,13 @@ _PACK_TALK = re.compile(
     r"\bI(?: am|'m) (?:a |the |one of the )?(?:were)?wolf\b|\bwolf ?pack\b|\bpackmates?\b|"
     r"\bhideout\b|\bmy (?:fellow )?(?:were)?wolf\b|\bthe pack\b|\bpack\b",
     re.IGNORECASE)
+# a speaker calling itself a wolf in other words than the claims grammar's "I am a
+# werewolf" (a villager of the README's main game: "I am from the village, and have been
+# a werewolf for many years now.")
+_SELF_WOLF = re.compile(
+    r"\b(?:I(?:'m| am|'ve been| have been| was)|and (?:I )?(?:have|'ve) been)"
+    r"(?: (?:really|actually|secretly|also|truly|always))? (?:a |the |one of the )?"
+    r"(?:were)?wol(?:f|ves)\b", re.IGNORECASE)
 # what nobody at a game's table should hear, whoever speaks: the embedded model, asked to
 # retell a murder, added "She was raped and strangled in her room" (a real game). A short
 # list of the plainest words; a model's other inventions are kept out by what a line must
@@ -220,7 +227,8 @@ def contradictions(text: str, view: PlayerView, allowed: Iterable[claims.Claim] 
     may be said). Checked: a Game Master impersonation; a werewolf naming its own role or
     its pack; a role or a result claimed that the speaker does not have and its intent
     does not claim on purpose (``allowed``; ``None``: no intent, the speaker's own role
-    may be claimed); a dead player addressed or accused as alive."""
+    may be claimed); a villager calling itself a werewolf; a dead player addressed or
+    accused as alive."""
     me = view.player
     wrong: list[str] = []
     if _GM.search(text):
@@ -232,6 +240,8 @@ def contradictions(text: str, view: PlayerView, allowed: Iterable[claims.Claim] 
             if c.kind == "species" and c.target in view.pack and c.value == "werewolf" \
                     and c not in chosen:
                 wrong.append(f"a werewolf names its packmate {c.target}")
+    if view.team == "village" and _SELF_WOLF.search(text):
+        wrong.append("it says it is a werewolf, which it is not")
     own = {view.role} if view.team == "village" and allowed is None else set()
     for c in said:
         if c.kind == "role" and c.value not in own | {"Villager"} and c not in chosen:

@@ -124,6 +124,10 @@ async def test_a_voiced_line_that_drops_the_name_it_was_meant_to_say_is_written_
     ("D", "I suspect C (for two reasons.", "stops mid-sentence"),
     ("C", "D was raped and killed, I tell you.", "no one at the table should hear"),
     ("C", "Go kill yourself, D.", "no one at the table should hear"),
+    # (a villager of the README's main game, seed 11, 2026-12-07)
+    ("D", "I am from the village, and have been a werewolf for many years now.",
+     "says it is a werewolf, which it is not"),
+    ("C", "I'm secretly a wolf, so what?", "says it is a werewolf, which it is not"),
 ])
 def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     found = faults(text, view(wolf_view(), who))
@@ -141,10 +145,19 @@ def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     ("C", "The pack will strike again tonight, so think."),  # (a villager may say "pack")
     ("C", "I do not know what you say, D, but I suspect you."),  # (not the prompt's words)
     ("C", "The wolves will kill again tonight; D must be executed."),  # (the game's words)
+    ("D", "I was nearly a werewolf's supper last night, and I suspect C."),
 ])
 def test_what_may_be_said_passes_unchanged(who, text):
     verdict = gate.check(text, view(wolf_view(), who), 160)
     assert verdict.faults == () and verdict.text == text and not verdict.cut
+
+
+def test_the_possessed_may_call_itself_a_werewolf_and_a_villager_may_not():
+    s = start("aiwolf-5", DEAL5)  # (C is the Possessed: the wolves' side, a human)
+    line = "I have been a werewolf all along. Vote for me if you dare."
+    assert gate.check(line, view(s, "C"), 160).ok
+    assert "it says it is a werewolf, which it is not" in gate.check(
+        line, view(s, "D"), 160).faults
 
 
 def test_a_line_cut_off_is_cut_back_to_its_last_full_sentence():
