@@ -9,6 +9,8 @@ embedded XMPP server) and reads its log:
 
 * the wall time, the game time, days, model calls, prompt tokens sent and evaluated;
 * ``no_vote_days``: days that ended with no execution vote cast;
+* ``most_votes_by_one``: the most execution votes one player cast in a day (each change
+  counts), and ``no_execution_days``: the days that ended with nobody executed;
 * ``gated``: the lines the gate refused (``maw.policies.gate``: the rule layer's line was
   said instead), by kind of fault;
 * ``said_faults``: every line a model player said, read again by the gate's checks with
@@ -68,6 +70,23 @@ def no_vote_days(log: list[dict]) -> list[int]:
         elif r["event"] in ("Executed", "NoExecution") and data["day"] not in voted:
             out.append(data["day"])
     return out
+
+
+def votes_by_day(log: list[dict]) -> tuple[int, list[int]]:
+    """The most execution votes one player cast in one day (each change a vote; a rule
+    layer moves its vote at most once a day), and the days that ended with nobody
+    executed (a tie, or no votes)."""
+    cast: Counter = Counter()
+    spared = []
+    for r in log:
+        if r["kind"] != "event":
+            continue
+        data = r["data"]
+        if r["event"] == "VoteCast" and data.get("kind") == "execute" and data["target"]:
+            cast[(data["day"], data["voter"])] += 1
+        elif r["event"] == "NoExecution":
+            spared.append(data["day"])
+    return max(cast.values(), default=0), spared
 
 
 def said_faults(log: list[dict]) -> tuple[Counter, list[str]]:
@@ -139,6 +158,8 @@ def main() -> None:
                "evaluated_tokens": sum(evaluated) if evaluated else None,
                "model_seconds": round(sum(q.get("seconds", 0.0) for q in requests), 1),
                "no_vote_days": no_vote_days(log),
+               "most_votes_by_one": votes_by_day(log)[0],
+               "no_execution_days": votes_by_day(log)[1],
                "lines": sum(1 for r in log if r["kind"] == "action" and r["action"] == "Chat"),
                "gated": dict(gated), "said_faults": dict(faults), "examples": examples}
         rows.append(row)
@@ -148,7 +169,10 @@ def main() -> None:
     print(f"median {statistics.median(walls):.1f} s, longest {max(walls):.1f} s, "
           f"{sum(r['llm_calls'] for r in rows)} calls, "
           f"{sum(r['prompt_tokens'] for r in rows)} prompt tokens; days with no vote: "
-          f"{sum(len(r['no_vote_days']) for r in rows)}; lines said that the gate's checks "
+          f"{sum(len(r['no_vote_days']) for r in rows)}; days with nobody executed: "
+          f"{sum(len(r['no_execution_days']) for r in rows)} of "
+          f"{sum(r['days'] for r in rows)}; most votes one player cast in a day: "
+          f"{max(r['most_votes_by_one'] for r in rows)}; lines said that the gate's checks "
           f"fault: {dict(said) or 0}; lines the gate replaced: "
           f"{dict(sum((Counter(r['gated']) for r in rows), Counter())) or 0}")
     save(f"main_command-{args.label}", rows)

@@ -96,8 +96,9 @@ def _next_fsm_state(gm: Moderator) -> str:
 class PhaseState(GMState):
     """Run engine phases until the FSM's part of the day is over: each phase ends by the
     rules (an action) or by its timer (with ``early_end``, also when everyone who may act
-    said "listen"; with ``ready_end``, a day once everyone has voted and is done); under
-    ``votes_open=talk`` the day's votes open after a share of it."""
+    said "listen", unless players who must agree do not yet: ``engine.split``; with
+    ``ready_end``, a day once everyone has voted and is done); under ``votes_open=talk``
+    the day's votes open after a share of it."""
 
     parts: tuple[engine.Phase, ...] = ()
     count_state = ""
@@ -120,7 +121,8 @@ class PhaseState(GMState):
                 actors = engine.actors(gm.state)
                 if gm.config.ready_end and gm.all_voted_and_done():
                     break  # (a game with people: everyone has voted and is done)
-                if gm.config.early_end and not (actors and gm.waiting_for(actors)):
+                if gm.config.early_end and not (actors and gm.waiting_for(actors)) \
+                        and not engine.split(gm.state):
                     # (everyone who may act is idle: in a replay, once it has taken the
                     # recorded game's moves of the phase, as a timer would)
                     if await gm.held("end"):

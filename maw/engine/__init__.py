@@ -63,6 +63,7 @@ from maw.engine.rules import (
     opening_events,
     outcome,
     play,
+    split,
 )
 from maw.engine.rulesets import (
     RULESET_NAMES,
@@ -89,5 +90,6 @@ __all__ = [
     "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",
     "PlayerView", "view", "ACTIONS", "ActionSpec", "action_name", "DayFlow", "MawFlow",
     "AiwolfFlow", "register_flow", "open_room", "messages_left", "OpenVotes", "Pass",
-    "may_pass", "VotesOpen", "Whisper", "Night", "night_action", "register_action", "register_role",
+    "may_pass", "split", "VotesOpen", "Whisper", "Night", "night_action", "register_action",
+    "register_role",
 ]

@@ -66,6 +66,12 @@ class DayFlow:
         """Does everyone see the current votes in ``phase``?"""
         return False
 
+    def split(self, state: GameState) -> bool:
+        """Is a choice the rules need agreed still split between players who may yet
+        agree (MAW's pack, whose victim dies only once every wolf attacks the same
+        player)? A phase does not end early while it is (see :func:`maw.engine.split`)."""
+        return False
+
     def vote_audience(self, voter: str) -> frozenset[str] | None:
         return None if self.choices_change else frozenset((voter,))
 

@@ -133,6 +133,15 @@ class MawFlow(CoreFlow):
             return r.execute(state, t, count, events)
         return state
 
+    def split(self, state: GameState) -> bool:
+        """By night, two living wolves attack different players."""
+        if state.phase is not NIGHT:
+            return False
+        alive, roles, votes = state.alive, state.roles, state.votes
+        picks = {votes[i] for i, a in enumerate(alive) if a and roles[i].pack}
+        picks.discard(NOBODY)
+        return len(picks) > 1
+
     @staticmethod
     def pack_target(state: GameState) -> int:
         """The player every living wolf attacks (NOBODY: the pack does not agree)."""

@@ -25,6 +25,7 @@ from maw.engine import (
     outcome,
     play,
     ruleset,
+    split,
     view,
 )
 from maw.engine.events import (
@@ -237,6 +238,23 @@ def test_no_unanimity_by_timeout_no_murder():
     state = night(start("maw", DEAL))
     state, ev = run(state, Attack("B", "C"), Attack("E", "D"), EndPhase())
     assert any(isinstance(e, NoMurder) for e in ev) and all(state.alive)
+
+
+def test_the_pack_is_split_while_two_wolves_attack_different_players():
+    # (a host ends a phase early only once nobody who must agree disagrees)
+    day = start("maw", DEAL)
+    state = night(day)
+    assert not split(day) and not split(state)  # (nobody has picked)
+    state, _ = run(state, Attack("B", "C"))
+    assert not split(state)  # (one pick: the other wolf has not chosen)
+    state, _ = run(state, Attack("E", "D"))
+    assert split(state)
+    state, _ = run(state, Attack("E", "C"))  # (E follows: the murder, and the day)
+    assert state.phase is Phase.DAY and not split(state)
+    aiwolf = start("aiwolf-5", "SWPVV")
+    while aiwolf.phase is not Phase.NIGHT:
+        aiwolf, _ = apply(aiwolf, EndPhase())
+    assert not split(aiwolf)  # (one wolf there, and a tied attack vote is drawn)
 
 
 def test_the_hideout_is_for_wolves_and_its_talk_reaches_only_them():
