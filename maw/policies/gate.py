@@ -5,8 +5,9 @@ the AIWolf client's seats, which run those deciders).
 A line is refused when it
 
 * **echoes its prompt**: the instructions' own words (four of them in a row, that the
-  line was not asked to say), braces, JSON keys, ``$`` variables, "at most N characters",
-  "Your pack:", a chat template's tokens (``<</SYS>>``, ``[INST]``, ``<|im_start|>``);
+  line was not asked to say), its own name as the prompt tells it ("You are Ann"),
+  braces, JSON keys, ``$`` variables, "at most N characters", "Your pack:", a chat
+  template's tokens (``<</SYS>>``, ``[INST]``, ``<|im_start|>``);
 * **gives away what the speaker's role keeps hidden**: a werewolf's role, pack or
   Hideout said in the open, a role the speaker came out as when its strategy chose not to
   (a Seer before it comes out);
@@ -127,6 +128,15 @@ ALIASES = {"Guard": "Bodyguard", "Bodyguard": "Guard"}  # one power, two ruleset
 def _names_all(text: str, pack: tuple[str, ...]) -> bool:
     """Does ``text`` name every member of a pack of two or more (the speaker too)?"""
     return len(pack) > 1 and all(re.search(rf"\b{re.escape(p)}\b", text) for p in pack)
+
+
+def _told_who(text: str, me: str) -> str | None:
+    """The prompt's "You are ... the player ME", said back by ME to the table ("You are
+    Ann. You have been asked by the Village...", a line of the README's main game):
+    what of it the line says, or ``None``."""
+    found = re.search(rf"\byou(?: are|'re)(?: playing\b.*?\bas)?(?: the player)? "
+                      rf"{re.escape(me)}\b(?!['’]s\b)", text, re.IGNORECASE)
+    return found.group(0) if found else None
 
 
 def roles_in_game(view: PlayerView) -> set[str]:
@@ -279,6 +289,8 @@ def check(text: str, view: PlayerView, max_chars: int, *,
     marker = _MARKERS.search(line)
     if marker is not None:
         faults.append(f"it repeats its instructions (\"{marker.group(0)}\")")
+    elif (told := _told_who(line, view.player)) is not None:
+        faults.append(f"it repeats its instructions (\"{told}\")")
     else:
         run = echoes(line, instructions, allowed_text)
         if run is not None:

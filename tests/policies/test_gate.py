@@ -55,6 +55,11 @@ RECORDED = [
      "you don't like this game.", ("repeats its instructions",)),
     ("I suspect C. [/INST] Yes.", ("repeats its instructions",)),
     ("<start_of_turn>I suspect C.", ("repeats its instructions",)),
+    # (2026-12-07, seed 1 of the README's main command: the prompt's "You are ... the
+    # player B", said back by B; "B" is the speaker here)
+    ("You are B. You have been asked by the Village to go on a hunt for an animal thief.",
+     ("repeats its instructions (\"You are B\")",)),
+    ("you're playing Werewolf as the player B, so vote.", ("repeats its instructions",)),
     # (the same game: the state line a player's prompt starts with, said as the GM would)
     ("Day 2, in the Village. Alive: A, B, C, D.", ("Game Master",)),
 ]
@@ -145,6 +150,8 @@ def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     ("C", "The pack will strike again tonight, so think."),  # (a villager may say "pack")
     ("C", "I do not know what you say, D, but I suspect you."),  # (not the prompt's words)
     ("C", "The wolves will kill again tonight; D must be executed."),  # (the game's words)
+    ("C", "D, you are C's friend, so vote with me."),  # (its own name, not as told)
+    ("C", "You are D, and I suspect you."),  # (another's name)
     ("D", "I was nearly a werewolf's supper last night, and I suspect C."),
 ])
 def test_what_may_be_said_passes_unchanged(who, text):
