@@ -713,6 +713,74 @@ async def test_a_question_made_moot_is_withdrawn_as_the_news_comes_not_at_a_poll
     assert sent[1][1] == sent[0][1]  # in the question's thread
 
 
+@pytest.mark.asyncio
+async def test_a_listen_decided_before_the_news_came_is_not_sent_and_the_player_asked_again():
+    """News arrives while the interface decides, and it answers "listen": that answer did
+    not weigh the news, and sent it would tell the GameMaster the player is done (a phase
+    ends early once everyone is) just as the news may change its mind. The player asks
+    again instead; a person's /ready always goes out. (Rule players sent 2,016 listens in
+    40 rounds, 859 so; the actions refused as too late went from 51 to 10.)"""
+    from spade.behaviour import CyclicBehaviour
+
+    from maw.agents.player import AwakeState, PlayerAgent
+    from maw.engine import PlayerView
+    from maw.protocol import messages as m
+    from maw.protocol.codec import encode
+    from maw.records.log import NULL_LOG
+
+    p = PlayerAgent("ann@localhost", "pw", "ui@localhost", "gm@localhost", {}, NULL_LOG)
+    p.seat_name, p.stamp = "Ann", "day-1"
+    p.view = PlayerView(player="Ann", role="Villager", team="village", alive=True,
+                        ruleset="maw", day=1, phase="day", players=("Ann", "Bob"),
+                        living=("Ann", "Bob"), room="Village")
+    p.options = [m.Option(action="vote", target="Bob")]
+
+    class Mailbox(CyclicBehaviour):
+        async def run(self) -> None: ...
+
+    state, box = AwakeState(), Mailbox()  # (an FSM lends its states its mailbox)
+    box.queue = asyncio.Queue()
+    state.agent, state.receive = p, box.receive
+    sent: list[tuple[str, m.Body, str | None]] = []
+
+    async def send_body(behaviour, to, body, thread=None):
+        sent.append((to, body, thread))
+
+    async def nothing(behaviour):
+        return None
+
+    p.send_body, p.flush_not_understood, p.pull = send_body, nothing, nothing
+
+    async def answer(body, news=False):
+        await asyncio.sleep(0.05)
+        question = [x for x in sent if isinstance(x[1], m.GetInput)][-1]
+        if news:
+            p.poke()  # (the News behaviour took a message meanwhile)
+        reply = encode(body, "ann@localhost", question[2])
+        reply.sender = "ui@localhost"
+        await box.queue.put(reply)
+        await asyncio.sleep(0.05)
+
+    def told_gm():
+        return [b for to, b, _ in sent if to == "gm@localhost"]
+
+    running = asyncio.create_task(state.run())
+    try:
+        await answer(m.Listen(), news=True)
+        assert told_gm() == []  # (its listen did not weigh the news: not sent)
+        assert sum(isinstance(b, m.GetInput) for _, b, _ in sent) == 2  # (asked again)
+        await answer(m.Listen())  # (nothing new meanwhile: it goes out)
+        assert [type(b) for b in told_gm()] == [m.Listen]
+        assert told_gm()[0].stamp == "day-1" and not told_gm()[0].ready
+        p.poke()  # news: asked again, and a person's /ready goes out whatever came
+        await answer(m.Listen(ready=True), news=True)
+        assert [(type(b), b.ready) for b in told_gm()] == [(m.Listen, False), (m.Listen, True)]
+    finally:
+        p.round_over = True
+        p.poke()
+        await asyncio.wait_for(running, 2)
+
+
 async def _ann_interface(decider, **options):
     """Ann's model interface, without a server: its answering behaviour, started, and
     what it sends."""
