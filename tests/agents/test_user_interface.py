@@ -354,8 +354,11 @@ async def test_a_person_asks_for_the_scores_mid_round_and_the_gamemaster_answers
         server, tmp_path):
     """The design document's "show score": at any time, the points of the rounds over
     so far (none in round 1: every player at 0; round 1's points in round 2)."""
-    config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=1, rounds=2,
-                        day_seconds=4, night_seconds=2, log_dir=tmp_path, lobby_seconds=60)
+    # (Zed only asks for the scores, so every phase runs to its timer: at most 3 days a
+    # round, or a round of tied days ran on to the 17-day limit, 110 s in one CI run)
+    config = GameConfig(early_end=True, players=6, rules=ruleset("maw", max_days=3), seed=1,
+                        rounds=2, day_seconds=4, night_seconds=2, log_dir=tmp_path,
+                        lobby_seconds=60)
     game = asyncio.create_task(run_game(config, default_seats(5), server, timeout=240,
                                         remote=1, lobby="score"))
     person = ScriptedPerson([
