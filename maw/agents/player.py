@@ -413,7 +413,6 @@ class AwakeState(PlayerState):
             stamp = p.stamp
             ballot = p.view.votes_open if p.view else None
             heard, p.unread = p.unread, []
-            seen = p.version  # (what it is asked on)
             request = m.GetInput(purpose="action", view=p.view, heard=heard,
                                  options=p.options, seconds=round(p.seconds_left(), 2),
                                  round=p.round, completions=p.completed(heard))
@@ -434,12 +433,6 @@ class AwakeState(PlayerState):
                                    p.stamp != stamp or p.next_state() != "Awake"
                                    or (p.view.votes_open if p.view else None) != ballot)
             if reply is None or p.next_state() != "Awake":
-                continue
-            if isinstance(reply, m.Listen) and not reply.ready and p.version != seen:
-                # news came while it decided, and its "listen" did not weigh it: sent, it
-                # would tell the GameMaster the player is done (a phase ends early once
-                # everyone is) just as the news may change its mind. It is asked again
-                # at once instead (a person's /ready always goes out)
                 continue
             try:
                 await self.forward(reply, stamp)
