@@ -175,8 +175,8 @@ class Moderator(MawAgent):
             except Exception as exc:  # a broken decider must not end the game
                 self.game_log.write("decider_error", player=name, error=repr(exc))
                 continue
-            if action is None and engine.may_pass(s, name):
-                action = engine.Pass(name)
+            if action is None:
+                action = engine.listen_as(s, name)
             if action is None:
                 continue
             stamp = self.stamp()

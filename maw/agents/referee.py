@@ -65,8 +65,9 @@ class Referee(Guarded):
                 return
             before = gm.marker()
             events: tuple = ()
-            if engine.may_pass(state, seat.name):  # the talk comes first: a pass
-                events = gm.apply(engine.Pass(seat.name))
+            move = engine.listen_as(state, seat.name)  # (a pass while the talk comes
+            if move is not None:  # first; werewolf-12's speaker: its turn given up)
+                events = gm.apply(move)
                 gm.wake(events, seat.name)
             if gm.marker() == before:
                 gm.idle.add(seat.name)

@@ -56,6 +56,7 @@ from maw.engine.rules import (
     apply,
     chance_action,
     legal_actions,
+    listen_as,
     may_pass,
     messages_left,
     new_game,
@@ -90,6 +91,6 @@ __all__ = [
     "ruleset", "Leaderboard", "GameState", "Outcome", "Phase", "Termination",
     "PlayerView", "view", "ACTIONS", "ActionSpec", "action_name", "DayFlow", "MawFlow",
     "AiwolfFlow", "register_flow", "open_room", "messages_left", "OpenVotes", "Pass",
-    "may_pass", "split", "VotesOpen", "Whisper", "Night", "night_action", "register_action",
-    "register_role",
+    "listen_as", "may_pass", "split", "VotesOpen", "Whisper", "Night", "night_action",
+    "register_action", "register_role",
 ]

@@ -72,6 +72,12 @@ class DayFlow:
         player)? A phase does not end early while it is (see :func:`maw.engine.split`)."""
         return False
 
+    def gives_up(self, state: GameState, s: int) -> object | None:
+        """The move a "listen" (no action) of seat ``s`` stands for in one of the flow's
+        own steps, if any (werewolf-12: the speaker's turn given up, an ``Over``; else a
+        day of turns would end its talk at the first speaker with nothing to say)."""
+        return None
+
     def vote_audience(self, voter: str) -> frozenset[str] | None:
         return None if self.choices_change else frozenset((voter,))
 

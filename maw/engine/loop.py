@@ -19,10 +19,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Generator
 
-from maw.engine.actions import AnyAction, Chat, EndPhase, Pass
+from maw.engine.actions import AnyAction, Chat, EndPhase
 from maw.engine.events import Event
 from maw.engine.names import OVER
-from maw.engine.rules import actors, legal_actions, may_pass, opening_events, play
+from maw.engine.rules import actors, legal_actions, listen_as, opening_events, play
 from maw.engine.state import GameState
 from maw.errors import IllegalActionError, MawError
 
@@ -100,10 +100,10 @@ def game_loop(state: GameState, rng: random.Random, seed: int, rounds_per_phase:
                 if not legal:  # an earlier action this round closed this player's turn
                     continue
                 action = yield name, state, legal
-                if action is None:
-                    if not may_pass(state, name):
+                if action is None:  # a listen: a pass while the talk comes first, a
+                    action = listen_as(state, name)  # turn given up (werewolf-12)
+                    if action is None:
                         continue
-                    action = Pass(name)  # a listen while the talk comes first
                 before = state
                 try:  # (an offered action, the very object, is legal: not checked again)
                     state, happened = play(state, action, _offered(action, legal))

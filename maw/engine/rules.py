@@ -75,8 +75,8 @@ from maw.engine.scoring import points
 from maw.engine.state import GameState, Outcome, Termination
 from maw.errors import ConfigError, IllegalActionError
 
-__all__ = ["NOBODY", "actors", "apply", "chance_action", "legal_actions", "may_pass",
-           "messages_left",
+__all__ = ["NOBODY", "actors", "apply", "chance_action", "legal_actions", "listen_as",
+           "may_pass", "messages_left",
            "new_game", "opening_events", "open_room", "outcome", "play"]
 
 
@@ -404,6 +404,20 @@ def may_pass(state: GameState, player: str) -> bool:
     return s is not None and not state.ballot and not state.pending and \
         state.phase is not OVER and state.alive[s] and \
         not state.spoken[s] and not state.done[s]
+
+
+def listen_as(state: GameState, player: str) -> AnyAction | None:
+    """The move ``player``'s "listen" (no action) stands for now, or ``None`` for none: a
+    :class:`Pass` while the talk comes first (:func:`may_pass`), or a flow's own, such as
+    werewolf-12's speaker giving up its turn (an ``Over``: in a day of turns the speaker
+    is the only one who may act, and a host that ends a phase once everyone who may act is
+    idle ended the whole day's talk at the first speaker with nothing to say)."""
+    if may_pass(state, player):
+        return Pass(player)
+    s = state.seat.get(player)
+    if s is None or state.phase is OVER or state.pending or not state.alive[s]:
+        return None
+    return flow_of(state).gives_up(state, s)
 
 
 def split(state: GameState) -> bool:

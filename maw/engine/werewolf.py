@@ -133,6 +133,13 @@ class WerewolfFlow(AiwolfFlow):
                 (role.pack and r.talk_budget(state, i, Room.HIDEOUT))))
         return super().actors(state)
 
+    def gives_up(self, state: GameState, s: int) -> Action | None:
+        """In a day of turns, the speaker's "listen" gives its turn up (an ``Over``)."""
+        if state.phase is Phase.DAY and state.rules.speaking_order and \
+                state.turn < len(state.order) and state.order[state.turn] == s:
+            return Over(state.names[s], Room.VILLAGE)
+        return None
+
     def legal(self, state: GameState, s: int) -> tuple[Action, ...]:
         """The actions of seat ``s`` in one of this flow's own steps."""
         names, phase, alive = state.names, state.phase, state.alive

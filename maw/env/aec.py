@@ -39,12 +39,11 @@ from maw.engine import (
     Chat,
     EndPhase,
     GameState,
-    Pass,
     Ruleset,
     Team,
     action_name,
     legal_actions,
-    may_pass,
+    listen_as,
     new_game,
     opening_events,
     play,
@@ -265,9 +264,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             legal = legal_actions(state, name)
             action = d.decide(view(state, name) if d.needs_view else None, legal)
             if action is None:
-                if not may_pass(state, name):
+                action = listen_as(state, name)
+                if action is None:
                     continue
-                action = Pass(name)
             try:
                 self._play(action, type(action) is not Chat and any(a is action for a in legal))
             except IllegalActionError:
@@ -428,8 +427,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
             self._play(picked, type(picked) is not Chat)
         else:
             self.rewards[agent] += self.scheme.wait
-            if may_pass(state, agent):
-                self._play(Pass(agent))
+            move = listen_as(state, agent)
+            if move is not None:
+                self._play(move)
         assert self.state_ is not None
         if self.state_.phase is Phase.OVER:
             self._finish()

@@ -22,6 +22,7 @@ from maw.engine import (
     Chat,
     EndPhase,
     Guard,
+    Over,
     Phase,
     Room,
     Vote,
@@ -249,12 +250,39 @@ def test_the_ruleset_and_its_options():
         assert word in text, text
 
 
+class QuietInTurn:
+    """The rule player, but with nothing to say in the day's turns: it listens."""
+
+    needs_view, asynchronous = True, False
+
+    def __init__(self, player, rng):
+        from maw.policies.base import make_decider
+
+        self.player, self.rule = player, make_decider("rule", player, rng)
+
+    def __getattr__(self, name):  # (its beliefs, its rule layer: the rule player's)
+        return getattr(self.rule, name)
+
+    def decide(self, view, legal):
+        if view.phase == "day" and any(type(a) is Over for a in legal):
+            return None
+        return self.rule.decide(view, legal)
+
+
+def _quiet_seat():
+    from maw.policies.base import register_decider
+
+    register_decider("quiet-in-turn-for-test", QuietInTurn)  # type: ignore[arg-type]
+    return "quiet-in-turn-for-test"
+
+
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
 @pytest.mark.parametrize("role_set,seed", [("A", 3), ("B", 5)])
 async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves(
         server, tmp_path, role_set, seed):
     import copy
+    import dataclasses
     import json
 
     from maw.agents.gamemaster import GameConfig
@@ -264,9 +292,27 @@ async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves
     rules = ruleset("werewolf-12", role_set=role_set)
     config = GameConfig(players=12, rules=rules, seed=seed, day_seconds=6, night_seconds=3,
                         early_end=True, log_dir=tmp_path)
-    result = await run_game(config, default_seats(12), server, timeout=240)
+    seats = default_seats(12)
+    quiet = seats[0].name  # (listens in its turn to speak: its turn goes, not the day's)
+    seats[0] = dataclasses.replace(seats[0], decider=_quiet_seat())
+    result = await run_game(config, seats, server, timeout=240)
     assert result.outcomes[0].winner is not None
     log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    events = [(r["event"], r["data"]) for r in log if r["kind"] == "event"]
+    turns = 0
+    for k, (e, d) in enumerate(events):
+        if e != "SpeakingOrder" or quiet not in d["order"]:
+            continue
+        heard = set()
+        for later, data in events[k + 1:]:
+            if later == "PhaseStarted":
+                break
+            if later in ("Chatted", "Overed"):
+                heard.add(data.get("speaker") or data.get("player"))
+        after = d["order"][d["order"].index(quiet) + 1:]
+        assert set(after) <= heard, (d["day"], sorted(set(after) - heard))
+        turns += 1
+    assert turns >= 1
     audit = audit_records(log)
     assert audit.ok, audit.violations[:3]
     # the GameMaster's FSM went from state to state as the phases came, never spinning

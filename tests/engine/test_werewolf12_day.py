@@ -289,6 +289,70 @@ def test_the_days_speeches_go_round_from_the_side_the_sheriff_chooses():
     assert state.phase is Phase.VOTE  # everyone has had a turn
 
 
+def test_a_speaker_who_listens_gives_up_its_turn_and_the_next_one_speaks():
+    """A "listen" in one's turn is that turn given up (an Over), not the day's talk
+    ended: the host ends a phase early once everyone who may act is idle, and in a day of
+    turns the speaker alone may act (a game on the embedded model lost eight speeches of
+    nine so, to one model's "listen")."""
+    from maw.engine import listen_as
+
+    state = elect(to_candidacy(speaking_order=True), "Ivy")
+    state, _ = play(state, First("Ivy", "Hal"))
+    assert listen_as(state, "Hal") == Over("Hal", Room.VILLAGE)
+    assert listen_as(state, "Gus") is None  # (not its turn: no move)
+    state, events = play(state, listen_as(state, "Hal"))
+    assert state.phase is Phase.DAY and legal_actions(state, "Gus")[:1] == (
+        Chat("Gus", Room.VILLAGE),)
+    # every speaker listening: each turn goes in order, then the votes
+    while state.phase is Phase.DAY:
+        speaker = state.names[state.order[state.turn]]
+        state, _ = play(state, listen_as(state, speaker))
+    assert state.phase is Phase.VOTE
+    assert listen_as(state, "Gus") is None  # (a listen at the vote is no vote)
+
+
+def test_a_headless_day_of_turns_goes_on_past_a_speaker_with_nothing_to_say():
+    """``maw.simulate``: a decider that answers nothing in its turn (a model's
+    "listen", a learned player's wait) passes its turn; the others still speak."""
+    from maw.engine.events import Chatted, Overed, PhaseStarted, SpeakingOrder
+    from maw.policies.base import Decider
+    from maw.simulate import play_game
+
+    class Quiet(Decider):  # the rule player, but silent in the day's turns
+        def __init__(self, player, rng):
+            from maw.policies.base import make_decider
+            super().__init__(player, rng)
+            self.rule = make_decider("rule", player, rng)
+
+        def observe(self, event):
+            self.rule.observe(event)
+
+        def decide(self, view, legal):
+            if any(type(a) is Over for a in legal) and view.phase == "day":
+                return None
+            return self.rule.decide(view, legal)
+
+    names = [f"P{i + 1:02d}" for i in range(12)]
+    events: list = []
+    quiet = names[0]
+    policy = {n: (Quiet if n == quiet else "rule") for n in names}
+    play_game(ruleset("werewolf-12"), names, policy, seed=1, events=events)
+    turns = 0
+    for k, e in enumerate(events):
+        if type(e) is not SpeakingOrder or quiet not in e.order:
+            continue
+        after = e.order[e.order.index(quiet) + 1:]
+        heard = set()
+        for later in events[k + 1:]:
+            if type(later) is PhaseStarted:
+                break
+            if type(later) in (Chatted, Overed):
+                heard.add(getattr(later, "speaker", None) or getattr(later, "player", None))
+        assert set(after) <= heard, (e.day, sorted(set(after) - heard))
+        turns += 1
+    assert turns >= 1
+
+
 @pytest.mark.parametrize("sheriff", [True, False])
 def test_the_speaking_order_by_default(sheriff):
     state = to_candidacy(speaking_order=True)
