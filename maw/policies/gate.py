@@ -13,11 +13,12 @@ A line is refused when it
   (a Seer before it comes out);
 * **names a role the game does not have** ("she is a witch" in a game without a Witch);
 * **contradicts what the speaker may say** (:func:`contradictions`: a Game Master's voice,
-  a packmate named a werewolf, a role or a result it does not have, a dead player
-  addressed);
+  another player's (a sentence begun "Cid:", as the talk is written), a packmate named a
+  werewolf, a role or a result it does not have, a dead player addressed);
 * **is not a sentence**: it stops mid-word or mid-sentence, or leaves a bracket open. A
   line whose last sentence is cut is first cut back to its last full sentence; only a
-  line with no full sentence in it is refused for it.
+  line with no full sentence in it is refused for it. The speaker's own name put before
+  its line ("Dee: ...") is dropped: the room says who speaks.
 
 :func:`check` says what may be said (``Verdict.text``) and why a line was refused
 (``Verdict.faults``, each a short sentence for the log, the re-prompt and the summary);
@@ -128,6 +129,12 @@ ALIASES = {"Guard": "Bodyguard", "Bodyguard": "Guard"}  # one power, two ruleset
 def _names_all(text: str, pack: tuple[str, ...]) -> bool:
     """Does ``text`` name every member of a pack of two or more (the speaker too)?"""
     return len(pack) > 1 and all(re.search(rf"\b{re.escape(p)}\b", text) for p in pack)
+
+
+def _own_label(text: str, me: str) -> str:
+    """``text`` without the speaker's own name put before it as the talk is written
+    ("Dee: I suspect Bob." said by Dee: the room says who speaks)."""
+    return re.sub(rf"^{re.escape(me)}\s*:\s*", "", text)
 
 
 def _told_who(text: str, me: str) -> str | None:
@@ -243,6 +250,11 @@ def contradictions(text: str, view: PlayerView, allowed: Iterable[claims.Claim] 
     wrong: list[str] = []
     if _GM.search(text):
         wrong.append("it speaks as the Game Master")
+    for name in view.players:  # (a line of the transcript's form, "Cid: ...", put in
+        # another's mouth: a werewolf-12 game's "Ann, Bob. Cid: I'm sorry to say it")
+        if name != me and re.search(rf"(?:^|[.!?…][\"'”’)\]]*\s+){re.escape(name)}\s*:(?!\d)",
+                                    text):
+            wrong.append(f"it speaks in {name}'s voice (\"{name}:\", as the talk is written)")
     said = claims.parse(me, text, view.players)
     chosen = set(allowed) if allowed is not None else set()
     if view.pack:
@@ -283,7 +295,7 @@ def check(text: str, view: PlayerView, max_chars: int, *,
     chooses its own claims; the speaker's own role then may be claimed, unless it is a
     werewolf's)."""
     faults: list[str] = []
-    line = " ".join(str(text).split())
+    line = _own_label(" ".join(str(text).split()), view.player)
     if not line:
         return Verdict(None, ("it is empty",))
     marker = _MARKERS.search(line)

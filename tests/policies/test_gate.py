@@ -133,6 +133,9 @@ async def test_a_voiced_line_that_drops_the_name_it_was_meant_to_say_is_written_
     ("D", "I am from the village, and have been a werewolf for many years now.",
      "says it is a werewolf, which it is not"),
     ("C", "I'm secretly a wolf, so what?", "says it is a werewolf, which it is not"),
+    # (werewolf-12 on the embedded model, seed 2, 2026-12-07: a line in another's voice)
+    ("D", ". A, B. C: I'm sorry to say it; you are not a werewolf.", "speaks in C's voice"),
+    ("D", "C: I am only a villager. E: me too!", "speaks in E's voice"),
 ])
 def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
     found = faults(text, view(wolf_view(), who))
@@ -157,6 +160,15 @@ def test_the_gate_catches_lies_slips_and_broken_lines(who, text, fault):
 def test_what_may_be_said_passes_unchanged(who, text):
     verdict = gate.check(text, view(wolf_view(), who), 160)
     assert verdict.faults == () and verdict.text == text and not verdict.cut
+
+
+def test_the_speakers_own_name_before_its_line_is_dropped_and_the_rest_said():
+    v = view(wolf_view(), "D")
+    verdict = gate.check("D: I suspect C. C voted for E.", v, 160)
+    assert verdict.ok and verdict.text == "I suspect C. C voted for E."
+    assert gate.check("D:", v, 160).faults == ("it is empty",)
+    # another's name before a colon inside a sentence is not a label
+    assert gate.check("I have one question for C: why vote for E?", v, 160).ok
 
 
 def test_the_possessed_may_call_itself_a_werewolf_and_a_villager_may_not():
