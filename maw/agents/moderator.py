@@ -321,6 +321,21 @@ class Moderator(MawAgent):
         for name in self.seats:
             await self.send_options(behaviour, name)
 
+    def options_after(self, player: str, events: tuple, before: tuple) -> list[m.Option]:
+        """The options to send ``player`` with the agreement to its move (an action, or a
+        chat its room checked), ``events`` what the move made happen: what it may still
+        do where the phase goes on, for it (a step only others may know of, such as the
+        Witch told the pack's victim, leaves it in the phase as it was: a wolf may still
+        talk in the Hideout); nothing where the move ended the phase, or began a step it
+        is in, whose options come next. Left with the options it had, a Seer whose
+        divination began the Witch's step was asked again with it still offered, and a
+        candidate with its one speech made, and each was refused."""
+        s = self.state
+        hidden = self._private_step(events, before) if self.marker() != before else None
+        if s is None or self.marker() != before and (hidden is None or player in hidden):
+            return []
+        return convert.options(engine.legal_actions(s, player))
+
     @staticmethod
     def _private_step(events, before: tuple) -> frozenset[str] | None:
         """The audience of a step that only some may know of, if ``events`` opened one:

@@ -89,11 +89,8 @@ class Referee(Guarded):
             await gm.send_body(self, seat.jid, m.Refuse(reason=str(exc)), msg.thread)
             return
         gm.wake(events, seat.name)
-        if gm.marker() == before:
-            await gm.send_body(self, seat.jid, m.Agree(options=convert.options(
-                engine.legal_actions(gm.state or state, seat.name))), msg.thread)
-        else:
-            await gm.send_body(self, seat.jid, m.Agree(), msg.thread)
+        await gm.send_body(self, seat.jid, m.Agree(
+            options=gm.options_after(seat.name, events, before)), msg.thread)
         await gm.publish(self, events, before)
 
     async def _join(self, gm: Moderator, body: m.JoinLobby, sender: str,
@@ -155,7 +152,7 @@ class Referee(Guarded):
         room = next(r for r, jid in gm.rooms.items() if jid == sender)
         # (the room checked the sender is the member's address; the token proves the rest)
         seat = gm.identify(body.player, body.token)
-        ok, reason = False, UNKNOWN
+        ok, reason, options = False, UNKNOWN, None
         if room.value != body.room:
             reason = f"the {room} asked about the {body.room}"
         elif seat is not None:
@@ -165,10 +162,12 @@ class Referee(Guarded):
                 try:
                     events = gm.apply(engine.Chat(seat.name, room, body.message))
                     ok, reason = True, ""
+                    # (what the speaker may still do: a speech may have been its one)
+                    options = gm.options_after(seat.name, events, before)
                 except IllegalActionError as exc:
                     reason = str(exc)
-        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
-                           thread)
+        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason,
+                                                       options=options), thread)
         if ok:
             gm.ready.discard(seat.name)  # type: ignore[union-attr]
             gm.wake(events, seat.name)  # type: ignore[union-attr]

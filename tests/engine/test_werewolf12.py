@@ -313,6 +313,18 @@ async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves
         assert set(after) <= heard, (d["day"], sorted(set(after) - heard))
         turns += 1
     assert turns >= 1
+    # no move offered on stale options, so none refused but as too late (a candidate's
+    # Over in flight as the last speech ended the campaign): a wolf whose attack began the
+    # Witch's step, which it may not know of, kept its attack offered, and was refused
+    refused = [r["body"]["reason"] for r in log if r["kind"] == "msg" and r["type"] == "refuse"
+               and not r["body"]["reason"].startswith("too late")]
+    assert refused == [], refused
+    # each speech in the Village is its speaker's one (the campaign's, its turn's, its
+    # last words): the room's agreement to it offers no other (a model asked again with
+    # "chat" still offered spoke again, and was refused)
+    spoke = [r["body"]["options"] for r in log if r["kind"] == "msg" and r["type"] == "agree"
+             and r["body"]["ref"] == "chat" and "-village@" in str(r.get("sender"))]
+    assert spoke and all(o is not None and "chat" not in o for o in spoke), spoke[:3]
     audit = audit_records(log)
     assert audit.ok, audit.violations[:3]
     # the GameMaster's FSM went from state to state as the phases came, never spinning
