@@ -263,7 +263,7 @@ class OpenState(RoomState):
                           day=room.day)
         room.chat_log.append(line)
         if jid:
-            await room.send_body(self, jid, m.Agree(ref="chat", options=body.options), thread)
+            await room.send_body(self, jid, m.Agree(ref="chat"), thread)
         push = m.NewMessages(room_name=room.room_name, messages=[line], next=line.index + 1)
         await room.send_bodies(self, list(room.readers.values()), push)
 

@@ -39,6 +39,9 @@ class Knowledge:
         self.rounds = 0  # how many the game has (0: not told yet)
         self.view: View | None = None
         self.options: list[m.Option] = []
+        # how many phase_changes have set the options: an agreement's options, older
+        # than one that came while it was on its way, must not replace them
+        self.offers = 0
         self.deadline = Deadline()  # the current phase's end
         self.unread: list[Heard] = []
         self.seen: dict[str, int] = {}  # room -> next chat index
@@ -157,6 +160,7 @@ def _phase(k: Knowledge, body: m.PhaseChange) -> None:
     if body.round != k.round:
         return  # a late message of an earlier round
     k.view, k.options, k.stamp = body.view, list(body.options), body.stamp
+    k.offers += 1
     k.deadline.set(body.seconds)
     votes = "" if body.view.votes_open else "closed"
     last = k.last_note

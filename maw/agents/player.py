@@ -453,6 +453,7 @@ class AwakeState(PlayerState):
         if isinstance(body, m.Listen):
             await p.send_body(self, p.gamemaster, body)
             return
+        offers = p.offers  # (the options as they stand when it acts)
         if isinstance(body, m.Chat):
             room = p.view.room if p.view else None
             target = p.rooms.get(room or "")
@@ -465,7 +466,9 @@ class AwakeState(PlayerState):
                                    timeout=p.reply_seconds)
         if isinstance(reply, m.Agree):
             p.agreed(body)
-            if reply.options is not None:
+            if reply.options is not None and p.offers == offers:
+                # (what it may still do; not where a phase_change came meanwhile: the
+                # next phase's options, which the agreement's "none" must not undo)
                 p.options = list(reply.options)
             if isinstance(body, m.Whisper):  # (its speaker hears it as said, as in a room)
                 p.note(h.WhisperHeard(speaker=p.seat_name or "", to=body.target,

@@ -152,23 +152,27 @@ class Referee(Guarded):
         room = next(r for r, jid in gm.rooms.items() if jid == sender)
         # (the room checked the sender is the member's address; the token proves the rest)
         seat = gm.identify(body.player, body.token)
-        ok, reason, options = False, UNKNOWN, None
+        ok, reason = False, UNKNOWN
         if room.value != body.room:
             reason = f"the {room} asked about the {body.room}"
         elif seat is not None:
             reason = gm.not_now() or gm.too_late(body.stamp, seat.name) or ""
             if not reason:
                 before = gm.marker()
+                had = engine.legal_actions(gm.state, seat.name)  # type: ignore[arg-type]
                 try:
                     events = gm.apply(engine.Chat(seat.name, room, body.message))
                     ok, reason = True, ""
-                    # (what the speaker may still do: a speech may have been its one)
-                    options = gm.options_after(seat.name, events, before)
                 except IllegalActionError as exc:
                     reason = str(exc)
-        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason,
-                                                       options=options), thread)
+        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
+                           thread)
         if ok:
             gm.ready.discard(seat.name)  # type: ignore[union-attr]
             gm.wake(events, seat.name)  # type: ignore[union-attr]
             await gm.publish(self, events, before)
+            if gm.marker() == before and gm.state is not None and \
+                    engine.legal_actions(gm.state, seat.name) != had:  # type: ignore[union-attr]
+                # a speech that was its speaker's one (werewolf-12's campaign, last
+                # words): its new options, from here (in order with the next phase's)
+                await gm.send_options(self, seat.name)  # type: ignore[union-attr]

@@ -439,9 +439,6 @@ class ChatVerdict(Body):
     ref: str
     ok: bool
     reason: str = ""
-    # the speaker's options now, passed on in the room's ``agree`` (a speech may have
-    # been its one; none where it ended the phase, whose options come next)
-    options: list[Option] | None = None
 
 
 # ------------------------------------------------------------------ a server's hall

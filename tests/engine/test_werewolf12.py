@@ -269,6 +269,17 @@ class QuietInTurn:
         return self.rule.decide(view, legal)
 
 
+def _phase_of(log: list, k: int) -> str:
+    """The phase the log's record ``k`` falls in."""
+    return next(r["data"]["phase"] for r in reversed(log[:k])
+                if r["kind"] == "event" and r["event"] == "PhaseStarted")
+
+
+def _ended_by(log: list, k: int, end: int) -> bool:
+    """Did the move logged at ``k`` end its phase (no other move before the next one)?"""
+    return not any(r["kind"] == "action" for r in log[k + 1:end])
+
+
 def _quiet_seat():
     from maw.policies.base import register_decider
 
@@ -298,6 +309,7 @@ async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves
     result = await run_game(config, seats, server, timeout=240)
     assert result.outcomes[0].winner is not None
     log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
     events = [(r["event"], r["data"]) for r in log if r["kind"] == "event"]
     turns = 0
     for k, (e, d) in enumerate(events):
@@ -319,19 +331,30 @@ async def test_an_xmpp_game_keeps_the_witchs_and_the_hunters_steps_to_themselves
     refused = [r["body"]["reason"] for r in log if r["kind"] == "msg" and r["type"] == "refuse"
                and not r["body"]["reason"].startswith("too late")]
     assert refused == [], refused
-    # each speech in the Village is its speaker's one (the campaign's, its turn's, its
-    # last words): the room's agreement to it offers no other (a model asked again with
-    # "chat" still offered spoke again, and was refused)
-    spoke = [r["body"]["options"] for r in log if r["kind"] == "msg" and r["type"] == "agree"
-             and r["body"]["ref"] == "chat" and "-village@" in str(r.get("sender"))]
-    assert spoke and all(o is not None and "chat" not in o for o in spoke), spoke[:3]
+    # a candidate's speech is its one: the GameMaster tells it so at once, its options
+    # without another (a model asked again with "chat" still offered spoke again, and
+    # was refused)
+    speeches = 0
+    for k, r in enumerate(log):
+        if r["kind"] == "event" and r["event"] == "Chatted" and r["data"]["room"] == "Village" \
+                and _phase_of(log, k) == "campaign":
+            speaker = jid[r["data"]["speaker"]]
+            end = next(i for i in range(k, len(log)) if log[i]["kind"] == "event"
+                       and log[i]["event"] == "PhaseStarted")
+            told = [x for x in log[k:end] if x["kind"] == "msg" and x.get("to") == speaker
+                    and x["type"] == "phase_change"]
+            if end == k + 1 or not told and _ended_by(log, k, end):
+                continue  # (the last speech: the next phase's options come)
+            assert [":campaign:" in x["body"]["stamp"] and "chat" not in x["body"]["options"]
+                    for x in told] == [True], told
+            speeches += 1
+    assert speeches >= 2
     audit = audit_records(log)
     assert audit.ok, audit.violations[:3]
     # the GameMaster's FSM went from state to state as the phases came, never spinning
     moves = sum(1 for r in log if r["kind"] == "state" and r.get("agent") == "GameMaster")
     phases = sum(1 for r in log if r["kind"] == "event" and r["event"] == "PhaseStarted")
     assert moves <= 4 * phases + 10, (moves, phases)
-    jid = {r["player"]: r["jid"] for r in log if r["kind"] == "join"}
     roles = next(r for r in log if r["kind"] == "round")["roles"]
     witch = next(n for n, role in roles.items() if role == "Witch")
     events = [(r["event"], r["data"]) for r in log if r["kind"] == "event"]
