@@ -331,10 +331,19 @@ class Moderator(MawAgent):
         divination began the Witch's step was asked again with it still offered, and a
         candidate with its one speech made, and each was refused."""
         s = self.state
-        hidden = self._private_step(events, before) if self.marker() != before else None
-        if s is None or self.marker() != before and (hidden is None or player in hidden):
+        if s is None:
             return []
+        if self.marker() != before:
+            hidden = self._private_step(events, before)
+            if hidden is None or player in hidden:
+                return []
         return convert.options(engine.legal_actions(s, player))
+
+    def knows_step(self, player: str) -> bool:
+        """May ``player`` know of the step now on (none is hidden, or it is one of its
+        audience)? A ``phase_change`` names the phase: one sent to a player who may not
+        know of a Witch's step would tell it of the step."""
+        return self.hidden is None or player in self.hidden[1]
 
     @staticmethod
     def _private_step(events, before: tuple) -> frozenset[str] | None:

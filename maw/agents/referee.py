@@ -168,11 +168,13 @@ class Referee(Guarded):
         await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
                            thread)
         if ok:
-            gm.ready.discard(seat.name)  # type: ignore[union-attr]
-            gm.wake(events, seat.name)  # type: ignore[union-attr]
+            assert seat is not None  # (a verdict of ok is a seat's)
+            gm.ready.discard(seat.name)
+            gm.wake(events, seat.name)
             await gm.publish(self, events, before)
-            if gm.marker() == before and gm.state is not None and \
-                    engine.legal_actions(gm.state, seat.name) != had:  # type: ignore[union-attr]
+            if gm.marker() == before and gm.state is not None and gm.knows_step(seat.name) \
+                    and engine.legal_actions(gm.state, seat.name) != had:
                 # a speech that was its speaker's one (werewolf-12's campaign, last
-                # words): its new options, from here (in order with the next phase's)
-                await gm.send_options(self, seat.name)  # type: ignore[union-attr]
+                # words): its new options, from here (in order with the next phase's;
+                # never to a wolf talking on through a Witch's step it may not know of)
+                await gm.send_options(self, seat.name)

@@ -4,6 +4,8 @@ side-elimination win and the ruleset's variants (its day: tests/engine/test_were
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from werewolf12_game import (
     NAMES,
@@ -278,6 +280,44 @@ def _phase_of(log: list, k: int) -> str:
 def _ended_by(log: list, k: int, end: int) -> bool:
     """Did the move logged at ``k`` end its phase (no other move before the next one)?"""
     return not any(r["kind"] == "action" for r in log[k + 1:end])
+
+
+class LateTalker(QuietInTurn):
+    """The rule player, but a wolf whose attack is in says one more line in the Hideout
+    (its last, under ``whispers_per_day``)."""
+
+    def decide(self, view, legal):
+        chat = next((a for a in legal if type(a) is Chat and a.room is Room.HIDEOUT), None)
+        if chat is not None and not any(type(a) is Attack for a in legal):
+            return Chat(chat.actor, Room.HIDEOUT, "That is settled, then.")
+        return self.rule.decide(view, legal)
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_wolf_that_talks_on_through_the_witchs_step_is_not_told_of_it(
+        server, tmp_path):
+    """A wolf's last line of the night, said while the Witch's step is on, changes what it
+    may do: its new options must not come in a ``phase_change``, which names the step."""
+    import json
+
+    from maw.agents.gamemaster import GameConfig
+    from maw.hosting.game import default_seats, run_game
+    from maw.policies.base import register_decider
+    from maw.records.audit import audit_records
+
+    register_decider("late-talker-for-test", LateTalker)  # type: ignore[arg-type]
+    rules = ruleset("werewolf-12", whispers_per_day=2)
+    config = GameConfig(players=12, rules=rules, seed=3, day_seconds=6, night_seconds=3,
+                        early_end=True, log_dir=tmp_path)
+    seats = [dataclasses.replace(s, decider="late-talker-for-test") for s in default_seats(12)]
+    result = await run_game(config, seats, server, timeout=240)
+    log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    late = [k for k, r in enumerate(log) if r["kind"] == "action" and r["action"] == "Chat"
+            and r["data"]["text"] == "That is settled, then." and _phase_of(log, k) == "witch"]
+    assert late  # (a wolf spoke in the Witch's step: the case at hand)
+    audit = audit_records(log)
+    assert audit.ok, audit.violations[:3]
 
 
 def _quiet_seat():
