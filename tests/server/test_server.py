@@ -194,11 +194,13 @@ def test_ai_players_are_sent_into_a_servers_game_and_a_restart_loses_no_finished
         ann.expect(rf"Yan is ready for game {game}")  # (after Zed or before: ready at once)
         ann.sendline("/ready")
         ann.expect(f"Game {game} starts: joining it as Ann")
-        ann.expect("The game is over: (village|werewolves) won", timeout=240)
+        # (or nobody, at the day limit: Ann never acts, and dealt a werewolf she never
+        # joins her pack's unanimous attack, while the voters may tie on her each day)
+        ann.expect("The game is over: (village|werewolves|nobody) won", timeout=240)
         ann.expect(pexpect.EOF, timeout=60)
         out, err = zed.communicate(timeout=120)
         assert zed.returncode == 0, err[-2000:]
-        assert re.search(r"Zed: round 1: (village|werewolves) won", out), out[-1000:]
+        assert re.search(r"Zed: round 1: (village|werewolves|nobody) won", out), out[-1000:]
     finally:
         if ann is not None:
             ann.close(force=True)
@@ -220,7 +222,7 @@ def test_ai_players_are_sent_into_a_servers_game_and_a_restart_loses_no_finished
         [game] = json.loads(urllib.request.urlopen(url + "api/games", timeout=10).read())[
             "games"]
         assert {"Ann", "Zed", "Yan"} <= set(game["players"]) and len(game["players"]) == 5
-        assert game["winner"] in ("village", "werewolves")
+        assert game["winner"] in ("village", "werewolves", "draw")
         assert json.loads(urllib.request.urlopen(url + "api/hall", timeout=10).read())[
             "tables"] == []
     finally:
