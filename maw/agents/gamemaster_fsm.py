@@ -111,6 +111,7 @@ class PhaseState(GMState):
         gm = self.gm
         while gm.state is not None and not gm.state.is_over and self.runs(gm.state.phase):
             before = gm.marker()
+            gm.phase_began()
             while gm.marker() == before:
                 seen = gm.changes.version  # (before looking: no change can be missed)
                 if gm.aborting is not None:
@@ -146,6 +147,10 @@ class PhaseState(GMState):
                     left = min(left, paced + 0.01)
                 await gm.changes.wait(seen, left)
             if gm.marker() == before:
+                for name in gm.idled():  # (it let this phase run out too: away now)
+                    await gm.send_body(self, gm.seats[name].jid, m.Away(
+                        round=gm.round, decider=gm.config.substitute or "",
+                        phases=gm.config.idle_phases))
                 events = gm.apply(engine.EndPhase())
                 await gm.publish(self, events, before)
         self.set_next_state(self.count_state)

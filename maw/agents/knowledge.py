@@ -193,6 +193,15 @@ def _scores(k: Knowledge, body: m.Scores) -> None:
     k.options = []
 
 
+def _away(k: Knowledge, body: m.Away) -> None:
+    if body.round != k.round:
+        return  # (of an earlier round)
+    k.note(h.Notice(text="You are back: your seat is yours again." if body.back else
+                    f"You made no move for {body.phases} phases, so a {body.decider} "
+                    "player plays your seat from the next phase on. Any move of yours "
+                    "(a vote, a line, /pass) takes it back."))
+
+
 def _score_board(k: Knowledge, body: m.ScoreBoard) -> None:
     k.note(h.ScoresShown(round=body.round, rounds=body.rounds, done=body.done,
                          leaderboard=[tuple(x) for x in body.leaderboard]))
@@ -248,7 +257,7 @@ TAKE: dict[type, Callable[[Knowledge, Any], bool | None]] = {
     m.StartGame: _start, m.AssignRole: _role, m.Kill: _kill, m.PhaseChange: _phase,
     m.EndGame: _end, m.Scores: _scores, m.NewMessages: _said, m.AnnounceOpen: _opened,
     m.VoteCast: _vote, m.VoteResult: _result, m.Reveal: _reveal, m.PrivateLine: _whispered,
-    m.Narration: _narrated, m.ScoreBoard: _score_board,
+    m.Narration: _narrated, m.ScoreBoard: _score_board, m.Away: _away,
 }
 
 

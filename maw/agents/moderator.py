@@ -70,6 +70,7 @@ class Moderator(MawAgent):
         self.done = asyncio.Event()
         self.history: list[engine.Event] = []  # this round's events (for a stand-in)
         self.stand_ins: dict[str, StandIn] = {}  # seats a substitute decider plays
+        self.began: dict[tuple, float] = {}  # (round, day, phase) -> when it began
         self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
         # the names of the host's own players -> their addresses: a name no one else
         # takes, whoever comes to the lobby first
@@ -148,10 +149,49 @@ class Moderator(MawAgent):
         self.game_log.write("substituted", player=name, decider=self.config.substitute,
                             round=self.round, day=s.day, phase=s.phase.value)
 
-    def returned(self, name: str) -> None:
-        """The player acts again (its client is back): its seat is its own again."""
+    def returned(self, name: str) -> bool:
+        """The player acts again (its client is back, or it idled and is back at the
+        table): its seat is its own again. True if a stand-in played it."""
+        seat = self.seats.get(name)
+        if seat is not None:
+            seat.gone = False
+            seat.missed = 0
         if self.stand_ins.pop(name, None) is not None:
             self.game_log.write("returned", player=name, round=self.round)
+            return True
+        return False
+
+    def phase_began(self) -> None:
+        """Note when the engine's phase now on began (once: the votes opening, or the
+        next speaker's turn, is the same phase)."""
+        s = self.state
+        if s is not None:
+            self.began.setdefault((self.round, s.day, s.phase), time.monotonic())
+
+    def idled(self) -> list[str]:
+        """The phase now on has run to its timer: each seat the rules awaited a move from
+        (it may act, and not only talk) and which sent nothing since the phase began
+        missed one more phase in a row (one that moved, or was not awaited, keeps its
+        count or starts again). With ``config.idle_phases`` and a stand-in to play, those
+        that missed that many are away from now on, as a gone player is: the stand-in
+        plays their seat from the next phase, until they move again. Returns them."""
+        s, limit = self.state, self.config.idle_phases
+        if s is None or s.is_over or limit <= 0 or self.config.substitute is None:
+            return []
+        began = self.began.get((self.round, s.day, s.phase), time.monotonic())
+        away = []
+        for name in engine.actors(s):
+            seat = self.seats.get(name)
+            if seat is None or seat.gone or not any(
+                    type(a) is not engine.Chat for a in engine.legal_actions(s, name)):
+                continue
+            seat.missed = seat.missed + 1 if seat.seen < began else 0
+            if seat.missed >= limit:
+                seat.gone = True
+                self.game_log.write("gone", player=name, jid=seat.jid, why="idle")
+                self.substitute(name)
+                away.append(name)
+        return away
 
     async def stand_ins_act(self, behaviour: CyclicBehaviour) -> bool:
         """Each stand-in that may act now (from the phase after it took over, and not
@@ -441,6 +481,7 @@ class Moderator(MawAgent):
                 not hmac.compare_digest(seat.token, token):
             return None
         seat.acted = True
+        seat.seen = time.monotonic()
         return seat
 
     def not_now(self) -> str | None:

@@ -53,8 +53,7 @@ class Referee(Guarded):
             await gm.send_body(self, sender, m.Refuse(reason=UNKNOWN), msg.thread)
             return
         if seat.gone:
-            seat.gone = False
-            gm.returned(seat.name)
+            await self._back(gm, seat)
         reason = gm.not_now()
         state = gm.state
         if reason is not None or state is None:
@@ -93,6 +92,13 @@ class Referee(Guarded):
             options=gm.options_after(seat.name, events, before)), msg.thread)
         await gm.publish(self, events, before)
 
+    async def _back(self, gm: Moderator, seat: Occupant) -> None:
+        """A gone or idle player moved: its seat is its own again (it is told, if a
+        stand-in played it)."""
+        if gm.returned(seat.name) and gm.config.substitute is not None:
+            await gm.send_body(self, seat.jid, m.Away(round=gm.round, back=True,
+                                                      decider=gm.config.substitute))
+
     async def _join(self, gm: Moderator, body: m.JoinLobby, sender: str,
                     thread: str | None) -> None:
         name = body.player_name
@@ -106,8 +112,7 @@ class Referee(Guarded):
                 if sender not in gm.trusted:
                     gm.presence.subscribe(sender)  # (a restarted server forgot it)
                 if seat.gone:
-                    seat.gone = False
-                    gm.returned(name)
+                    await self._back(gm, seat)
             await self._welcome(gm, seat, thread)
             if gm.state is not None and not gm.state.is_over:
                 await gm.send_options(self, name)
@@ -169,6 +174,8 @@ class Referee(Guarded):
                            thread)
         if ok:
             assert seat is not None  # (a verdict of ok is a seat's)
+            if seat.gone:
+                await self._back(gm, seat)
             gm.ready.discard(seat.name)
             gm.wake(events, seat.name)
             await gm.publish(self, events, before)

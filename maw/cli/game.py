@@ -31,6 +31,7 @@ def add_game(sub) -> None:
     from maw.hosting.defaults import (
         HUMAN_DAY,
         HUMAN_NIGHT,
+        IDLE_PHASES,
         LLM_DAY,
         LLM_NIGHT,
         RULE_DAY,
@@ -85,6 +86,11 @@ def add_game(sub) -> None:
                    help="with --web: keep the page up this long after the game, then exit "
                         "(default: until Ctrl-C)")
     add_substitute(p)
+    p.add_argument("--idle-phases", type=int, default=None, metavar="N",
+                   help=f"a player who lets N phases in a row run out without a move of "
+                        f"its own is played by the --substitute until it moves again "
+                        f"(default: {IDLE_PHASES} when a person plays, else never; 0: "
+                        "never)")
     p.add_argument("--replay-llm", default=None, metavar="LOG",
                    help="play LOG's game again, its seed, rules, timers and seats from the "
                         "log, every model answered from the log (no model runs)")
@@ -153,7 +159,8 @@ def cmd_game(args: argparse.Namespace) -> int:
             remote=args.remote, humans=args.humans, lobby=args.lobby, roster=args.roster,
             seats=args.seats, policy=args.policy, lobby_seconds=args.lobby_seconds,
             log_dir=Path(args.log_dir), rule_options=tuple(args.rule),
-            early_end=args.early_end, substitute=args.substitute, aiwolf=args.aiwolf,
+            early_end=args.early_end, substitute=args.substitute,
+            idle_phases=args.idle_phases, aiwolf=args.aiwolf,
             set_memory=args.set_memory)
         plan = asyncio.run(plan_game(request, say=lambda line: print(line, flush=True)))
     config, seats, address, joining, lobby = (plan.config, plan.seats, plan.address,

@@ -77,7 +77,7 @@ def config_record(config: GameConfig) -> dict:
     return {"rounds": config.rounds, "day_seconds": config.day_seconds,
             "night_seconds": config.night_seconds, "early_end": config.early_end,
             "ready_end": config.ready_end, "talk_share": config.talk_share,
-            "substitute": config.substitute,
+            "substitute": config.substitute, "idle_phases": config.idle_phases,
             "options": dict(changed_options(config.rules))}
 
 

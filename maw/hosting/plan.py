@@ -17,6 +17,7 @@ from maw.hosting.defaults import (
     HUMAN_DAY,
     HUMAN_NIGHT,
     HUMAN_PACE,
+    IDLE_PHASES,
     LLM_DAY,
     LLM_NIGHT,
     RULE_DAY,
@@ -59,6 +60,9 @@ class GameRequest:
     rule_options: tuple[str, ...] = ()  # the --rule KEY=VALUE given (rules is built from them)
     early_end: bool | None = None  # None: when no person or outside agent plays
     substitute: str | None = None  # the decider that takes over a gone player's seat
+    # phases in a row a seat may let run out without a move before its stand-in plays it
+    # (None: 2 in a game with people, else never; 0: never)
+    idle_phases: int | None = None
     aiwolf: int = 0  # seats for AIWolf agents (maw.hosting.aiwolf seats them)
     set_memory: bool = False  # the AI seats learn of the others from round to round
 
@@ -135,6 +139,8 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     if r.substitute not in (None, *stand_ins()):
         raise MawError(f"unknown --substitute {r.substitute!r}: "
                        f"{' or '.join(stand_ins())} (a stand-in decides at once, no model)")
+    if r.idle_phases is not None and r.idle_phases < 0:
+        raise MawError(f"--idle-phases must be 0 (never) or more, not {r.idle_phases}")
     if r.policy not in (None, "rule", "random") and not r.policy.startswith("learned:"):
         raise MawError(f"unknown --policy {r.policy!r}: rule, random or learned:FILE (LLM "
                        "players come from a --roster)")
@@ -199,6 +205,13 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             substitute = "rule"
             say("maw game: a person who leaves is replaced by a rule player from the next "
                 "phase on (--substitute random for a random one)")
+    idle = r.idle_phases
+    if idle is None:
+        idle = IDLE_PHASES if r.humans else 0
+    if idle and substitute is not None:
+        say(f"maw game: a player who lets {idle} phases in a row run out without a move "
+            f"is played by a {substitute} player until it moves again (--idle-phases 0: "
+            "never)")
     early_end = r.early_end
     if early_end is None:
         # hosted AI players who all said "listen" would only wait for the timer; a person,
@@ -217,7 +230,8 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     config = GameConfig(players=r.players, rules=rules, seed=r.seed, rounds=r.rounds,
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
                         log_dir=r.log_dir, early_end=early_end, substitute=substitute,
-                        pace=pace, ready_end=bool(r.humans))
+                        pace=pace, ready_end=bool(r.humans),
+                        idle_phases=idle if substitute is not None else 0)
     return GamePlan(config, seats, address, joining, lobby, moderator)
 
 
@@ -270,5 +284,6 @@ def replay_plan(log: Path, xmpp: str = "embedded", log_dir: Path | None = None,
                         night_seconds=c["night_seconds"], early_end=c["early_end"],
                         ready_end=c.get("ready_end", False),
                         talk_share=c["talk_share"], substitute=c.get("substitute"),
+                        idle_phases=c.get("idle_phases", 0),
                         log_dir=log_dir)
     return GamePlan(config, seats, parse_address(xmpp), 0, None)

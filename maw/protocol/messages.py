@@ -332,6 +332,18 @@ class Narration(Body):
     summary: bool = False
 
 
+class Away(Body):
+    """GameMaster -> one Player: it let ``phases`` phases in a row run out without a move
+    of its own where the rules awaited one, so a stand-in (``decider``) plays its seat from
+    the next phase on, until it moves again; ``back``: it has, and its seat is its own."""
+
+    type: Literal["away"] = "away"
+    round: int
+    decider: str
+    phases: int = 0
+    back: bool = False
+
+
 class ShowScore(Body):
     """Interface -> its Player -> GameMaster: the scores, please, at any time (the design
     document's "show score" service); the player fills in ``player`` and ``token``."""
@@ -561,7 +573,7 @@ def _union() -> tuple[Any, TypeAdapter]:
     bodies: tuple[type[Body], ...] = (
         JoinLobby, Joined, StartGame, AssignRole, PhaseChange, GetInput, News, Cancel,
         NameChoice, *ACTION_TYPES.values(), PrivateLine, VoteCast, VoteResult, Kill, Reveal,
-        EndGame, Narration, ShowScore, ScoreBoard, Scores, OpenRoom, CloseRoom, AnnounceOpen,
+        EndGame, Narration, Away, ShowScore, ScoreBoard, Scores, OpenRoom, CloseRoom, AnnounceOpen,
         GetNewMessages, NewMessages, ChatCheck, ChatVerdict, ListGames, Games, CreateGame, JoinGame,
         LeaveGame, TableReady, GameStarts, Agree, Refuse, NotUnderstood,
     )

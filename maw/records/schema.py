@@ -361,7 +361,8 @@ class Bounced(Record):
 
 class Gone(Record):
     """A player's client is gone: the server bounced a message to it (``bounced``), or
-    said it went offline (``offline``: presence unavailable)."""
+    said it went offline (``offline``: presence unavailable); or the player let phases on
+    end run out without a move (``idle``: ``maw game --idle-phases``)."""
 
     kind: Literal["gone"]
     player: str

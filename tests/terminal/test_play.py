@@ -117,6 +117,49 @@ def test_ctrl_c_leaves_and_the_game_goes_on(tmp_path):
     assert re.search(r"absent \(never acted, or left\): .*Alice", out)
 
 
+def test_a_person_who_idles_gets_a_stand_in_and_takes_the_seat_back_with_a_move(tmp_path):
+    """A person at the table who lets two phases in a row run out without a move (a wolf
+    who never joins the attack blocked every kill of a pack that must agree, and the game
+    ran to its day limit): a rule player plays the seat from the next phase on, the person
+    is told so, and a move of theirs takes it back."""
+    # (one phase, for a short test; tests/agents/test_reliability.py counts two)
+    game, xmpp = host(free_port(), tmp_path, "--seed", "3", "--idle-phases", "1",
+                      "--day-seconds", "6", "--night-seconds", "3")
+    child = person(xmpp, "Alice")
+    try:
+        child.expect(r"Day 1, day")
+        i = child.expect([r"a rule player plays your seat", "you are dead", "is over"],
+                         timeout=90)
+        assert i == 0, child.before
+        child.expect("Any move of yours")
+        child.expect(r"Day 2, day")  # (Alice is a villager: her next move is by day)
+        child.expect(r"Alice (passes|votes for)")  # (the stand-in)
+        child.sendline("/pass")
+        child.expect("You are back: your seat is yours again")
+        child.expect("The game is over: (village|werewolves) won", timeout=150)
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        child.close()
+    finish(game)
+    records = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text().splitlines()]
+    kinds = [(r["kind"], r.get("player")) for r in records]
+    gone = kinds.index(("gone", "Alice"))
+    assert next(r for r in records if r["kind"] == "gone")["why"] == "idle"
+    assert kinds[gone + 1] == ("substituted", "Alice")
+    back = kinds.index(("returned", "Alice"))
+    assert back > gone
+    # she was away once a phase that awaited her move ran out on its timer with none of
+    # hers; the stand-in played from the next phase on, and her /pass took the seat back
+    assert not any(r["kind"] == "action" and r["data"].get("actor") == "Alice"
+                   for r in records[:gone])
+    ran = [r for r in records[gone:back] if r["kind"] == "action"]
+    assert ran[0]["action"] == "EndPhase"
+    assert any(r["data"].get("actor") == "Alice" for r in ran[1:]), "no stand-in acted"
+    from maw.records.audit import audit_records
+
+    assert audit_records(records).ok
+
+
 def test_an_ai_player_whose_name_is_taken_leaves_at_once_with_one_line(tmp_path):
     port = free_port()
     game = subprocess.Popen(
