@@ -63,6 +63,13 @@ from maw.policies.base import Decider, make_decider, max_chat
 from maw.protocol.render import event_text
 
 
+def adviser_stream(seed: int, player: str) -> random.Random:
+    """The stream of the rule player that advises (and teaches) ``player`` in the episode
+    of ``seed``: one of its own, apart from the game's (whose draws stay the same), as a
+    rule player in that seat has one."""
+    return random.Random(f"{seed}:adviser:{player}")
+
+
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
     """See the module docstring. ``ruleset``/``players``/``rule_options``: the game;
     ``learn``: whose seats are agents (``seats``: only that many of them, drawn each game,
@@ -149,7 +156,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         # (apart from the helpers: a rule player that decides keeps what it said, which
         # its beliefs weigh; the beliefs of the observation are those of one that does not)
         self.advisers: dict[str, Adviser] = {
-            n: Adviser(n) for n in self.agents} if self.teach or self.advice else {}
+            n: Adviser(n, adviser_stream(self.seed_, n))
+            for n in self.agents} if self.teach or self.advice else {}
         self.advised: tuple[int, str, int] | None = None  # (step, agent, its advice)
         self.heard = {n: Heard.empty() for n in names}
         # (text=True) each agent's prompt writer, and the lines it heard since its turn

@@ -111,7 +111,7 @@ class NeuralDecider(Decider):
         self.reader = make_decider("rule", player, random.Random(0))
         # (advised) the rule player whose choice its observation holds, apart from the
         # reader: one that decides keeps what it said, as the environment's adviser does
-        self.adviser = Adviser(player) if network.meta.get("advice") else None
+        self.adviser = Adviser(player, rng) if network.meta.get("advice") else None
 
     def observe(self, event: Event) -> None:
         self.reader.observe(event)

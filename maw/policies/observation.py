@@ -239,8 +239,12 @@ class Adviser:
     werewolf.") is said one claim a turn, the rest at the seat's next turns of the phase
     (the rule player speaks once a phase), and a line with none is 0."""
 
-    def __init__(self, player: str) -> None:
-        self.rule: Decider = make_decider("rule", player, random.Random(0))
+    def __init__(self, player: str, rng: random.Random) -> None:
+        # (``rng``: the seat's own stream, as a rule player in that seat has: one seeded
+        # alike in every game drew alike, never ran for sheriff on a draw, and cost the
+        # werewolves it advised 2.9 points of 15.5; with the seat's stream, following the
+        # advice is playing the rule player, move for move)
+        self.rule: Decider = make_decider("rule", player, rng)
         self.queued: tuple[tuple | None, list[int]] = (None, [])  # (phase, claims to say)
         self.line: Chat | None = None  # (advised) its line, where its advice is a chat
 
