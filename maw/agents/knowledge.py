@@ -196,10 +196,11 @@ def _scores(k: Knowledge, body: m.Scores) -> None:
 def _away(k: Knowledge, body: m.Away) -> None:
     if body.round != k.round:
         return  # (of an earlier round)
+    turns = "a turn" if body.phases == 1 else f"{body.phases} turns in a row"
     k.note(h.Notice(text="You are back: your seat is yours again." if body.back else
-                    f"You made no move for {body.phases} phases, so a {body.decider} "
-                    "player plays your seat from the next phase on. Any move of yours "
-                    "(a vote, a line, /pass) takes it back."))
+                    f"You let {turns} pass without a move, so a {body.decider} player "
+                    "plays your seat from the next phase on. Any move of yours (a vote, "
+                    "a line, /pass) takes it back."))
 
 
 def _score_board(k: Knowledge, body: m.ScoreBoard) -> None:

@@ -31,6 +31,9 @@ from maw.protocol import messages as m
 from maw.protocol.proof import new_key
 
 UNKNOWN = "unknown player or wrong token"
+# the phases whose actors are a role's secret (the pack, the Seer, the Witch, a Hunter)
+SECRET_ACTORS = frozenset({engine.Phase.WHISPER, engine.Phase.NIGHT, engine.Phase.WITCH,
+                           engine.Phase.HUNT})
 ROOM_REPLIES = ("agree", "refuse")
 ROOM_ANSWER_SECONDS = 30.0  # how long the GameMaster waits for a room to open or close
 
@@ -171,12 +174,20 @@ class Moderator(MawAgent):
     def idled(self) -> list[str]:
         """The phase now on has run to its timer: each seat the rules awaited a move from
         (it may act, and not only talk) and which sent nothing since the phase began
-        missed one more phase in a row (one that moved, or was not awaited, keeps its
-        count or starts again). With ``config.idle_phases`` and a stand-in to play, those
-        that missed that many are away from now on, as a gone player is: the stand-in
-        plays their seat from the next phase, until they move again. Returns them."""
+        missed one more phase in a row (one that moved starts again). With
+        ``config.idle_phases`` and a stand-in to play, those that missed that many are
+        away from now on, as a gone player is: the stand-in plays their seat from the
+        next phase, until they move again. Returns them.
+
+        Only a phase in which everyone knows who is awaited counts: a day's talk and
+        votes, a sheriff's election, a speaker's turn, a dead player's last words. A
+        night's choices and a hidden step are a role's: a seat taken as away at a night's
+        end, or sooner for a night it let pass, would tell the table (the observer's page
+        shows who is away) that it is a wolf or a Witch. A silent wolf still blocks its
+        pack's kill in the nights before it is away."""
         s, limit = self.state, self.config.idle_phases
-        if s is None or s.is_over or limit <= 0 or self.config.substitute is None:
+        if s is None or s.is_over or limit <= 0 or self.config.substitute is None or \
+                self.hidden is not None or s.phase in SECRET_ACTORS:
             return []
         began = self.began.get((self.round, s.day, s.phase), time.monotonic())
         away = []

@@ -30,9 +30,10 @@ class GameConfig:
     # a decider ("rule", "random") that takes over the seat of a player whose client is
     # gone, from the next phase on (None: the seat stays empty, and is not waited for)
     substitute: str | None = None
-    # with ``substitute``: a seat that lets this many phases in a row run to their timer
-    # without a move of its own (an action, a line, a listen), where the rules awaited
-    # one, is taken as away: the stand-in plays it until its player moves again (0: never)
+    # with ``substitute``: a seat that lets this many phases in a row that await it in the
+    # open (never a night's: ``Moderator.idled``) run to their timer without a move of its
+    # own (an action, a line, a listen) is taken as away: the stand-in plays it until its
+    # player moves again (0: never)
     idle_phases: int = 0
     talk_share: float = 0.5  # votes_open=talk: the share of a day after which they open
     log_dir: Path | None = None
@@ -54,7 +55,7 @@ class Occupant:
     gone: bool = False  # the server bounced a message to it: its client is offline
     followed: bool = False  # the GameMaster asked to follow its presence
     seen: float = 0.0  # time.monotonic() of its last move (an action, a line, a listen)
-    missed: int = 0  # phases in a row that ran to their timer without a move of its own
+    missed: int = 0  # phases in a row that awaited it and ran out without a move of its own
 
 
 STAND_IN_ACTIONS = 20  # the most a stand-in does in one phase (two would argue forever)

@@ -87,10 +87,10 @@ def add_game(sub) -> None:
                         "(default: until Ctrl-C)")
     add_substitute(p)
     p.add_argument("--idle-phases", type=int, default=None, metavar="N",
-                   help=f"a player who lets N phases in a row run out without a move of "
-                        f"its own is played by the --substitute until it moves again "
-                        f"(default: {IDLE_PHASES} when a person plays, else never; 0: "
-                        "never)")
+                   help=f"a player who lets N days in a row (phases that await it in "
+                        f"the open: never a night's) run out without a move of its own is "
+                        f"played by the --substitute until it moves again (default: "
+                        f"{IDLE_PHASES} when a person plays, else never; 0: never)")
     p.add_argument("--replay-llm", default=None, metavar="LOG",
                    help="play LOG's game again, its seed, rules, timers and seats from the "
                         "log, every model answered from the log (no model runs)")

@@ -60,7 +60,8 @@ class GameRequest:
     rule_options: tuple[str, ...] = ()  # the --rule KEY=VALUE given (rules is built from them)
     early_end: bool | None = None  # None: when no person or outside agent plays
     substitute: str | None = None  # the decider that takes over a gone player's seat
-    # phases in a row a seat may let run out without a move before its stand-in plays it
+    # phases in a row that await it in the open (days) a seat may let run out without a
+    # move before its stand-in plays it
     # (None: 2 in a game with people, else never; 0: never)
     idle_phases: int | None = None
     aiwolf: int = 0  # seats for AIWolf agents (maw.hosting.aiwolf seats them)
@@ -209,8 +210,8 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     if idle is None:
         idle = IDLE_PHASES if r.humans else 0
     if idle and substitute is not None:
-        say(f"maw game: a player who lets {idle} phases in a row run out without a move "
-            f"is played by a {substitute} player until it moves again (--idle-phases 0: "
+        say(f"maw game: a player who lets {idle} days in a row run out without a move is "
+            f"played by a {substitute} player until it moves again (--idle-phases 0: "
             "never)")
     early_end = r.early_end
     if early_end is None:

@@ -333,9 +333,10 @@ class Narration(Body):
 
 
 class Away(Body):
-    """GameMaster -> one Player: it let ``phases`` phases in a row run out without a move
-    of its own where the rules awaited one, so a stand-in (``decider``) plays its seat from
-    the next phase on, until it moves again; ``back``: it has, and its seat is its own."""
+    """GameMaster -> one Player: it let ``phases`` phases in a row that awaited it in the
+    open run out without a move of its own, so a stand-in (``decider``) plays its seat
+    from the next phase on, until it moves again; ``back``: it has, and its seat is its
+    own."""
 
     type: Literal["away"] = "away"
     round: int

@@ -34,7 +34,7 @@ def record_line(r: dict[str, Any] | schema.Record, show_roles: bool = False) -> 
         return f"[Moderator] {r['text']}"
     if kind == "gone":
         if r.get("why") == "idle":
-            return f"** {r['player']} let its phases run out without a move: away"
+            return f"** {r['player']} let its turns run out without a move: away"
         return f"** {r['player']} left the game"
     if kind == "substituted":
         return (f"** a {r['decider']} player plays {r['player']}'s seat from the next "

@@ -345,14 +345,15 @@ class Hung(AsyncDecider):
 
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
-@pytest.mark.parametrize("idle_phases", [2, 0])
-async def test_a_wolf_that_never_answers_is_played_by_its_stand_in_after_two_phases(
-        server, tmp_path, idle_phases):
+@pytest.mark.parametrize("idle_phases", [1, 0])
+async def test_a_wolf_that_never_answers_is_played_by_its_stand_in(server, tmp_path,
+                                                                   idle_phases):
     """A seat that sends nothing (a hung model; a person gone for coffee) while the rules
     await its move: a wolf's blocked every kill of a pack that must agree, and the game
-    ran to its day limit. With ``idle_phases`` 2, once two phases in a row that awaited it
-    ran out on their timers, a rule player plays it from the next phase on. (0: never, as
-    before: nobody plays Ann; the game is played to its fourth day at most.)"""
+    ran to its day limit. With ``idle_phases`` (1 here: tests/agents/test_idle.py counts
+    more), once a day that awaited it ran out on its timer, a rule player plays it from
+    the next phase on, its pack's attack with it. (0: never, as before: nobody plays Ann;
+    the games are played to their fourth day at most.)"""
     import dataclasses
 
     from maw import engine
@@ -362,33 +363,42 @@ async def test_a_wolf_that_never_answers_is_played_by_its_stand_in_after_two_pha
     from maw.records.audit import audit_records
 
     register_decider("hung-for-test", Hung)  # type: ignore[arg-type]
-    config = GameConfig(players=6, rules=engine.ruleset("maw", max_days=4), seed=1,
-                        day_seconds=2, night_seconds=1.5, early_end=True,
-                        substitute="rule", idle_phases=idle_phases, log_dir=tmp_path)
     seats = default_seats(6)
-    seats[0] = dataclasses.replace(seats[0], decider="hung-for-test")  # (Ann: a wolf)
-    result = await run_game(config, seats, server, timeout=120)
-    log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
-    assert next(r for r in log if r["kind"] == "round")["roles"]["Ann"] == "Werewolf"
-    if not idle_phases:
-        assert not any(r["kind"] == "gone" for r in log)
+    seats[0] = dataclasses.replace(seats[0], decider="hung-for-test")
+    # (seeds that deal Ann a werewolf; the votes' timing is not seeded, and a silent
+    # player is often voted out on day 1: the next seed then, until one where she lives)
+    for seed in (1, 2, 6, 9, 10, 11, 13, 14):
+        config = GameConfig(players=6, rules=engine.ruleset("maw", max_days=4), seed=seed,
+                            day_seconds=2, night_seconds=1.5, early_end=True,
+                            substitute="rule", idle_phases=idle_phases,
+                            log_dir=tmp_path / str(seed))
+        result = await run_game(config, seats, server, timeout=120)
+        log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+        assert result.outcomes[0].winner is not None
+        assert audit_records(log).ok
+        assert next(r for r in log if r["kind"] == "round")["roles"]["Ann"] == "Werewolf"
+        if not idle_phases:
+            assert not any(r["kind"] == "gone" for r in log)
+            assert not any(r["kind"] == "action" and r["data"].get("actor") == "Ann"
+                           for r in log)  # (nobody plays Ann: no night of hers has a kill)
+            return
+        gone = next((i for i, r in enumerate(log) if r["kind"] == "gone"), None)
+        if gone is None:  # (day 1 ended by a majority, not its timer)
+            continue
+        assert log[gone]["player"] == "Ann" and log[gone]["why"] == "idle"
+        assert log[gone + 1]["kind"] == "substituted"
+        began = [r["data"] for r in log[:gone] if r["kind"] == "event"
+                 and r["event"] == "PhaseStarted"]
+        assert [(d["day"], d["phase"]) for d in began] == [(1, "day")]
         assert not any(r["kind"] == "action" and r["data"].get("actor") == "Ann"
-                       for r in log)  # (nobody plays Ann: no night of hers has a kill)
-        return
-    gone = next(i for i, r in enumerate(log) if r["kind"] == "gone")
-    assert log[gone]["player"] == "Ann" and log[gone]["why"] == "idle"
-    assert log[gone + 1]["kind"] == "substituted"
-    # two phases that awaited Ann ran out before: day 1 (her vote), night 1 (her attack)
-    began = [r["data"] for r in log[:gone] if r["kind"] == "event"
-             and r["event"] == "PhaseStarted"]
-    assert [(d["day"], d["phase"]) for d in began] == [(1, "day"), (1, "night")]
-    assert not any(r["kind"] == "action" and r["data"].get("actor") == "Ann"
-                   for r in log[:gone])
-    assert any(r["kind"] == "action" and r["data"].get("actor") == "Ann"
-               for r in log[gone:]), "the stand-in never played"
-    if any(r["kind"] == "event" and r["event"] == "PhaseStarted" and r["data"]["phase"] ==
-           "night" and "Ann" in r["data"]["living"] for r in log[gone:]):
+                       for r in log[:gone])
+        nights = [r for r in log[gone:] if r["kind"] == "event" and r["event"] ==
+                  "PhaseStarted" and r["data"]["phase"] == "night"
+                  and "Ann" in r["data"]["living"]]
+        if not nights:  # (voted out as day 1 ended)
+            continue
+        # from the next phase on, the stand-in attacks with its pack
         assert any(r["kind"] == "action" and r["action"] == "Attack" and
                    r["data"]["actor"] == "Ann" for r in log[gone:])
-    assert result.outcomes[0].winner is not None
-    assert audit_records(log).ok
+        return
+    raise AssertionError("Ann was voted out on day 1 in every game")

@@ -118,11 +118,11 @@ def test_ctrl_c_leaves_and_the_game_goes_on(tmp_path):
 
 
 def test_a_person_who_idles_gets_a_stand_in_and_takes_the_seat_back_with_a_move(tmp_path):
-    """A person at the table who lets two phases in a row run out without a move (a wolf
+    """A person at the table who lets two days in a row run out without a move (a wolf
     who never joins the attack blocked every kill of a pack that must agree, and the game
     ran to its day limit): a rule player plays the seat from the next phase on, the person
     is told so, and a move of theirs takes it back."""
-    # (one phase, for a short test; tests/agents/test_reliability.py counts two)
+    # (one day, for a short test; tests/agents/test_idle.py counts more)
     game, xmpp = host(free_port(), tmp_path, "--seed", "3", "--idle-phases", "1",
                       "--day-seconds", "6", "--night-seconds", "3")
     child = person(xmpp, "Alice")
