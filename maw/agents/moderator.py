@@ -73,7 +73,7 @@ class Moderator(MawAgent):
         self.done = asyncio.Event()
         self.history: list[engine.Event] = []  # this round's events (for a stand-in)
         self.stand_ins: dict[str, StandIn] = {}  # seats a substitute decider plays
-        self.began: dict[tuple, float] = {}  # (round, day, phase) -> when it began
+        self.began: tuple[tuple, float] = ((), 0.0)  # ((round, day, phase), when it began)
         self.refused: set[tuple[str, str, str]] = set()  # joins refused: (sender, name, why)
         # the names of the host's own players -> their addresses: a name no one else
         # takes, whoever comes to the lobby first
@@ -168,8 +168,8 @@ class Moderator(MawAgent):
         """Note when the engine's phase now on began (once: the votes opening, or the
         next speaker's turn, is the same phase)."""
         s = self.state
-        if s is not None:
-            self.began.setdefault((self.round, s.day, s.phase), time.monotonic())
+        if s is not None and self.began[0] != (self.round, s.day, s.phase):
+            self.began = ((self.round, s.day, s.phase), time.monotonic())
 
     def idled(self) -> list[str]:
         """The phase now on has run to its timer: each seat the rules awaited a move from
@@ -189,7 +189,9 @@ class Moderator(MawAgent):
         if s is None or s.is_over or limit <= 0 or self.config.substitute is None or \
                 self.hidden is not None or s.phase in SECRET_ACTORS:
             return []
-        began = self.began.get((self.round, s.day, s.phase), time.monotonic())
+        key, began = self.began
+        if key != (self.round, s.day, s.phase):
+            began = time.monotonic()  # (not noted: no move of this phase is missed)
         away = []
         for name in engine.actors(s):
             seat = self.seats.get(name)

@@ -46,8 +46,8 @@ OBSERVED = ("announce_open", "new_messages", "vote_cast", "vote_result", "reveal
             "private_line")
 # (and the narrating moderator's lines: without "narration" here, every player refused
 # them as not understood, and a person never saw one; and the scores on request)
-NEWS_TYPES = ("assign_role", "kill", "phase_change", "end_game", "scores", "narration", "away",
-              "score_board", *OBSERVED)
+NEWS_TYPES = ("assign_role", "kill", "phase_change", "end_game", "scores", "narration",
+              "away", "score_board", *OBSERVED)
 
 
 GM_GRACE = 30.0  # seconds a GameMaster that bounces may take to come back (reconnecting)

@@ -52,7 +52,9 @@ class Occupant:
     token: str
     key: bytes = b""  # signs what the host sends this player (maw.protocol.proof)
     acted: bool = False
-    gone: bool = False  # the server bounced a message to it: its client is offline
+    # its client is offline (the server bounced a message to it, or said so), or it idled
+    # (``GameConfig.idle_phases``): a stand-in plays it, and no phase waits for it
+    gone: bool = False
     followed: bool = False  # the GameMaster asked to follow its presence
     seen: float = 0.0  # time.monotonic() of its last move (an action, a line, a listen)
     missed: int = 0  # phases in a row that awaited it and ran out without a move of its own

@@ -209,7 +209,9 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     idle = r.idle_phases
     if idle is None:
         idle = IDLE_PHASES if r.humans else 0
-    if idle and substitute is not None:
+    if substitute is None:
+        idle = 0  # (nobody to play an idle seat)
+    if idle:
         say(f"maw game: a player who lets {idle} days in a row run out without a move is "
             f"played by a {substitute} player until it moves again (--idle-phases 0: "
             "never)")
@@ -232,7 +234,7 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
                         day_seconds=day, night_seconds=night, lobby_seconds=r.lobby_seconds,
                         log_dir=r.log_dir, early_end=early_end, substitute=substitute,
                         pace=pace, ready_end=bool(r.humans),
-                        idle_phases=idle if substitute is not None else 0)
+                        idle_phases=idle)
     return GamePlan(config, seats, address, joining, lobby, moderator)
 
 
