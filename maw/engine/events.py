@@ -116,10 +116,14 @@ class VotesRevealed:
 
 @dataclass(frozen=True, slots=True)
 class Executed:
+    """``player`` is executed with ``votes``; ``drawn`` names the tied among whom chance
+    picked it (a tie the ruleset settles at random), empty where the votes decided."""
+
     day: int
     player: str
     votes: int | float  # (a whole number but under a werewolf-12 sheriff's 1.5 votes)
     audience: frozenset[str] | None = None
+    drawn: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -355,7 +355,9 @@ def resolve_execution(state: GameState, events: list[Event]) -> GameState:
     return tie(state, "execute", sorted(tied), state.rules.tie, events)
 
 
-def execute(state: GameState, t: int, count: int | float, events: list[Event]) -> GameState:
+def execute(state: GameState, t: int, count: int | float, events: list[Event],
+            drawn: tuple[str, ...] = ()) -> GameState:
+    """Execute seat ``t`` (``drawn``: the tied among whom chance picked it)."""
     names = state.names
     if state.roles[t].survives_execution and t not in state.exposed:
         # the Village Idiot: revealed, alive, and without a vote from now on
@@ -365,7 +367,7 @@ def execute(state: GameState, t: int, count: int | float, events: list[Event]) -
     state = changed(state,
         alive=replaced(state.alive, t, False), executed_today=t,
         deaths=state.deaths + (Death(state.day, t, "executed"),))
-    events.append(Executed(state.day, names[t], count))
+    events.append(Executed(state.day, names[t], count, None, drawn))
     species = state.roles[t].species.value
     for m, role in enumerate(state.roles):
         if role.medium and state.alive[m]:
@@ -505,11 +507,12 @@ def resolve(state: GameState, action: Resolve, events: list[Event]) -> GameState
         raise IllegalActionError(
             f"{action.pick!r} is not among the tied ({tied}) ({where(state)})")
     kind = state.pending
+    drawn = tuple(state.names[c] for c in state.candidates)
     state = changed(state, pending="", candidates=())
     if kind == "execute":
         count = sum(1.5 if i == state.sheriff else 1 for i, v in enumerate(state.votes)
                     if v == t and state.alive[i])
-        return execute(state, t, count, events)
+        return execute(state, t, count, events, drawn)
     return flow_of(state).night_decided(state, t, events)
 
 

@@ -76,7 +76,8 @@ def event_messages(event: engine.Event, day: int, round_: int,
         case ev.Executed():
             return [(event.player, m.Kill(day=event.day, cause="executed")),
                     (None, m.VoteResult(day=event.day, target=event.player, status="executed",
-                                        votes=carry.get("votes", [])))]
+                                        votes=carry.get("votes", []), tied=list(event.drawn),
+                                        reason="chance" if event.drawn else ""))]
         case ev.Murdered():
             return [(event.player, m.Kill(day=event.day, cause="murdered")),
                     (None, m.VoteResult(day=event.day, target=event.player, status="murdered"))]

@@ -126,6 +126,9 @@ def _and(names: list[str] | tuple[str, ...]) -> str:
 
 def _result(r: h.ResultHeard) -> str:
     if r.status == "executed":
+        if r.tied:
+            return (f"[GM] Tie between {_and(r.tied)}: chance picked {r.target}, who was "
+                    "executed.")
         return f"[GM] {r.target} was executed."
     if r.status == "murdered":
         return f"[GM] {r.target} was found murdered."
@@ -200,6 +203,9 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
                 d["kind"], d["kind"] + " {t}")
             return f"   {d['voter']} {verb.format(t=d['target'])}{tag}"
         case "Executed":
+            if d.get("drawn"):
+                return (f"** {d['player']} is executed ({_votes(d['votes'])}): a tie between "
+                        f"{_and(d['drawn'])}, settled by chance")
             return f"** {d['player']} is executed ({_votes(d['votes'])})"
         case "NoExecution":
             if d.get("tied"):
@@ -273,7 +279,8 @@ def _phase(d: dict[str, Any], tag: str) -> str:
         return f"-- Night {d['day']}: the Witch's turn{tag}. {alive}"
     if phase == "hunt":
         return f"-- Day {d['day']}: the dead Hunter's shot{tag}. {alive}"
-    again = f", once more (the tied: {_and(d['candidates'])})" if d.get("candidates") else ""
+    again = (f", once more (after a tie between {_and(d['candidates'])})"
+             if d.get("candidates") else "")
     return f"-- Day {d['day']}, {phase}{again}{tag}. {alive}"
 
 

@@ -144,7 +144,16 @@ def test_nlp_tie_is_random_among_the_tied_without_revote():
     pick = chance_action(state)
     assert pick == chance_action(state)  # deterministic from the seed
     state, ev = run(state, pick)
-    assert [e.player for e in ev if isinstance(e, Executed)] == [pick.pick]
+    # the execution says chance picked it, and among whom (the transcript tells it)
+    assert [(e.player, e.drawn) for e in ev if isinstance(e, Executed)] == [
+        (pick.pick, ("A", "B"))]
+
+
+def test_an_execution_the_votes_decided_was_drawn_from_nobody():
+    state, _ = run(to_day1(start("aiwolf-5", FIVE)), EndPhase())
+    state, ev = run(state, Vote("A", "B"), Vote("B", "A"), Vote("C", "A"), Vote("D", "B"),
+                    Vote("E", "B"))
+    assert [(e.player, e.drawn) for e in ev if isinstance(e, Executed)] == [("B", ())]
 
 
 def test_2021_tie_revotes_once_then_random():

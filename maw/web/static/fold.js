@@ -63,8 +63,8 @@ const EVENTS = {
     if (!d.vote_round) s.runoff = false;
     s.candidates = d.candidates || []; s.votesOpen = true;
     for (const n of s.order) { s.players[n].vote = null; s.players[n].alive = d.living.includes(n); }
-    const again = s.runoff ? "runoff" : "revote";
-    const name = phaseName(d.phase, d.day) + (d.vote_round ? ` · ${again} between ${and(d.candidates)}` : "");
+    const again = s.runoff ? "runoff between" : "revote after a tie between";
+    const name = phaseName(d.phase, d.day) + (d.vote_round ? ` · ${again} ${and(d.candidates)}` : "");
     note(s, name, "phase", d.audience ? "hideout" : "village");
     if (!d.audience && (d.phase === "night" || d.phase === "whisper")) note(s, name, "phase", "hideout");
   },
@@ -88,7 +88,8 @@ const EVENTS = {
   },
   Executed(s, d) {
     const p = seat(s, d.player); p.alive = false; p.death = {day: d.day, cause: "executed"};
-    note(s, `${d.player} is executed (${d.votes} vote${d.votes === 1 ? "" : "s"})`, "death");
+    const drawn = d.drawn && d.drawn.length ? `: a tie between ${and(d.drawn)}, settled by chance` : "";
+    note(s, `${d.player} is executed (${d.votes} vote${d.votes === 1 ? "" : "s"})${drawn}`, "death");
   },
   NoExecution(s, d) {
     note(s, d.tied && d.tied.length ? `Nobody is executed: a tie between ${and(d.tied)}` : `Nobody is executed (${d.reason})`);
