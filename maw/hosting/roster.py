@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 import maw.llm  # noqa: F401 - registers the deciders that need a model (llm, hybrid's)
 from maw import engine
 from maw.errors import ConfigError
-from maw.policies import decider_kind
+from maw.policies import check_decider, decider_kind
 from maw.protocol.messages import Name
 
 Fallback = Literal["rule", "random", "listen"]  # (maw.policies.FALLBACKS)
@@ -234,6 +234,9 @@ def load_roster(path: Path) -> Roster:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"no roster at {path}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"cannot read the roster {path}: it is not UTF-8 text (byte "
+                          f"{exc.start}); TOML files are UTF-8") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read the roster {path}: {exc}") from None
     try:
@@ -248,6 +251,8 @@ def load_roster(path: Path) -> Roster:
                               "one, names its policy file (policy = \"FILE\")")
         if p.policy is not None and not Path(p.policy).is_absolute():
             p.policy = str((path.parent / p.policy).resolve())
+        if p.policy is not None:  # read now: a seat that cannot play stops no game later
+            check_decider(f"{p.decider}:{p.policy}", f"roster {path}: player {p.name}")
     names = [p.name for p in roster.player]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

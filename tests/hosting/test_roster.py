@@ -184,3 +184,25 @@ async def test_the_hybrid_roster_voices_its_lines_at_the_paper_s_settings(tmp_pa
     ann, bob = (seats.llm_for(p) for p in seats.player[:2])
     assert (ann.temperature, ann.max_tokens) == (0.2, 64)
     assert (bob.temperature, bob.max_tokens) == (1.0, 200)
+
+
+def test_a_roster_that_is_not_utf8_is_one_line_naming_the_file(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes('[[player]]\nname = "René"\ndecider = "rule"\n'.encode("latin-1"))
+    with pytest.raises(ConfigError, match=f"cannot read the roster {path}: it is not UTF-8"):
+        load_roster(path)
+
+
+def test_a_learned_seat_whose_policy_cannot_be_read_stops_the_roster_not_the_game(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text('[[player]]\nname = "Ann"\ndecider = "learned"\npolicy = "gone.json"\n'
+                    '[[player]]\nname = "Bob"\ndecider = "rule"\n')
+    with pytest.raises(ConfigError, match=f"roster {path}: player Ann: cannot read the "
+                                          f"policy {tmp_path / 'gone.json'}"):
+        load_roster(path)
+    (tmp_path / "gone.json").write_text("{}")  # a file, but not a policy
+    with pytest.raises(ConfigError, match="roster .*: player Ann: "):
+        load_roster(path)
+    policy = REPO / "agents" / "policies" / "maw6-village.json"
+    path.write_text(f'[[player]]\nname = "Ann"\ndecider = "learned"\npolicy = "{policy}"\n')
+    assert load_roster(path).player[0].policy == str(policy)
