@@ -7,6 +7,7 @@ import sys
 
 from maw.cli.options import (
     GAME_EARLY_END,
+    GAME_SEED,
     SET_MEMORY,
     SIZE,
     add_lobby,
@@ -40,7 +41,7 @@ def add_game(sub) -> None:
 
     p = command(sub, "game", "host a game over XMPP with AI players (and people) and watch it")
     add_players(p, SIZE, default=None)
-    add_seed(p)
+    add_seed(p, GAME_SEED)
     p.add_argument("--rounds", type=int, default=1,
                    help="games played in a row by the same players (roles dealt anew)")
     p.add_argument("--set-memory", action="store_true", help=SET_MEMORY)

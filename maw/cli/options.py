@@ -17,6 +17,10 @@ from maw.errors import MawError
 
 SEED = ("the seed that decides the roles and every random choice; the same seed plays the "
         "same game again (default: a fresh random seed, printed)")
+GAME_SEED = ("the seed that deals the roles and draws every chance (a tie's pick, each "
+             "player's own draws); over XMPP players answer the talk as it arrives, so the "
+             "talk and votes of the same seed can differ: maw replay LOG shows a game again "
+             "(default: a fresh random seed, printed)")
 XMPP_HOST = "HOST:PORT of the XMPP server the game runs on"
 EARLY_END = ("also end a phase once every player who may act has nothing to do (quicker "
              "games; the design document ends phases only by majority, unanimity or the "

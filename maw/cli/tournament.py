@@ -40,9 +40,10 @@ def add_tournament(sub) -> None:
     add_players(p, SIZE, default=None)
     p.add_argument("--out", default="results.db", metavar="DB",
                    help="the SQLite results database")
-    add_seed(p, "decides the seats, the roles and every game; the same seed plays the same "
-                "tournament (default: a fresh random seed, printed; --resume takes the "
-                "database's)")
+    add_seed(p, "decides the seats, the roles and each game's seed; the same seed deals "
+                "the same tournament (its players answer the talk as it arrives, so its "
+                "games' talk and votes can differ; default: a fresh random seed, printed; "
+                "--resume takes the database's)")
     p.add_argument("--parallel", type=int, default=1, metavar="K",
                    help="games at a time on this machine (0 with --tournament: none)")
     # (not --remote, which is maw game's number of seats for players who join)
