@@ -12,6 +12,8 @@ modules import nothing heavy: each command loads what it needs when it runs.
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -66,6 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MawError as exc:
         print(f"maw {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:  # the reader left (maw replay LOG | head): stop, quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     except OSError as exc:  # a file or a host the command could not use: one line too
         where = f" {exc.filename}" if getattr(exc, "filename", None) else ""
         print(f"maw {args.command}: error:{where} {exc.strerror or exc}", file=sys.stderr)

@@ -9,19 +9,28 @@ from maw.cli.options import command
 
 
 def add_audit(sub) -> None:
-    p = command(sub, "audit", "check game logs against the rules (exit 1 on a violation)")
+    p = command(sub, "audit", "check game logs against the rules (exit 1 on a violation, "
+                "2 if a log cannot be read; every log is checked either way)")
     p.add_argument("logs", nargs="+", metavar="LOG", help="a host's JSONL game log")
     p.set_defaults(func=cmd_audit)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
+    import sys
     from pathlib import Path
 
+    from maw.errors import MawError
     from maw.records.audit import audit_log
 
-    failed = 0
+    failed = unread = 0
     for name in args.logs:
-        result = audit_log(Path(name))
+        try:
+            result = audit_log(Path(name))
+        except (MawError, OSError) as exc:  # this log, named; the others are still checked
+            unread += 1
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            print(f"maw audit: error: {name}: {why}", file=sys.stderr, flush=True)
+            continue
         if result.ok:
             print(f"{name}: ok ({result.rounds} round(s), {result.actions} actions replayed, "
                   f"{result.events} events, {result.messages} messages to players checked"
@@ -31,7 +40,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
             failed += 1
             print(f"{name}: {len(result.violations)} violation(s); the first, "
                   f"{result.violations[0]}")
-    return 1 if failed else 0
+    if unread and len(args.logs) > 1:
+        print(f"maw audit: {unread} of {len(args.logs)} logs could not be read"
+              + (f", {failed} broke the rules" if failed else ""), file=sys.stderr)
+    return 2 if unread else 1 if failed else 0
 
 
 
@@ -62,8 +74,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def add_replay(sub) -> None:
-    p = command(sub, "replay", "print a game log as a readable transcript")
-    p.add_argument("log", metavar="LOG", help="a host's JSONL game log (maw game's logs/)")
+    p = command(sub, "replay", "print game logs as readable transcripts")
+    p.add_argument("logs", nargs="+", metavar="LOG",
+                   help="a host's JSONL game log (maw game's logs/); several are printed "
+                        "one after the other, each under its name")
     p.add_argument("--show-roles", action="store_true",
                    help="print the secret events too (roles, the Hideout, attacks, "
                         "divinations); without it, what every player saw")
@@ -75,6 +89,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     from maw.records.transcript import replay_lines
 
-    for text in replay_lines(Path(args.log), args.show_roles):
-        print(text)
+    for i, name in enumerate(args.logs):
+        if len(args.logs) > 1:
+            print(f"{chr(10) if i else ''}== {name}")
+        for text in replay_lines(Path(name), args.show_roles):
+            print(text)
     return 0

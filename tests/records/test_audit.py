@@ -159,6 +159,48 @@ def test_maw_audit_exits_1_on_a_violation_and_0_on_a_clean_log(logs, tmp_path):
         audit_records([r for r in logs["maw"] if r["kind"] != "started"])
 
 
+def test_maw_audit_names_a_log_it_cannot_read_and_still_checks_the_rest(logs, tmp_path,
+                                                                         capsys):
+    from maw.cli import main
+
+    clean, empty, broken = (tmp_path / f"{n}.jsonl" for n in ("clean", "empty", "broken"))
+    clean.write_text("".join(json.dumps(r) + "\n" for r in logs["maw"]))
+    empty.write_text("")
+    records = copy.deepcopy(logs["maw"])
+    next(r for r in records if r["kind"] == "outcome")["day"] += 1
+    broken.write_text("".join(json.dumps(r) + "\n" for r in records))
+    missing = tmp_path / "missing.jsonl"
+    assert main(["audit", str(clean), str(empty), str(missing), str(broken)]) == 2
+    out, err = capsys.readouterr()
+    assert "clean.jsonl: ok" in out and "broken.jsonl: 1 violation(s)" in out
+    assert f"maw audit: error: {empty}: " in err and f"maw audit: error: {missing}: " in err
+    assert "2 of 4 logs could not be read, 1 broke the rules" in err
+    assert main(["audit", str(clean), str(broken)]) == 1  # (read, but one breaks the rules)
+
+
+def test_maw_replay_prints_several_logs_each_under_its_name(logs, tmp_path, capsys):
+    from maw.cli import main
+
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    one.write_text("".join(json.dumps(r) + "\n" for r in logs["maw"]))
+    two.write_text("".join(json.dumps(r) + "\n" for r in logs["aiwolf"]))
+    assert main(["replay", str(one)]) == 0
+    alone = capsys.readouterr().out
+    assert main(["replay", str(one), str(two)]) == 0
+    both = capsys.readouterr().out
+    assert both.startswith(f"== {one}\n" + alone) and f"\n== {two}\n" in both
+    assert "Game over" in both.split(f"== {two}")[1]
+
+
+def test_maw_replay_into_a_pipe_closed_early_stops_quietly(logs, tmp_path):
+    log = tmp_path / "game.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in logs["aiwolf"]) * 20)
+    proc = subprocess.run(f"{sys.executable} -m maw replay {log} | head -2", shell=True,
+                          capture_output=True, text=True, timeout=60)
+    assert len(proc.stdout.splitlines()) == 2
+    assert "error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
 def test_a_game_cut_short_or_never_played_fails_the_audit(logs):
     records = copy.deepcopy(logs["maw"])
     # killed mid-game: the log stops on day 2, before any outcome
