@@ -168,8 +168,12 @@ def _version(package: str) -> str | None:
 
 def status() -> dict[str, Any]:
     """Which engine this process runs, and the builds there are."""
+    import importlib
+
     import maw.engine  # noqa: F401 - (the choice is made on its import)
 
+    for name in compiled.MODULES:  # (each one, as a game would load it: loop too)
+        importlib.import_module(f"maw.engine.{name}")
     root = compiled.cache_root()
     try:
         key: str | None = compiled.source_key()

@@ -20,6 +20,7 @@ from maw.cli.options import (
     add_web,
     add_web_spectator,
     add_xmpp,
+    check_seconds,
     command,
     fresh_seed,
     players_for,
@@ -128,6 +129,8 @@ def cmd_game(args: argparse.Namespace) -> int:
     from maw.hosting.game import run_game
     from maw.hosting.plan import GameRequest, plan_game
     from maw.hosting.seats import narration_of
+
+    check_seconds(args, "--timeout")
     from maw.records.transcript import record_line
 
     if args.aiwolf_tcp:  # (the same seats, over the platform's protocol)
@@ -268,8 +271,8 @@ def summary(args: argparse.Namespace, result) -> None:
     print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
           f"(agents started in {result.startup_seconds:.2f} s)")
     for i, out in enumerate(result.outcomes, 1):
-        winner = out.winner.value if out.winner else "nobody (draw)"
-        print(f"  round {i}: {winner} won on day {out.day} ({out.termination.value})")
+        won = f"{out.winner.value} won" if out.winner else "a draw, nobody won"
+        print(f"  round {i}: {won} on day {out.day} ({out.termination.value})")
     print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
     if len(result.outcomes) > 1:  # a set: each player's win rate, as AIWolf ranks a set
         from maw.engine import role_named

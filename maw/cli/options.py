@@ -95,6 +95,15 @@ def add_log_dir(p: argparse.ArgumentParser, default: str | None, help: str) -> N
     p.add_argument("--log-dir", default=default, metavar="DIR", help=help)
 
 
+def check_seconds(args: argparse.Namespace, *flags: str) -> None:
+    """``MawError`` unless each of ``flags`` (``--timeout``...) is a positive number of
+    seconds."""
+    for flag in flags:
+        value = getattr(args, flag.lstrip("-").replace("-", "_"))
+        if not 0 < value < float("inf"):
+            raise MawError(f"{flag} must be a positive number of seconds, got {value:g}")
+
+
 def add_timeout(p: argparse.ArgumentParser, help: str = GIVE_UP,
                 default: float = 3600.0) -> None:
     p.add_argument("--timeout", type=float, default=default, metavar="SECONDS", help=help)

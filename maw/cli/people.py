@@ -17,6 +17,7 @@ from maw.cli.options import (
     add_timeout,
     add_xmpp,
     check_decider,
+    check_seconds,
     command,
 )
 from maw.errors import MawError
@@ -52,6 +53,8 @@ def cmd_player(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from maw.protocol.messages import check_name
+
+    check_seconds(args, "--timeout", "--join-seconds")
 
     names = args.name
     for name in names:
@@ -150,6 +153,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from maw.protocol.messages import check_name
+
+    check_seconds(args, "--timeout", "--join-seconds")
 
     if args.name is not None:
         check_name(args.name)

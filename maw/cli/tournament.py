@@ -21,6 +21,7 @@ from maw.cli.options import (
     add_web_spectator,
     add_xmpp,
     check_decider,
+    check_seconds,
     command,
     fresh_seed,
     players_for,
@@ -81,6 +82,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from maw.hosting.roster import load_roster
     from maw.tournament.runner import Plan, Results, resume_plan, roster_sha, schedule
 
+    check_seconds(args, "--timeout")
     rules = rules_of(args)
     rules.roles_for(players_for(args, rules))
     if args.web:

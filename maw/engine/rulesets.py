@@ -218,6 +218,10 @@ _OPTION_TYPES: dict[str, Any] = {
     "mention_length": int, "guard_repeat": bool, "night_steps": tuple,
 }
 
+# the least value of each number option (talks_per_day=0: a day without talk)
+_LEAST: dict[str, int] = {"talks_per_day": 0, "whispers_per_day": 0, "max_chat_length": 1,
+                          "max_days": 1, "base_length": 0, "mention_length": 0, "seer": 0}
+
 
 @dataclass(frozen=True, slots=True)
 class RulesetKind:
@@ -366,10 +370,9 @@ def ruleset(name: str = "maw", **options: Any) -> Ruleset:
     if changes.get("attack_tie") is TiePolicy.RUNOFF:
         raise ConfigError("ruleset option attack_tie: runoff is for the day's vote (tie=runoff);"
                           " a tied attack vote may be none, random or revote")
-    if changes.get("base_length", 0) < 0 or changes.get("mention_length", 0) < 0:
-        raise ConfigError("ruleset options base_length and mention_length: at least 0")
-    if changes.get("seer", 0) < 0:
-        raise ConfigError("ruleset option seer: at least 0")
+    for key, least in _LEAST.items():
+        if key in changes and changes[key] is not None and changes[key] < least:
+            raise ConfigError(f"ruleset option {key}: at least {least}, got {changes[key]}")
     if kind.adjust is not None:
         kind.adjust(changes)
     return replace(base, **changes) if changes else base

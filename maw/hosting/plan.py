@@ -125,8 +125,10 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
         if value is not None and value <= 0:
             raise MawError(f"--{flag.replace('_', '-')} must be positive")
     address = parse_address(r.xmpp)
-    if r.remote < 0 or r.humans < 0 or r.aiwolf < 0 or \
-            r.remote + r.humans + r.aiwolf > r.players:
+    for flag in ("remote", "humans", "aiwolf"):
+        if getattr(r, flag) < 0:
+            raise MawError(f"--{flag} is a number of seats: 0 or more, got {getattr(r, flag)}")
+    if r.remote + r.humans + r.aiwolf > r.players:
         raise MawError("--remote, --humans and --aiwolf must add up to at most --players "
                        f"({r.players})")
     joining = r.remote + r.humans

@@ -257,9 +257,11 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "MediumResult":
             return f"   {d['medium']} reads {d['target']}: {d['species']}{tag}"
         case "GameOver":
-            winner = d["winner"] or "nobody (a draw)"
+            winner = d["winner"]
+            won = (f"{winner} {'win' if winner.endswith('s') else 'wins'} ({d['reason']})"
+                   if winner else f"nobody wins, a draw ({d['reason']})")
             roles = ", ".join(f"{n} {r}" for n, r in d["roles"])
-            return f"== Game over on day {d['day']}: {winner} win ({d['reason']}). Roles: {roles}"
+            return f"== Game over on day {d['day']}: {won}. Roles: {roles}"
     return f"   {event} {d}"
 
 

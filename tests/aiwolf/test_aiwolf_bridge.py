@@ -412,7 +412,7 @@ def test_too_many_agents_in_error_abort_the_game_as_the_server_does(tmp_path):
     assert game.returncode == 0, err[-3000:]
     for bot in bots:
         bot.wait(timeout=60)
-    assert "round 1: nobody (draw) won" in out and "the game was aborted" in out
+    assert "round 1: a draw, nobody won" in out and "the game was aborted" in out
     log = records(tmp_path)
     aborted = [r for r in log if r["kind"] == "aborted"]
     assert len(aborted) == 1 and "drop" in aborted[0]["why"]

@@ -228,6 +228,9 @@ def test_the_compiled_engine_plays_the_same_games_event_for_event(tmp_path):
 
     status = _run("-m", "maw.cli", "engine", "status", engine="auto", cache=tmp_path)
     assert "running: compiled engine (MAW_ENGINE=auto)" in status.stdout, status.stdout
+    # every module the build compiled, the game loop's too (not only those maw's own
+    # start-up happened to import)
+    assert f"compiled modules: {', '.join(compiled.MODULES)}\n" in status.stdout
     again = _run("-m", "maw.cli", "engine", "build", engine="auto", cache=tmp_path)
     assert "engine already compiled:" in again.stdout, again.stdout
     cleared = _run("-m", "maw.cli", "engine", "clear", engine="auto", cache=tmp_path)

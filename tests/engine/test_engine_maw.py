@@ -197,6 +197,15 @@ def test_runoff_is_for_the_day_s_vote_only():
         ruleset("aiwolf-9", attack_tie="runoff")
 
 
+@pytest.mark.parametrize("key,value,least", [
+    ("max_days", "-1", 1), ("max_days", "0", 1), ("talks_per_day", "-1", 0),
+    ("whispers_per_day", "-2", 0), ("max_chat_length", "0", 1), ("seer", "-1", 0)])
+def test_a_number_option_below_its_least_is_refused(key, value, least):
+    with pytest.raises(ConfigError, match=f"ruleset option {key}: at least {least}, got"):
+        ruleset("maw", **{key: value})
+    assert getattr(ruleset("maw", **{key: str(least)}), key) == least
+
+
 def test_the_executed_role_is_hidden_from_the_village_and_told_to_the_wolves():
     state = start("maw", DEAL)
     state, ev = run(state, Vote("A", "C"), Vote("B", "C"), Vote("D", "C"), Vote("E", "C"))

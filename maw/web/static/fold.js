@@ -147,7 +147,8 @@ const EVENTS = {
   Overed() {},
   GameOver(s, d) {
     for (const [n, role] of d.roles) seat(s, n).role = role;
-    note(s, `The game is over: ${d.winner ? d.winner + " win" : "a draw"} (${d.reason})`, "phase");
+    const won = d.winner ? `${d.winner} ${d.winner.endsWith("s") ? "win" : "wins"}` : "a draw";
+    note(s, `The game is over: ${won} (${d.reason})`, "phase");
   },
 };
 
