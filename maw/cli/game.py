@@ -271,8 +271,8 @@ def summary(args: argparse.Namespace, result) -> None:
     print(f"\nSummary: {len(result.outcomes)} round(s) in {result.seconds:.2f} s "
           f"(agents started in {result.startup_seconds:.2f} s)")
     for i, out in enumerate(result.outcomes, 1):
-        won = f"{out.winner.value} won" if out.winner else "a draw, nobody won"
-        print(f"  round {i}: {won} on day {out.day} ({out.termination.value})")
+        who = f"{out.winner.value} won" if out.winner else "a draw, nobody won"
+        print(f"  round {i}: {who} on day {out.day} ({out.termination.value})")
     print("  leaderboard: " + ", ".join(f"{n} {p}" for n, p in result.standings))
     if len(result.outcomes) > 1:  # a set: each player's win rate, as AIWolf ranks a set
         from maw.engine import role_named
