@@ -218,9 +218,10 @@ _OPTION_TYPES: dict[str, Any] = {
     "mention_length": int, "guard_repeat": bool, "night_steps": tuple,
 }
 
-# the least value of each number option (talks_per_day=0: a day without talk)
+# the least value of each number option (talks_per_day=0: a day without talk; max_days=0:
+# no limit)
 _LEAST: dict[str, int] = {"talks_per_day": 0, "whispers_per_day": 0, "max_chat_length": 1,
-                          "max_days": 1, "base_length": 0, "mention_length": 0, "seer": 0}
+                          "max_days": 0, "base_length": 0, "mention_length": 0, "seer": 0}
 
 
 @dataclass(frozen=True, slots=True)

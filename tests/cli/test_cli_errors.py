@@ -43,7 +43,7 @@ CASES = [  # (arguments, what the one line says)
     ("game --ruleset nope", "unknown ruleset"),
     ("game --policy rule --timeout 0", "--timeout must be a positive number of seconds"),
     ("game --policy rule --humans -1", "--humans is a number of seats: 0 or more"),
-    ("game --policy rule --rule max_days=-1", "ruleset option max_days: at least 1"),
+    ("game --policy rule --rule max_days=-1", "ruleset option max_days: at least 0"),
     ("play --name Bob --join-seconds -1", "--join-seconds must be a positive number"),
     ("game --rule bad --policy rule", "not KEY=VALUE"),
     ("game --roster {text}", "cannot read the roster"),

@@ -198,7 +198,7 @@ def test_runoff_is_for_the_day_s_vote_only():
 
 
 @pytest.mark.parametrize("key,value,least", [
-    ("max_days", "-1", 1), ("max_days", "0", 1), ("talks_per_day", "-1", 0),
+    ("max_days", "-1", 0), ("talks_per_day", "-1", 0),
     ("whispers_per_day", "-2", 0), ("max_chat_length", "0", 1), ("seer", "-1", 0)])
 def test_a_number_option_below_its_least_is_refused(key, value, least):
     with pytest.raises(ConfigError, match=f"ruleset option {key}: at least {least}, got"):
