@@ -62,7 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MawError as exc:
         print(f"maw: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command's own parser: its usage, not maw's
+        commands = next(a for a in parser._actions
+                        if isinstance(a, argparse._SubParsersAction))
+        commands.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args.func(args) or 0)
     except MawError as exc:

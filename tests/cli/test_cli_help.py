@@ -41,3 +41,14 @@ def test_a_seed_left_out_is_fresh_and_said():
         args = commands()[name]
         seed = next(a for a in args._actions if "--seed" in a.option_strings)
         assert seed.default is None and "fresh random seed" in seed.help
+
+
+def test_an_unknown_flag_is_said_with_its_command_s_usage(capsys):
+    from maw.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["replay", "a.jsonl", "b.jsonl", "--bogus"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[0].startswith("usage: maw replay ")
+    assert err[-1] == "maw replay: error: unrecognized arguments: --bogus"
