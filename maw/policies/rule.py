@@ -335,18 +335,19 @@ class RuleDecider(Decider):
             by = dict(votes)
             victim = by.get(target)
             if victim in murdered:
-                return voice.reason("murdered", self.voice, t=target, v=victim, d=day)
+                return voice.reason("murdered", self.voice, self.player, t=target, v=victim,
+                                    d=day)
             along = sorted(v for v, t in votes if t == victim and v not in (target,
                                                                             self.player))
             if victim and along:
-                return voice.reason("along", self.voice, t=target, a=along[0], v=victim,
-                                    d=day)
+                return voice.reason("along", self.voice, self.player, t=target, a=along[0],
+                                    v=victim, d=day)
         accused = [t for s, t in self.accusations if s == target and t in murdered]
         if accused:
-            return voice.reason("accused", self.voice, t=target, v=accused[-1])
+            return voice.reason("accused", self.voice, self.player, t=target, v=accused[-1])
         said = [t for s, t in self.accusations if s == target]
         if said:
-            return voice.reason("points", self.voice, t=target, v=said[-1])
+            return voice.reason("points", self.voice, self.player, t=target, v=said[-1])
         return ""
 
     def _prime(self, view: PlayerView, pool: tuple[str, ...] | list[str]) -> str | None:

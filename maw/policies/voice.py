@@ -73,9 +73,12 @@ def pick(bank: tuple[str, ...], rng: random.Random, **words: object) -> str:
     return " ".join(text.split())
 
 
-def reason(kind: str, rng: random.Random, **words: object) -> str:
-    """One phrasing of a reason of ``kind`` (a key of ``REASONS``)."""
-    return pick(REASONS[kind], rng, **{k: str(v) for k, v in words.items()})
+def reason(kind: str, rng: random.Random, me: str = "", **words: object) -> str:
+    """One phrasing of a reason of ``kind`` (a key of ``REASONS``), said by ``me``: where
+    a name is the speaker's own it says "me" ("Bob is very quick to blame me", not
+    "... to blame Fay" in Fay's mouth)."""
+    return pick(REASONS[kind], rng,
+                **{k: "me" if me and str(v) == me else str(v) for k, v in words.items()})
 
 
 def suspect_line(target: str, reason: str, rng: random.Random) -> str:

@@ -184,3 +184,32 @@ def test_two_wolves_that_chose_at_once_agree_instead_of_swapping():
     assert picks == {"B": "keeps its pick", "E": "A"}, picks
     state, _ = play(state, Attack("E", "A"))
     assert state.phase is not Phase.NIGHT  # agreed: the night is over
+
+
+def test_a_rule_players_reason_names_itself_as_me():
+    """A real game's line: Fay, voting for Bob, said "Bob is very quick to blame Fay"."""
+    import random
+    import re
+
+    from conftest import start
+
+    from maw.engine import Room, events
+    from maw.policies import voice
+    from maw.policies.rule import RuleDecider
+
+    state = start("maw", "VWVVWV")  # A to F: B and E the wolves
+    d = RuleDecider("C", random.Random(0))
+    for e in engine.opening_events(state):
+        if e.audience is None or "C" in e.audience:
+            d.observe(e)
+    d.observe(events.Chatted(1, Room.VILLAGE, "B", "I suspect C."))
+    d.observe(events.Chatted(1, Room.VILLAGE, "D", "I suspect A."))
+    for seed in range(8):  # (every phrasing of the bank)
+        d.voice = random.Random(seed)
+        said = d.reason(engine.view(state, "C"), "B")
+        words = re.findall(r"\w+", said)
+        assert "me" in words and "C" not in words, said
+    # another's accusation keeps its name
+    d.voice = random.Random(0)
+    assert "A" in re.findall(r"\w+", d.reason(engine.view(state, "C"), "D"))
+    assert voice.reason("points", random.Random(0), "", t="B", v="C").count("C") == 1
