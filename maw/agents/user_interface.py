@@ -82,6 +82,7 @@ class UserInterfaceAgent(MawAgent):
         self.pack: list[str] = []
         self.seat_name = name
         self.quit = asyncio.Event()
+        self.hinted: tuple[tuple, set[str]] = ((), set())  # (a phase, the commands told)
 
     async def setup(self) -> None:
         self.add_behaviour(Requests(), of_types("get_input", "news", "cancel"))
@@ -117,6 +118,31 @@ class UserInterfaceAgent(MawAgent):
         update = getattr(self.console, "update", None)
         if update is not None:
             update(**status)
+
+    def show_hint(self) -> None:
+        hint = self.hint()
+        if hint is not None:
+            self.console.show(hint)
+
+    def hint(self) -> str | None:
+        """What the person may now do to another player, told once a phase as it comes
+        (a night's "/divine NAME", the day's "/vote NAME" once the votes open): the
+        person at the night's first line had only "Day 1, night" to go on."""
+        if (self.view or {}).get("alive") is False:
+            return None
+        phase = phase_of(self.view)
+        if self.hinted[0] != phase:
+            self.hinted = (phase, set())
+        usages = []
+        for o in self.options:
+            spec = ACTIONS.get(o.action)
+            if spec is not None and spec.target and not spec.text and \
+                    spec.usage not in self.hinted[1] and spec.usage not in usages:
+                usages.append(spec.usage)
+        if not usages:
+            return None
+        self.hinted[1].update(usages)
+        return f"(you may now: {', '.join(usages)}; /help for all)"
 
     def who(self) -> str:
         v = self.view or {}
@@ -165,6 +191,7 @@ class Requests(Guarded):
                     heard(record)
                 else:
                     agent.console.show(render.heard(record))
+            agent.show_hint()  # (after the news: the phase's line, then what it offers)
             return
         if isinstance(body, m.Cancel):  # the phase ended: nothing to answer any more
             if agent.pending is not None and agent.pending[0].thread == msg.thread:
@@ -256,8 +283,11 @@ class Keyboard(CyclicBehaviour):
             agent.console.show("! you are dead: you can watch the game, not act in it")
             return
         if isinstance(parsed.action, m.Listen) and parsed.action.ready:
-            agent.console.show("(you are ready: the day ends once everyone has voted and "
-                               "is ready; anything you do now takes it back)")
+            day = (agent.view or {}).get("phase") in ("day", "vote")
+            agent.console.show("(you are ready: " + (
+                "the day ends once everyone has voted and is ready" if day else
+                "the phase ends once everyone who acts in it is done")
+                + "; anything you do now takes it back)")
         if pending is None:
             # (the player asks again as soon as its last answer is through: this goes
             # out then, in the order typed)

@@ -270,7 +270,7 @@ def _why_illegal(state: GameState, action: AnyAction) -> str | None:
         return f"{target!r} is not a player in this game"
     if not _may_target(state, s, t, spec):
         if t == s:
-            return f"{actor} may not target itself"
+            return f"{actor} may not {spec.name} {actor}: not oneself"
         if not state.alive[t]:
             return f"{target} is dead"
         return f"{target} is not a legal target"

@@ -4,7 +4,10 @@ Statements (one per sentence, any order, case-insensitive on the keywords):
 
 * ``I am the Seer.`` — a coming-out (any role name);
 * ``Bob is a werewolf.`` / ``Bob is human.`` — a divination or reading claimed as fact;
-* ``I suspect Bob.`` / ``I vote for Bob.`` / ``I accuse Bob.`` — an accusation.
+* ``I suspect Bob.`` / ``I vote for Bob.`` / ``I accuse Bob.`` — an accusation; so are
+  the plain ways a person says it: ``Vote Bob``, ``let's vote for Bob``, ``I don't trust
+  Bob``, ``Bob is suspicious`` (``shady``, ``lying``, ``a liar``...);
+* ``I trust Bob.`` / ``Bob is innocent.`` / ``Bob is not a werewolf.`` — a defence.
 
 A line that is a sentence of the AIWolf Protocol division's language (Protocol 3.6,
 ``maw.policies.protocol36``) is read as the same claims, ``Agent[NN]`` being the game's
@@ -28,11 +31,14 @@ _ROLE: dict[tuple[str, ...], re.Pattern] = {}
 
 
 def _role_pattern() -> re.Pattern:
-    """"I am the <role>." for every role known (a role registered later included)."""
+    """"I am the <role>." for every role known (a role registered later included), and
+    a person's ways of saying it ("I'm just a plain villager")."""
     key = tuple(sorted(ROLES))
     if key not in _ROLE:
         names = "|".join(re.escape(n) for n in key)
-        _ROLE[key] = re.compile(rf"\bI am (?:the |a )?({names})\b", re.IGNORECASE)
+        _ROLE[key] = re.compile(rf"\bI(?: am|'m) (?:just |only |really )?(?:the |a |an )?"
+                                rf"(?:(?:plain|simple|real|true|humble|ordinary|normal) )?"
+                                rf"({names})\b", re.IGNORECASE)
     return _ROLE[key]
 
 
@@ -65,23 +71,41 @@ def parsed(speaker: str, text: str, players: tuple[str, ...]) -> tuple[Claim, ..
         key = name.lower()
         if key not in lowered:
             continue
-        species, suspect = _name_patterns(key)
+        species, suspect, defend = _name_patterns(key)
         m = species.search(lowered)
         if m:
             said = "werewolf" if m.group(1) in ("werewolf", "wolf") else "human"
             claims.append(Claim("species", speaker, name, said))
         if suspect.search(lowered):
             claims.append(Claim("suspect", speaker, name, ""))
+        elif defend.search(lowered):
+            claims.append(Claim("defend", speaker, name, ""))
     return tuple(claims)
 
 
+# what a person says of a suspect, besides the grammar's own words
+_SUSPECT_WORDS = (r"suspicious|suspect|shady|sus|lying|a liar|evil|guilty|fishy|"
+                  r"up to something|hiding something")
+
+
 @lru_cache(maxsize=1024)
-def _name_patterns(key: str) -> tuple[re.Pattern, re.Pattern]:
-    """"<name> is a werewolf/human" and "I suspect <name>" for one (lower-case) name."""
+def _name_patterns(key: str) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
+    """"<name> is a werewolf/human", an accusation ("I suspect <name>", "vote <name>",
+    "<name> is suspicious") and a defence ("I trust <name>", "<name> is innocent") for
+    one (lower-case) name."""
     pat = re.escape(key)
+    end = r"(?!\w)"  # (not followed by a letter: a name may end in one, "Agent[03]")
     return (re.compile(pat + r" is (?:a |an )?(werewolf|wolf|human|villager)\b"),
-            # (not followed by a letter: a name may end in one that is not, "Agent[03]")
-            re.compile(r"\bi (?:suspect|vote for|accuse) " + pat + r"(?!\w)"))
+            re.compile(r"\bi (?:suspect|vote for|accuse) " + pat + end
+                       + r"|(?:^|[.!?;:,]\s*|\blet'?s |\blet us |\bwe should |\bi )"
+                       + r"vote (?:for |out )?" + pat + end
+                       + r"|\bi (?:don'?t|do not) trust " + pat + end
+                       + r"|(?<!\w)" + pat + r" (?:is|seems|looks) (?:very |really |so )?(?:"
+                       + _SUSPECT_WORDS + r")\b"),
+            re.compile(r"\bi trust " + pat + end
+                       + r"|(?<!\w)" + pat + r" (?:is|seems|looks) (?:innocent|trustworthy|"
+                       r"not a (?:werewolf|wolf)|not (?:a )?suspicious)\b"
+                       + r"|(?<!\w)" + pat + r" isn'?t a (?:werewolf|wolf)\b"))
 
 
 # a line that may be a Protocol 3.6 sentence: it starts with a subject or a word in capitals

@@ -328,15 +328,17 @@ class RuleDecider(Decider):
     def reason(self, view: PlayerView, target: str) -> str:
         """Why ``target`` is suspect, from what everyone saw (never a secret); empty when
         nothing points at it yet."""
-        murdered = {p for _d, p, c in view.deaths if c == "murdered"}
+        murdered = {p: d for d, p, c in view.deaths if c == "murdered"}
         for day, kind, _r, votes in reversed(view.vote_history):
             if kind != "execute":
                 continue
             by = dict(votes)
             victim = by.get(target)
             if victim in murdered:
+                night = "that night" if murdered[victim] == day else \
+                    f"on night {murdered[victim]}"
                 return voice.reason("murdered", self.voice, self.player, t=target, v=victim,
-                                    d=day)
+                                    d=day, n=night)
             along = sorted(v for v, t in votes if t == victim and v not in (target,
                                                                             self.player))
             if victim and along:

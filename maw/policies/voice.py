@@ -40,10 +40,10 @@ FIRST = (  # a vote cast before the player said anything today
 # why a player is suspect, by the kind of evidence ({t} the suspect, {v} a victim or the
 # one it accused, {a} who voted along, {d} the day)
 REASONS = {
-    "murdered": (
-        "{t} voted against {v} on day {d}, and the wolves murdered {v} that night.",
-        "On day {d} {t} wanted {v} gone; that night {v} was murdered.",
-        "{t} voted to execute {v} on day {d}, and the wolves finished the job.",
+    "murdered": (  # ({n}: "that night", or "on night 3" where the wolves took longer)
+        "{t} voted against {v} on day {d}, and the wolves murdered {v} {n}.",
+        "On day {d} {t} wanted {v} gone; {n} {v} was murdered.",
+        "{t} voted to execute {v} on day {d}, and the wolves finished the job {n}.",
     ),
     "along": (
         "{t} voted with {a} against {v} on day {d}.",

@@ -74,13 +74,15 @@ def event_messages(event: engine.Event, day: int, round_: int,
             carry["votes"] = [tuple(v) for v in event.votes]
             return []
         case ev.Executed():
-            return [(event.player, m.Kill(day=event.day, cause="executed")),
-                    (None, m.VoteResult(day=event.day, target=event.player, status="executed",
+            # (the verdict everyone hears first, then the dead's own news: "Alice was
+            # executed" read after "You were executed" looked like a second death)
+            return [(None, m.VoteResult(day=event.day, target=event.player, status="executed",
                                         votes=carry.get("votes", []), tied=list(event.drawn),
-                                        reason="chance" if event.drawn else ""))]
+                                        reason="chance" if event.drawn else "")),
+                    (event.player, m.Kill(day=event.day, cause="executed"))]
         case ev.Murdered():
-            return [(event.player, m.Kill(day=event.day, cause="murdered")),
-                    (None, m.VoteResult(day=event.day, target=event.player, status="murdered"))]
+            return [(None, m.VoteResult(day=event.day, target=event.player, status="murdered")),
+                    (event.player, m.Kill(day=event.day, cause="murdered"))]
         case ev.NoExecution():
             return [(None, m.VoteResult(day=event.day, target=None, status="no_execution",
                                         votes=carry.get("votes", []), reason=event.reason,
@@ -89,9 +91,9 @@ def event_messages(event: engine.Event, day: int, round_: int,
             return [(None, m.VoteResult(day=event.day, target=event.player, status="spared",
                                         votes=carry.get("votes", []), reason=event.role))]
         case ev.Shot():
-            return [(event.target, m.Kill(day=event.day, cause="shot")),
-                    (None, m.VoteResult(day=event.day, target=event.target, status="shot",
-                                        by=event.hunter))]
+            return [(None, m.VoteResult(day=event.day, target=event.target, status="shot",
+                                        by=event.hunter)),
+                    (event.target, m.Kill(day=event.day, cause="shot"))]
         case ev.Ran():
             return [(None, m.VoteResult(day=event.day, target=event.player,
                                         status="withdrew" if event.withdrawn else "ran"))]
@@ -105,9 +107,9 @@ def event_messages(event: engine.Event, day: int, round_: int,
             return [(None, m.VoteResult(day=event.day, target=None, status="order",
                                         order=list(event.order)))]
         case ev.Exploded():
-            return [(event.player, m.Kill(day=event.day, cause="exploded")),
-                    (None, m.VoteResult(day=event.day, target=event.player,
-                                        status="exploded"))]
+            return [(None, m.VoteResult(day=event.day, target=event.player,
+                                        status="exploded")),
+                    (event.player, m.Kill(day=event.day, cause="exploded"))]
         case ev.NoMurder():
             return [(None, m.VoteResult(day=event.day, target=None, status="no_murder"))]
         case ev.Revote():

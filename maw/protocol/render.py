@@ -19,10 +19,9 @@ def heard(record: Any) -> str:
         case h.RoomOpened():
             return f"[{record.room}] open for {', '.join(record.players)}."
         case h.VoteHeard():
-            what = f"votes for {record.target}" if record.target else "withdraws the vote"
-            verb = "attack" if record.vote == "attack" else record.vote
-            return f"[GM] {record.voter} {what}" + (f" ({verb})" if verb != "execute"
-                                                     else "") + "."
+            if not record.target:
+                return f"[GM] {record.voter} withdraws the vote."
+            return f"[GM] {record.voter} {_chose(record.vote, record.target)}."
         case h.ResultHeard():
             return _result(record)
         case h.Revealed():
@@ -118,6 +117,15 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
+# a vote or a night's choice, in words ("divines Gus", not "votes for Gus (divine)")
+_CHOSE = {"execute": "votes for {t}", "attack": "wants to attack {t}", "divine": "divines {t}",
+          "guard": "guards {t}", "sheriff": "votes for {t} as sheriff"}
+
+
+def _chose(kind: str, target: str) -> str:
+    return _CHOSE.get(kind, kind + " {t}").format(t=target)
+
+
 def _and(names: list[str] | tuple[str, ...]) -> str:
     """"Ann", "Ann and Bob", "Ann, Bob and Cid"."""
     names = list(names)
@@ -198,10 +206,7 @@ def event_line(event: str, d: dict[str, Any]) -> str | None:
         case "VoteCast":
             if d["target"] is None:
                 return f"   {d['voter']} withdraws the vote"
-            verb = {"execute": "votes for {t}", "attack": "wants to attack {t}",
-                    "divine": "divines {t}", "sheriff": "votes for {t} as sheriff"}.get(
-                d["kind"], d["kind"] + " {t}")
-            return f"   {d['voter']} {verb.format(t=d['target'])}{tag}"
+            return f"   {d['voter']} {_chose(d['kind'], d['target'])}{tag}"
         case "Executed":
             if d.get("drawn"):
                 return (f"** {d['player']} is executed ({_votes(d['votes'])}): a tie between "

@@ -43,7 +43,15 @@ def _help(view: dict[str, Any] | None = None) -> str:
     entries = [(s.usage, s.help) for s in _actions(view) if s.name != "chat"] + list(LOCAL)
     lines = ["Type a message to say it in the open room. Commands:"]
     lines += [f"  {usage:<14} {what}" for usage, what in entries]
+    lines += TALK
     return "\n".join(lines)
+
+
+# how the AI players read the talk (maw.policies.claims: the rule players' grammar; a
+# model player reads any words)
+TALK = ["Rule players understand plain statements, one a sentence: \"I suspect Bob.\", "
+        "\"Vote Bob.\", \"Bob is suspicious.\", \"I trust Bob.\", \"I am the Seer.\", "
+        "\"Bob is a werewolf.\" / \"Bob is human.\" (a result you claim)."]
 
 
 

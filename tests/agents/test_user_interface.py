@@ -77,6 +77,31 @@ def test_an_action_typed_in_an_earlier_phase_is_dropped_and_the_question_stays_o
     assert ui.take_queued() == m.Chat(message="now")
 
 
+def test_each_phase_tells_the_person_what_it_may_now_do_to_another_once():
+    """A Seer at the night's first line had only "Day 1, night" to go on."""
+    from maw.agents.base import GameLog
+    from maw.agents.user_interface import UserInterfaceAgent
+
+    person = ScriptedPerson([])
+    ui = UserInterfaceAgent("alice@localhost", "pw", person, GameLog(None))
+    day = {"day": 1, "phase": "day", "alive": True}
+    ui.view, ui.options = day, [m.Option(action="chat", room="Village")]
+    ui.show_hint()  # (the day's talk: nothing to do to another yet)
+    ui.options += [m.Option(action="vote", target=n) for n in ("Bob", "Cid")]
+    ui.show_hint()  # the votes open
+    ui.options += [m.Option(action="unvote")]
+    ui.show_hint()  # (told once a phase)
+    ui.view = {"day": 1, "phase": "night", "alive": True}
+    ui.options = [m.Option(action="divine", target="Bob")]
+    ui.show_hint()
+    ui.show_hint()
+    ui.view = {"day": 2, "phase": "day", "alive": False}
+    ui.options = [m.Option(action="vote", target="Bob")]
+    ui.show_hint()  # (the dead watch)
+    assert person.screen == ["(you may now: /vote NAME; /help for all)",
+                             "(you may now: /divine NAME; /help for all)"]
+
+
 # ---------------------------------------------------------------- a person over XMPP
 
 

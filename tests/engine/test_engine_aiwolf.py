@@ -184,7 +184,7 @@ def test_the_medium_learns_the_executed_species():
 
 def test_the_bodyguard_blocks_the_attack_and_cannot_guard_itself():
     state = night1(start("aiwolf-9", NINE))
-    with pytest.raises(IllegalActionError, match="may not target itself"):
+    with pytest.raises(IllegalActionError, match="C may not guard C: not oneself"):
         apply(state, Guard("C", "C"))
     state, ev = run(state, Guard("C", "G"), Divine("A", "E"), Attack("E", "G"), Attack("F", "G"))
     assert [e.target for e in ev if isinstance(e, AttackBlocked)] == ["G"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from maw import engine
 from maw.engine import Attack, Vote, legal_actions, new_game, ruleset, view
 from maw.policies import make_decider
@@ -213,3 +215,55 @@ def test_a_rule_players_reason_names_itself_as_me():
     d.voice = random.Random(0)
     assert "A" in re.findall(r"\w+", d.reason(engine.view(state, "C"), "D"))
     assert voice.reason("points", random.Random(0), "", t="B", v="C").count("C") == 1
+
+
+PLAIN = [  # (what a person types, the claims the rule players read in it)
+    ("I think Bob is shady", [("suspect", "Bob")]),
+    ("Hi all. I am a plain villager, I think Dee is suspicious.",
+     [("role", "Alice"), ("suspect", "Dee")]),
+    ("Vote Bob!", [("suspect", "Bob")]),
+    ("let's vote out bob", [("suspect", "Bob")]),
+    ("I don't trust Cid", [("suspect", "Cid")]),
+    ("Bob seems really fishy", [("suspect", "Bob")]),
+    ("I trust Bob but Cid is lying", [("defend", "Bob"), ("suspect", "Cid")]),
+    ("Bob is not a werewolf", [("defend", "Bob")]),
+    ("Bob is not suspicious", [("defend", "Bob")]),
+    # the rule players' own reasons and the hybrid's lines claim nothing new
+    ("Cid voted against Bob on day 1, and the wolves murdered Bob that night.", []),
+    ("@Bob @Cid, you have not said whom you vote for. Whom do you vote for?", []),
+    ("We have all said where our votes go: no need to talk more today.", []),
+    ("Bobby is suspicious", []),  # (another name's letters)
+]
+
+
+@pytest.mark.parametrize("text,said", PLAIN)
+def test_a_person_s_plain_accusation_or_defence_is_read(text, said):
+    """A person at a terminal who wrote "I think Dee is suspicious" was heard by the rule
+    players as saying nothing."""
+    from maw.policies import claims
+
+    got = claims.parse("Alice", text, ("Alice", "Bob", "Cid", "Dee"))
+    assert [(c.kind, c.target) for c in got] == said
+
+
+def test_a_murder_nights_after_the_vote_is_not_said_to_be_that_night():
+    """A real game's line: "Gus voted against Alice on day 1, and the wolves murdered Alice
+    that night", where Alice was murdered on night 2."""
+    from conftest import start
+
+    from maw.engine import EndPhase
+    from maw.policies.rule import RuleDecider
+
+    s = start("maw", "VWVVWV")  # A to F: B and E the wolves
+    for voter, target in zip("BCDAFE", "ADCFEB", strict=True):  # a tie: nobody
+        s, _ = engine.play(s, Vote(voter, target))
+    for _ in range(3):  # the tie; night 1 without a murder; day 2 without a vote
+        s, _ = engine.play(s, EndPhase())
+    s, _ = engine.play(s, Attack("B", "A"))
+    s, _ = engine.play(s, Attack("E", "A"))
+    assert (s.day, engine.view(s, "C").deaths) == (3, ((2, "A", "murdered"),))
+    d = RuleDecider("C", random.Random(0))
+    for seed in range(6):
+        d.voice = random.Random(seed)
+        said = d.reason(engine.view(s, "C"), "B")
+        assert "on night 2" in said and "that night" not in said, said

@@ -466,6 +466,7 @@ def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
             child.expect(r"Day 1, night", timeout=90)
             living = first_night(folder)
             if "Alice" in living:  # Ann, or another if day 1 executed Ann
+                child.expect(r"\(you may now: /divine NAME; /help for all\)")  # (told)
                 seen = next(n for n in ["Ann", *names] if n in living and n != "Alice")
                 child.sendline(f"/divine {seen}")
                 child.expect(rf"Your divination: {seen} is (human|werewolf)", timeout=30)
