@@ -253,6 +253,14 @@ class OpenState(RoomState):
         asked = room.checks.answer(body.ref, sender, body)
         if asked is None:
             return
+        try:
+            await self._verdict(body, asked)
+        finally:
+            if body.ack:  # (pushed: what the line changed may now be told)
+                await room.send_body(self, room.gamemaster, m.Agree(ref="chat"), body.ack)
+
+    async def _verdict(self, body: m.ChatVerdict, asked: tuple) -> None:
+        room = self.room
         name, text, thread = asked
         jid = room.writers.get(name) or room.readers.get(name)
         if not body.ok:

@@ -17,6 +17,7 @@ from maw.protocol import convert
 from maw.protocol import messages as m
 from maw.protocol.proof import new_key
 
+ROOM_PUSH_SECONDS = 2.0  # the longest a phase's news waits for the line that changed it
 REFUSED_KEPT = 10_000  # the refused joins remembered (a flood of names forgets the oldest)
 
 
@@ -170,8 +171,15 @@ class Referee(Guarded):
                     ok, reason = True, ""
                 except IllegalActionError as exc:
                     reason = str(exc)
-        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason),
-                           thread)
+        ack = secrets.token_hex(4) if ok and gm.marker() != before else ""
+        pushed = gm.room_answers.open(ack, sender, room) if ack else None
+        await gm.send_body(self, sender, m.ChatVerdict(ref=body.ref, ok=ok, reason=reason,
+                                                       ack=ack), thread)
+        if pushed is not None:
+            # the line reaches its readers before the news of what it changed (a person
+            # read "the votes are open" and then the line that opened them); a room that
+            # is slow to say so costs only that order
+            await gm.room_answers.wait(pushed, ack, timeout=ROOM_PUSH_SECONDS)
         if ok:
             assert seat is not None  # (a verdict of ok is a seat's)
             if seat.gone:

@@ -452,6 +452,10 @@ class ChatVerdict(Body):
     ref: str
     ok: bool
     reason: str = ""
+    # where the line changed the phase (the votes open, the phase ends): the room answers
+    # agree under this thread once every reader has the line, so that it comes before
+    # the news of what it changed ("" : no answer wanted)
+    ack: str = ""
 
 
 # ------------------------------------------------------------------ a server's hall

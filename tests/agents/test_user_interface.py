@@ -179,6 +179,27 @@ async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
 
 @pytest.mark.xmpp
 @pytest.mark.asyncio(loop_scope="session")
+async def test_the_line_that_opens_the_votes_is_shown_before_they_open(server, tmp_path):
+    """The votes open once everyone has spoken; the GameMaster told the players so before
+    the room had brought them the last line, so a person read "the votes are open" and
+    then the line that opened them. Here the person speaks last."""
+    config = GameConfig(early_end=True, players=6, rules=ruleset("maw", votes_open="talk"),
+                        seed=1, day_seconds=80, night_seconds=4, log_dir=tmp_path,
+                        lobby_seconds=60)
+    game = asyncio.create_task(run_game(config, default_seats(5), server, timeout=180,
+                                        remote=1, lobby="order"))
+    others = tuple(rf"^{n}: " for n in ("Ann", "Bob", "Cid", "Dee", "Eve"))
+    person = ScriptedPerson([(others, "I think Ann is suspicious."), ("votes are open", "/quit")])
+    played = await run_person(server, "order", person, name="Zed", timeout=120)
+    await game
+    assert played.name == "Zed"
+    mine = next(i for i, x in enumerate(person.screen) if "Zed: I think Ann" in x)
+    opened = next(i for i, x in enumerate(person.screen) if "the votes are open" in x)
+    assert mine < opened, person.screen[mine - 2:opened + 2]
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
 async def test_a_person_who_quits_does_not_stop_the_game(server, tmp_path):
     config = GameConfig(early_end=True, players=6, rules=ruleset("maw"), seed=1, day_seconds=3,
                         night_seconds=2, log_dir=tmp_path, lobby_seconds=60)
