@@ -281,6 +281,9 @@ async def stop_agents(agents: Sequence[MawAgent], logins: Logins | None = None) 
     keep the others from stopping. An agent on one of ``logins`` stops and leaves its
     login for the next game."""
     gate = asyncio.Semaphore(STOPPING_AT_ONCE)
+    # (tasks already being cancelled are not this stop's to wait for: the main task, on
+    # Ctrl-C, which may be waiting for this very stop; it kept a seat 5 s)
+    already = {t for t in asyncio.all_tasks() if t.cancelling()}
 
     async def one(agent: MawAgent) -> None:
         if logins is not None and logins.release(agent):
@@ -294,7 +297,7 @@ async def stop_agents(agents: Sequence[MawAgent], logins: Logins | None = None) 
             end_filters(agent.client)
     await asyncio.gather(*(one(a) for a in agents))
     forget(agents)
-    await _cancelled_end()
+    await _cancelled_end(already)
 
 
 def forget(agents: Sequence[MawAgent]) -> None:
@@ -311,17 +314,18 @@ def forget(agents: Sequence[MawAgent]) -> None:
             container.unregister(jid)
 
 
-async def _cancelled_end(seconds: float = 5.0) -> None:
+async def _cancelled_end(before: set[asyncio.Task] | frozenset = frozenset(),
+                         seconds: float = 5.0) -> None:
     """Let the tasks being cancelled (a stopped client's stream filters) end before the
     caller goes on, and perhaps closes the loop: on a loaded machine they had not had
     their turn yet, and the closing loop printed "Task was destroyed but it is
-    pending!"."""
+    pending!". Tasks in ``before`` were being cancelled already, by others."""
     loop = asyncio.get_running_loop()
     mine = asyncio.current_task()
     end = loop.time() + seconds
     while loop.time() < end:
         left = [t for t in asyncio.all_tasks() if t is not mine and not t.done()
-                and t.cancelling()]
+                and t.cancelling() and t not in before]
         if not left:
             return
         await asyncio.wait(left, timeout=0.5)

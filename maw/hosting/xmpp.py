@@ -187,14 +187,21 @@ class EmbeddedServer:
         HTTPFieldUpload(None)
         server = self._server
         assert server is not None
+        # (Ctrl-C's handler as it is now: asyncio.run's, which cancels the main task, so
+        # that every ``finally`` runs in order; a page's seat is told the host stopped)
+        on_int, on_term = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
         self._task = asyncio.create_task(server.start())
         waiter = asyncio.create_task(server.ready.wait())
         done, _ = await asyncio.wait({self._task, waiter}, timeout=20,
                                      return_when=asyncio.FIRST_COMPLETED)
         # pyjabber's start() installs SIGINT/SIGTERM handlers that raise SystemExit inside
-        # the event loop, which can hang the process; give Ctrl-C and kill back to Python
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        # the event loop, which can hang the process; give Ctrl-C and kill back to what
+        # handled them before (Python's own, or asyncio.run's: Ctrl-C cancels the main
+        # task; the default handler raised KeyboardInterrupt out of the loop, and every
+        # task was cancelled at once, a web page's streams before they told the seats)
+        signal.signal(signal.SIGINT, on_int if on_int is not None else
+                      signal.default_int_handler)
+        signal.signal(signal.SIGTERM, on_term if on_term is not None else signal.SIG_DFL)
         if waiter not in done:
             waiter.cancel()
             if self._task in done and self._task.exception():

@@ -6,6 +6,7 @@ Screenshots go to tests/artifacts/web/ (kept out of git) to be looked at."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -324,6 +325,41 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
             assert code == 0 and "maw game: the web page is closed" in said, said
         else:
             assert code == 130 and "maw game: interrupted" in said, said
+    finally:
+        proc.kill()
+
+
+@pytest.mark.xmpp
+def test_a_host_stopped_with_ctrl_c_tells_its_seat_pages_and_exits(tmp_path):
+    """A person's seat page, its stream open, saw the stream close with no end when the
+    host was stopped (the page said "reconnecting…"), and the host took 5 to 17 s to go:
+    Ctrl-C raised out of the event loop, so every task was cancelled at once, the
+    page's stream before the seat's end; a stopped seat then waited 5 s for the main
+    task, which was waiting for it."""
+    import threading
+
+    proc = maw("game", "--policy", "rule", "--players", "5", "--humans", "1",
+               "--xmpp", f"embedded:{free_port()}", "--log-dir", str(tmp_path),
+               "--web", str(free_port()), "--lobby-seconds", "120")
+    out: list[str] = []
+    try:
+        seat = said_line(proc, r"(http://\S+/seat/\S+)", out, 30).group(1)
+        frames: list[str] = []
+
+        def read() -> None:
+            with contextlib.suppress(Exception), \
+                    urllib.request.urlopen(seat + "/events", timeout=60) as stream:
+                for raw in stream:
+                    frames.append(raw.decode())
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        wait(lambda: any("Your name?" in f for f in frames), 30, "the seat's question")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 130
+        reader.join(10)
+        text = "".join(frames)
+        assert "event: end" in text and "the host stopped" in text, text
+        assert "Traceback" not in proc.stdout.read()
     finally:
         proc.kill()
 
