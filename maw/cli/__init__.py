@@ -57,6 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        # a command started in the background (a script's "&") inherits Ctrl-C ignored;
+        # a host still stops on SIGINT, through asyncio.run's handler (which cancels the
+        # main task, so that every "finally" runs), installed only over Python's own
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:  # (the parser lists the rulesets: the engine's import, MAW_ENGINE's check)
         parser = build_parser()
     except MawError as exc:

@@ -199,9 +199,9 @@ class EmbeddedServer:
         # handled them before (Python's own, or asyncio.run's: Ctrl-C cancels the main
         # task; the default handler raised KeyboardInterrupt out of the loop, and every
         # task was cancelled at once, a web page's streams before they told the seats)
-        signal.signal(signal.SIGINT, on_int if on_int is not None else
+        signal.signal(signal.SIGINT, on_int if callable(on_int) else
                       signal.default_int_handler)
-        signal.signal(signal.SIGTERM, on_term if on_term is not None else signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, on_term if callable(on_term) else signal.SIG_DFL)
         if waiter not in done:
             waiter.cancel()
             if self._task in done and self._task.exception():
