@@ -83,6 +83,8 @@ class UserInterfaceAgent(MawAgent):
         self.seat_name = name
         self.quit = asyncio.Event()
         self.hinted: tuple[tuple, set[str]] = ((), set())  # (a phase, the commands told)
+        # the last answer sent: (its question's thread, the action, the phase it was for)
+        self.answered: tuple[str | None, m.Body, tuple] | None = None
 
     async def setup(self) -> None:
         self.add_behaviour(Requests(), of_types("get_input", "news", "cancel"))
@@ -193,9 +195,15 @@ class Requests(Guarded):
                     agent.console.show(render.heard(record))
             agent.show_hint()  # (after the news: the phase's line, then what it offers)
             return
-        if isinstance(body, m.Cancel):  # the phase ended: nothing to answer any more
+        if isinstance(body, m.Cancel):  # the question is moot (a new phase, the votes open)
             if agent.pending is not None and agent.pending[0].thread == msg.thread:
                 agent.pending = None
+            elif agent.answered is not None and agent.answered[0] == msg.thread:
+                # withdrawn as the answer went: the player never took it, so it goes with
+                # the next question (a vote typed the moment the votes opened was lost);
+                # in a phase over by then, the person is told it came too late
+                agent.queued.insert(0, agent.answered[1:])
+                agent.answered = None
             return
         if not isinstance(body, m.GetInput):
             return
@@ -218,6 +226,7 @@ class Requests(Guarded):
         agent.status(view=view, seconds=body.seconds, options=agent.offered())
         action = agent.take_queued()
         if action is not None:
+            agent.answered = (msg.thread, action, phase_of(agent.view))
             await agent.send_body(self, str(msg.sender.bare), action, msg.thread)
             return
         agent.pending = (msg, body)
@@ -297,4 +306,5 @@ class Keyboard(CyclicBehaviour):
         msg = pending[0]
         with contextlib.suppress(Exception):
             agent.game_log.write("typed", text=text, action=parsed.action.type)
+        agent.answered = (msg.thread, parsed.action, phase_of(agent.view))
         await agent.send_body(self, str(msg.sender.bare), parsed.action, msg.thread)

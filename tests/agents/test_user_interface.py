@@ -182,20 +182,28 @@ async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
 async def test_the_line_that_opens_the_votes_is_shown_before_they_open(server, tmp_path):
     """The votes open once everyone has spoken; the GameMaster told the players so before
     the room had brought them the last line, so a person read "the votes are open" and
-    then the line that opened them. Here the person speaks last."""
-    config = GameConfig(early_end=True, players=6, rules=ruleset("maw", votes_open="talk"),
-                        seed=1, day_seconds=80, night_seconds=4, log_dir=tmp_path,
-                        lobby_seconds=60)
+    then the line that opened them. Here the person speaks last, then votes at once."""
+    # (one day: the game is over once it is; the person votes and is done, so the day
+    # ends then, not at its timer, which is long enough for the AI players' lines to come
+    # before the votes open at half the day on a loaded machine)
+    config = GameConfig(early_end=True, players=6, seed=1, day_seconds=60, night_seconds=4,
+                        rules=ruleset("maw", votes_open="talk", max_days=1),
+                        log_dir=tmp_path, lobby_seconds=60, ready_end=True)
     game = asyncio.create_task(run_game(config, default_seats(5), server, timeout=180,
                                         remote=1, lobby="order"))
     others = tuple(rf"^{n}: " for n in ("Ann", "Bob", "Cid", "Dee", "Eve"))
-    person = ScriptedPerson([(others, "I think Ann is suspicious."), ("votes are open", "/quit")])
+    person = ScriptedPerson([(others, "I think Ann is suspicious."),
+                             ("votes are open", "/vote Ann"), ("votes for Ann", "/ready")])
     played = await run_person(server, "order", person, name="Zed", timeout=120)
     await game
     assert played.name == "Zed"
     mine = next(i for i, x in enumerate(person.screen) if "Zed: I think Ann" in x)
     opened = next(i for i, x in enumerate(person.screen) if "the votes are open" in x)
     assert mine < opened, person.screen[mine - 2:opened + 2]
+    # the vote typed the moment the votes opened counted: it answered the question the
+    # opening withdrew, and went again with the next one (it was lost, and the day ran to
+    # its timer)
+    assert "[GM] Zed votes for Ann." in person.screen, person.screen
 
 
 @pytest.mark.xmpp
