@@ -129,9 +129,9 @@ def cmd_game(args: argparse.Namespace) -> int:
     from maw.hosting.game import run_game
     from maw.hosting.plan import GameRequest, plan_game
     from maw.hosting.seats import narration_of
+    from maw.records.transcript import record_line
 
     check_seconds(args, "--timeout")
-    from maw.records.transcript import record_line
 
     if args.aiwolf_tcp:  # (the same seats, over the platform's protocol)
         if args.aiwolf:
