@@ -85,7 +85,15 @@ def test_a_person_plays_a_whole_game_from_the_terminal(tmp_path):
         child.expect([f"Alice votes for {others[0]}", "Refused", "you are dead"])
         child.sendline("/who")
         child.expect("alive: ")
-        child.expect("The game is over: (village|werewolves) won", timeout=150)
+        # then, each day, a vote once the votes are open (for the first other it may vote
+        # for) and done for the day: the day ends once all are
+        while child.expect([r"the votes are open", "The game is over: (village|werewolves) won"],
+                           timeout=150) == 0:
+            child.sendline("/who")
+            child.expect(r"alive: ([\w, ]+)")
+            alive = [n for n in child.match.group(1).split(", ") if n != "Alice"]
+            child.sendline(f"/vote {alive[0]}")
+            child.sendline("/pass")
         winner = child.match.group(1)
         # every player's role and points, the person's own among them
         child.expect("Who was who")
@@ -222,9 +230,11 @@ class Terminal:
         self.text = ""  # everything written, as plain text
         self.ended = False
 
-    def pump(self, seconds: float) -> None:
+    def pump(self, seconds: float, until: str | None = None) -> None:
+        """Read for ``seconds``, or until the text has a match for ``until``."""
         end = time.monotonic() + seconds
-        while not self.ended and time.monotonic() < end:
+        while not self.ended and time.monotonic() < end and not (
+                until and re.search(until, self.text)):
             try:
                 chunk = self.child.read_nonblocking(65536, timeout=0.1)
             except pexpect.TIMEOUT:
@@ -269,7 +279,7 @@ def test_a_person_who_types_slowly_speaks_before_any_vote_every_day(tmp_path):
     said_on: dict[int, float] = {}
     checked_bar: set[int] = set()
     try:
-        term.pump(15)
+        term.pump(30, until=r"You are an? [^\n]*\n")
         assert "Round 1 of 1 starts" in term.text
         dealt = re.search(r"You are an? (\w+)(?: \(the pack: ([\w, ]+)\))?", term.text)
         role, pack = dealt.group(1), (dealt.group(2) or "").split(", ")

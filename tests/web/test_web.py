@@ -631,18 +631,23 @@ def test_a_person_plays_a_whole_game_from_a_seat_page_while_it_is_watched(browse
             assert not shown(browser, part), part
         browser.switch_to.window(seat_tab)
 
-        # then whenever choices come, the person takes the first (to the end of the game)
-        night = False
+        # then whenever choices come, the person takes the first, and once it has voted
+        # it is done for the day (/ready: the day ends once all are), to the game's end
+        night, voted = False, ""
         while not any(x.startswith("-- ") for x in lines()):
-            if not night and browser.find_element(By.ID, "phase").text.startswith("Night"):
+            phase = browser.find_element(By.ID, "phase").text
+            if not night and phase.startswith("Night"):
                 night = True  # (before the choice: the night may end once all have chosen)
                 look(browser, "seat-night")
-            choice = next((c for c in commands(browser) if c not in ("/ready", "/unvote")),
-                          None)
-            if choice:
+            offered = commands(browser)
+            choice = next((c for c in offered if c not in ("/ready", "/unvote")), None)
+            if voted == phase and "/ready" in offered:
+                press(browser, "/ready")
+            elif choice:
                 press(browser, choice)
+                voted = phase if choice.startswith("/vote ") else voted
             if browser.find_element(By.ID, "text").is_enabled() and \
-                    browser.find_element(By.ID, "phase").text.startswith("Day"):
+                    phase.startswith("Day") and voted != phase:
                 with contextlib.suppress(ElementNotInteractableException):  # (it just ended)
                     browser.find_element(By.ID, "text").send_keys("still here\n")
             time.sleep(1.5)
