@@ -473,6 +473,9 @@ def test_a_person_divines_and_whispers_from_the_terminal(tmp_path):
             child.sendline("/whisper Zed hello")
             child.expect("Refused: 'Zed' is not a player")
             child.sendline("hello everyone")
+            child.expect("the votes are open", timeout=60)
+            child.sendline("/vote Fay")  # and done for the day: the day ends once all are
+            child.sendline("/pass")
             child.expect(r"Day 1, night", timeout=90)
             living = first_night(folder)
             if "Alice" in living:  # Ann, or another if day 1 executed Ann
