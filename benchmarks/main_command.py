@@ -17,7 +17,10 @@ embedded XMPP server) and reads its log:
   the speaker's view at that moment (the engine replays the log's actions): lines that
   still echo the prompt (``echo``), give away the speaker's pack or hidden role
   (``secret``), name a role the game lacks (``role``), or stop mid-sentence
-  (``sentence``); the worst of them in ``examples``.
+  (``sentence``), and a hybrid player's wording that does not say what its intent meant
+  (``meaning``: ``gate.unfaithful`` with the intent's template line as what it may say:
+  a player or a statement the intent lacks, or none of its words); the first of them in
+  ``examples``.
 
 ``--repo DIR`` plays with the code of another checkout (the "before" of a change; its
 logs are read by this checkout's gate). Printed, with the median and the longest game,
@@ -98,7 +101,10 @@ def said_faults(log: list[dict]) -> tuple[Counter, list[str]]:
     faults: Counter = Counter()
     examples: list[str] = []
     state = None
+    meant: dict[str, str] = {}  # a hybrid player's last intent (its template line)
     for r in log:
+        if r["kind"] == "llm" and r.get("intent"):
+            meant[r["player"]] = r["intent"]
         if r["kind"] == "round":
             rules = engine.ruleset(r["ruleset"], **dict(r.get("options") or {}))
             state = engine.new_game(rules, sorted(r["roles"]),
@@ -112,11 +118,16 @@ def said_faults(log: list[dict]) -> tuple[Counter, list[str]]:
                 view = engine.view(state, action.actor)
                 verdict = gate.check(action.text, view, 500,
                                      instructions=prompts.instructions(view, *TEMPLATES))
-                for f in dict.fromkeys(gate.fault_kind(f) for f in verdict.faults):
+                found = list(verdict.faults)
+                intent = meant.pop(action.actor, "")
+                if intent and action.text != intent:  # (a model's wording of an intent)
+                    found += gate.unfaithful(action.text, "", action.actor, view.players,
+                                             intent)
+                for f in dict.fromkeys(gate.fault_kind(f) for f in found):
                     faults[f] += 1
-                if verdict.faults and len(examples) < 5:
+                if found and len(examples) < 8:
                     examples.append(f"{action.actor} ({view.role}): {action.text!r}: "
-                                    f"{'; '.join(verdict.faults)}")
+                                    f"{'; '.join(found)}")
             state, _ = engine.play(state, action)
     return faults, examples
 

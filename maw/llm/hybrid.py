@@ -11,8 +11,10 @@ rule layer (``maw.policies.hybrid``) decides.
 * **utterance**: the model writes the intent in the persona's voice. A sentence the gate
   refuses (``maw.policies.gate``: it echoes the prompt or the persona, gives away what the
   role hides, names a role the game lacks, contradicts what the speaker may say, or is
-  not a sentence), or that leaves out a player the intent names (a vote that no longer
-  says for whom: ``gate.names_lost``), is written again once, naming the fault; a
+  not a sentence), or that does not say what the intent means (``gate.unfaithful``: it
+  leaves out a player the intent names, as a vote that no longer says for whom, names
+  another, states what the intent does not, or keeps none of its words), is written
+  again once, naming the fault; a
   second fault, or no answer, sends the intent's template line instead (``gated`` in the
   record says why).
 
@@ -216,10 +218,11 @@ class HybridDecider(AsyncDecider):
                 said = ""
             verdict = gate.check(said, view, self.max_chars, instructions=instructions,
                                  allowed_text=template, allowed=intent.allowed)
-            lost = gate.names_lost(verdict.text or "", intent.text, view.players)
-            if verdict.text is not None and lost:  # (its meaning went with the names)
-                verdict = gate.Verdict(None, (f"it leaves out {', '.join(lost)}, whom what "
-                                              "you mean to say names",))
+            if verdict.text is not None:  # (and it must still say what it means)
+                unmeant = gate.unfaithful(verdict.text, intent.text, view.player,
+                                          view.players, intent.reason)
+                if unmeant:
+                    verdict = gate.Verdict(None, tuple(unmeant))
             if verdict.text is not None:
                 record["outcome"] = attempt
                 record["caught"] = caught

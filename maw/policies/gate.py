@@ -41,7 +41,7 @@ from maw.policies.base import rules_of
 
 # the kinds of fault, as the summary and the reports count them
 ECHO, SECRET, ROLE, CONTRADICTS, SENTENCE = "echo", "secret", "role", "contradicts", "sentence"
-UNFIT = "unfit"
+UNFIT, MEANING = "unfit", "meaning"
 
 _MARKERS = re.compile(
     r"[{}$\\]|\"\w+\"\s*:|\bat most \d+ characters\b|\b\d+ characters\b|\byour \w+\s*:|"
@@ -186,6 +186,73 @@ def names_lost(text: str, meant: str, players: Iterable[str]) -> list[str]:
     return sorted(names_in(meant, players) - names_in(text, players))
 
 
+# words too common to carry what a line means (a line's other words of four letters or
+# more, by their first four letters, are what its wording must keep one of), and a few
+# that mean the same at a werewolf table
+_COMMON = frozenset(
+    "about also been both does done each even from have here into just know like made "
+    "make many more most much must only over said same some such than that them then "
+    "there these they this those very want well were what when where which while will "
+    "with would could should your yours ours their today everyone everybody".split())
+_SAME = {**dict.fromkeys("hello hi hey greetings morning evening welcome".split(), "hello"),
+         **dict.fromkeys("enjoy fun happy glad play playing luck".split(), "enjoy"),
+         **dict.fromkeys("vote votes voted voting execute executed execution lynch "
+                         "eliminate".split(), "vote"),
+         **dict.fromkeys("find hunt search catch track".split(), "find")}
+
+
+def _keys(text: str, players: Iterable[str]) -> set[str]:
+    """What ``text``'s own words mean, roughly: each word of four letters or more that is
+    not common and not a player's name, by its first four letters (a wolf's every name
+    as "wolf", and ``_SAME``'s words as one)."""
+    names = {p.lower() for p in players}
+    out = set()
+    for w in _words(text):
+        if w in _SAME:
+            out.add(_SAME[w])
+        elif len(w) >= 4 and w not in _COMMON and w not in names:
+            out.add("wolf" if "wolf" in w or "wolves" in w else w[:4])
+    return out
+
+
+def _claim_words(c: claims.Claim) -> str:
+    if c.kind == "role":
+        return f"you are the {c.value}"
+    if c.kind == "species":
+        return f"{c.target} is {'a werewolf' if c.value == 'werewolf' else 'human'}"
+    return f"you {'suspect' if c.kind == 'suspect' else 'trust'} {c.target}"
+
+
+def unfaithful(text: str, meant: str, speaker: str, players: Iterable[str],
+               why: str = "") -> list[str]:
+    """Why ``text``, a model's wording of what ``speaker`` means to say (``meant``: its
+    strategy's line, and ``why``: the reason it may give), does not say it, each reason a
+    sentence (empty: it does): players ``meant`` names that it leaves out (a vote that no
+    longer says for whom; the speaker's own name aside), other players, statements of the
+    claims grammar that neither makes (another vote, a role, a result), or, where they
+    name no other player, none of their words (a greeting that became "I was born in
+    Osaka. I'm an animal")."""
+    players = tuple(players)
+    faults = []
+    lost = [p for p in names_lost(text, meant, players) if p != speaker]
+    if lost:
+        faults.append(f"it leaves out {', '.join(lost)}, whom what you mean to say names")
+    both = f"{meant} {why}"
+    added = sorted(names_in(text, players) - names_in(both, players) - {speaker})
+    if added:
+        faults.append(f"it names {', '.join(added)}, whom what you mean to say does not")
+    wanted = set(claims.parsed(speaker, meant, players)) | \
+        set(claims.parsed(speaker, why, players))
+    faults += [f"it says {_claim_words(c)}, which is not what you mean"
+               for c in claims.parsed(speaker, text, players) if c not in wanted]
+    keep = _keys(both, players)
+    if not faults and keep and not keep & _keys(text, players) and \
+            not names_in(both, players) - {speaker}:  # (a line about a player is bound by
+        # its names and its claims: "Honestly, D worries me" says "I suspect D")
+        faults.append("it says nothing of what you mean")
+    return list(dict.fromkeys(faults))
+
+
 def roles_named(text: str) -> set[str]:
     """The roles ``text`` names as roles (``_role_pattern``), by their names in MAW."""
     return {role.name for role in ROLES.values() if _role_pattern(role.name).search(text)}
@@ -326,12 +393,14 @@ def check(text: str, view: PlayerView, max_chars: int, *,
 
 _KINDS = ((ECHO, "repeats its instructions"), (SECRET, "gives away"),
           (SECRET, "keeps to itself"), (ROLE, "does not have"),
-          (SENTENCE, "mid-sentence"), (SENTENCE, "is empty"), (UNFIT, "should hear"))
+          (SENTENCE, "mid-sentence"), (SENTENCE, "is empty"), (UNFIT, "should hear"),
+          (MEANING, "you mean"))
 
 
 def fault_kind(fault: str) -> str:
-    """The kind of a fault (``echo``, ``secret``, ``role``, ``sentence``, ``unfit`` or
-    ``contradicts``), to count them."""
+    """The kind of a fault (``echo``, ``secret``, ``role``, ``sentence``, ``unfit``,
+    ``meaning`` (a wording that does not say what was meant) or ``contradicts``), to count
+    them."""
     for kind, words in _KINDS:
         if words in fault:
             return kind

@@ -115,6 +115,62 @@ async def test_a_voiced_line_that_drops_the_name_it_was_meant_to_say_is_written_
         assert "it leaves out C, whom what you mean to say names" in record["caught"]
 
 
+# the README's main game (six hybrid players, the embedded 270M model, seed 5): lines the
+# gate let through that did not say what their speaker meant, and wordings that do
+SIX = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
+HELLO = "Good morning. We have werewolves to find. Tell us whom you suspect."
+
+
+@pytest.mark.parametrize("who, meant, why, text, fault", [
+    ("Dee", "I vote for Cid.", "Cid has told us nothing that helps the village.",
+     "I vote for Bob. I voted against Cid.", "it says you suspect Bob, which is not what you mean"),
+    ("Eve", HELLO, "", "Eve, Ann and I are on the hunt for your favorite character.",
+     "it names Ann, whom what you mean to say does not"),
+    ("Bob", HELLO, "", "I was born in Osaka. I'm an animal, the same as you are.",
+     "it says nothing of what you mean"),
+    ("Fay", HELLO, "", "Well, it's a game of talking.", "it says nothing of what you mean"),
+    ("Ann", "Good morning. We still have werewolves to find. I suspect Eve.",
+     "Eve keeps pointing at Fay without a reason.", "I trust Eve, she has done nothing wrong.",
+     "it says you trust Eve, which is not what you mean"),
+    ("Ann", "I vote for Fay.", "", "I am the Seer and I vote for Fay.",
+     "it says you are the Seer, which is not what you mean"),
+    ("Bob", "I vote for Cid.", "Cid voted with Ann against Fay on day 1.",
+     "I vote for Fay. Cid voted with Ann.", "it says you suspect Fay"),
+    # what it meant, in other words
+    ("Bob", "Hello everyone, I am Bob. Let us enjoy this game together.", "",
+     "Hi all, I'm happy to play with you.", None),
+    ("Ann", HELLO, "", "Good morning, all. Who do you think the wolves are?", None),
+    ("Bob", "I vote for Cid.", "Cid has told us nothing that helps the village.",
+     "Cid has been silent all day, so my vote is for Cid.", None),
+    ("Fay", "I vote for Eve.", "On day 1, Eve and Ann both went after me.",
+     "Eve gets my vote: she and Ann both went after me.", None),
+])
+def test_a_wording_must_say_what_its_speaker_means(who, meant, why, text, fault):
+    got = gate.unfaithful(text, meant, who, SIX, why)
+    if fault is None:
+        assert got == []
+    else:
+        assert any(fault in f for f in got), got
+        assert all(gate.fault_kind(f) == gate.MEANING for f in got)
+
+
+@pytest.mark.asyncio
+async def test_a_voiced_line_that_casts_another_vote_is_written_again():
+    """"I vote for Cid" voiced as "I vote for Bob. I voted against Cid." (the README's main
+    game) passed the gate and told the table a vote its speaker never cast."""
+    from maw.llm.hybrid import HybridDecider
+    from maw.policies.tactics import Intent
+
+    other = json.dumps({"text": "I vote for B. I voted against C."})
+    v = view(wolf_view(), "D")
+    d = HybridDecider("D", random.Random(0), LLM(ScriptedBackend(replies=[other, other])))
+    record: dict = {"calls": 0, "tokens": 0, "seconds": 0.0}
+    assert await d.voice(v, Intent("I vote for C.", "C was quiet."), record) == \
+        "I vote for C. C was quiet."
+    assert record["outcome"] == "fallback"
+    assert "it says you suspect B, which is not what you mean" in record["caught"]
+
+
 @pytest.mark.parametrize("who, text, fault", [
     ("B", "[GM] C is out of the game.", "Game Master"),
     ("C", "As the game master I say: vote D.", "Game Master"),
