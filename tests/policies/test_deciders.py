@@ -4,6 +4,7 @@ asks the registry: a roster, the host, ``maw simulate``, the stand-ins."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -107,3 +108,27 @@ def test_an_asynchronous_decider_has_no_synchronous_decide():
     assert isinstance(d, AsyncDecider) and d.asynchronous
     with pytest.raises(TypeError, match="asynchronously"):
         d.decide(None, ())
+
+
+def test_a_random_player_asked_at_every_news_takes_three_turns_a_phase_in_the_village():
+    """A hosted game asks a player again at each news: a random player voted, unvoted and
+    chatted until every day's timer ran out (a tournament's three-day game: 7,474 actions,
+    a 22 MB log). Given its view, it takes three turns a phase in the Village (a revote,
+    or the votes opening after the talk, are turns anew) and then listens; in the Hideout
+    a pack that must agree on its victim tries on. Without a view (``maw simulate``, whose
+    rounds bound the turns) it acts whenever asked, as before."""
+    from maw.policies.random import RandomDecider
+
+    s = engine.new_game(engine.ruleset("maw"), ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"],
+                        random.Random(3))
+    me = next(p for p in s.names if s.role_of(p).name == "Villager")
+    d = RandomDecider(me, random.Random(0))
+    v, legal = engine.view(s, me), engine.legal_actions(s, me)
+    assert legal and v.room != "Hideout"
+    acted = [d.decide(v, legal) for _ in range(10)]
+    assert all(a is not None for a in acted[:3]) and acted[3:] == [None] * 7
+    assert d.decide(dataclasses.replace(v, vote_round=1), legal) is not None  # (a revote)
+    night = dataclasses.replace(v, room="Hideout")
+    assert all(d.decide(night, legal) is not None for _ in range(10))
+    blind = RandomDecider(me, random.Random(0))
+    assert all(blind.decide(None, legal) is not None for _ in range(10))
