@@ -48,7 +48,7 @@ def add_bench(sub) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from maw.tournament.bench import bench, seat_policy, thinks
+    from maw.tournament.bench import bench, plays, seat_policy, thinks
 
     rules = rules_of(args)
     players = args.players or rules.min_players
@@ -84,9 +84,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(json.dumps({**result.as_dict(), "label": label}))
         return 0
     where = f" as {args.side}" if args.side else ""
+    playing = [a for a in pool if plays(a, rules, players)]
+    absent = [a for a in pool if a not in playing]
     print(f"maw bench: {label}{where} on {rules.name}, {players} players: {args.games} games from "
-          f"seed {args.seed}, against {', '.join(pool)} ({args.calibration} pool games fix "
-          "the pool's ratings)")
+          f"seed {args.seed}, against {', '.join(playing)} ({args.calibration} pool games fix "
+          "the pool's ratings)" + (f"; {', '.join(absent)} has no table for this game"
+                                   if absent else ""))
     print(f"{'side':<11} {'games':>5} {'wins':>5} {'win rate (95%)':>21} "
           f"{'rating':>14} {'ordinal':>8}")
     for name, side in result.sides.items():

@@ -86,6 +86,17 @@ def reference(agent: str, rules: Ruleset, players: int, side: str) -> Policy | N
     return f"learned:{POLICIES / file}" if file else None
 
 
+def learned_tables() -> str:
+    """Where the ``learned`` pool agent has a table: ruleset, players and side."""
+    return "; ".join(f"{r} {n} {side}" for r, n, side in LEARNED)
+
+
+def plays(agent: str, rules: Ruleset, players: int) -> bool:
+    """Does the pool agent play a side of this game (``learned``: only where it has a
+    table)?"""
+    return any(reference(agent, rules, players, s) for s in SIDES)
+
+
 def names_of(players: int) -> list[str]:
     from maw.hosting.seats import default_seats
 
@@ -203,6 +214,11 @@ def bench(rules: Ruleset, players: int, candidate: Policy, games: int, seed: int
         raise MawError("--games must be at least 2 (a game on each side)" if not side
                        else "--games must be at least 1")
     rules.roles_for(players)
+    for s in SIDES:
+        if not any(reference(a, rules, players, s) for a in pool):
+            raise MawError(f"no pool agent plays the {s} side of {rules.name} with {players} "
+                           f"players: the pool {', '.join(pool)} has no table there "
+                           f"(learned's: {learned_tables()}); add random, rule or hybrid")
     names = names_of(players)
     result = Bench(label or str(candidate), rules.name, players, seed, pool,
                    calibration=calibration)

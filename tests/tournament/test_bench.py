@@ -71,7 +71,13 @@ def test_bad_input_is_one_line(tmp_path):
     roster.write_text('[[player]]\nname = "Ann"\ndecider = "rule"\n')
     absent = maw("bench", "--roster", str(roster), "--seat", "Zed")
     assert absent.returncode != 0 and "Zed" in absent.stderr
-    assert "Traceback" not in both.stderr + unknown.stderr + absent.stderr
+    # a pool with nobody for a side (learned has no werewolf table for maw's 6 players):
+    # an IndexError's traceback before
+    empty = maw("bench", "--policy", "rule", "--players", "6", "--pool", "learned",
+                "--games", "4", "--calibration", "4")
+    assert empty.returncode == 2 and "no pool agent plays the werewolves side of maw with " \
+        "6 players" in empty.stderr, empty.stderr
+    assert "Traceback" not in both.stderr + unknown.stderr + absent.stderr + empty.stderr
 
 
 def test_a_roster_seat_is_rated_and_json_carries_the_figures(tmp_path):
