@@ -82,7 +82,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     from maw.hosting.roster import load_roster
     from maw.tournament.runner import Plan, Results, resume_plan, roster_sha, schedule
 
-    check_seconds(args, "--timeout")
+    check_seconds(args, "--timeout", "--day-seconds", "--night-seconds")
     rules = rules_of(args)
     rules.roles_for(players_for(args, rules))
     if args.web:
@@ -103,6 +103,13 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     roster_path = find_roster(args.roster).resolve()
     roster = load_roster(roster_path)
     out = Path(args.out)
+    if not out.parent.is_dir():  # (sqlite says only "unable to open database file")
+        raise MawError(f"--out {out}: the folder {out.parent} does not exist")
+    try:  # (each game's log goes there: a folder that cannot be made failed every game)
+        Path(args.log_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MawError(f"--log-dir {args.log_dir}: cannot make it: "
+                       f"{exc.strerror or exc}") from None
     results = Results(out)
     try:
         seed = args.seed
@@ -113,7 +120,12 @@ def cmd_tournament(args: argparse.Namespace) -> int:
                     args.ruleset, tuple(args.rule), seed, args.day_seconds,
                     args.night_seconds, args.early_end, args.substitute)
         schedule(roster, plan)  # too few players in the roster fails now
+        asked = plan.games
         plan, done = resume_plan(results, plan, args.resume)
+        if plan.games > asked:
+            print(f"maw tournament: --games {asked} is fewer than the {plan.games} this "
+                  f"database was made for: a resume never drops games, it plays "
+                  f"{plan.games}", flush=True)
         from maw.hosting.game import check_backends, seats_from_roster
 
         models = asyncio.run(check_backends(seats_from_roster(roster, len(roster.player))))

@@ -428,10 +428,12 @@ def resume_plan(results: Results, plan: Plan, resume: bool) -> tuple[Plan, set]:
         raise MawError(f"{results.path} already holds {len(done)} game(s): --resume to go on "
                        "with them, or another --out")
     if stored is not None and resume:
-        if {**vars(stored), "games": 0} != {**vars(plan), "games": 0}:
-            raise MawError(f"{results.path} was made by another tournament (roster, players, "
-                           "ruleset, seed or phase times differ): --resume needs the same "
-                           "command")
+        differ = ["the roster's content" if k == "roster_sha" else
+                  f"{k.replace('_', ' ')} {getattr(stored, k)!r}, not {v!r}"
+                  for k, v in vars(plan).items() if k != "games" and getattr(stored, k) != v]
+        if differ:
+            raise MawError(f"{results.path} was made by another tournament ("
+                           f"{'; '.join(differ)}): --resume needs the same command")
         if plan.games < stored.games:
             plan = stored  # never shrink: the stored games stay the plan
     results.save_plan(plan)

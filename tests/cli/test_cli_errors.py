@@ -66,6 +66,11 @@ CASES = [  # (arguments, what the one line says)
     ("tournament --roster {dir}/missing.toml", "no roster"),
     ("tournament --roster agents/rule.toml --games 0", "must be at least 1"),
     ("tournament --roster agents/rule.toml --web nonsense", "give PORT or HOST:PORT"),
+    ("tournament --roster agents/rule.toml --day-seconds 0", "--day-seconds must be a "
+     "positive number of seconds"),  # (each game failed on it, one by one)
+    ("tournament --roster agents/rule.toml --out {dir}/nodir/t.db", "the folder"),
+    ("tournament --roster agents/rule.toml --out {dir}/t.db --log-dir /proc/maw-cannot",
+     "--log-dir /proc/maw-cannot: cannot make it"),
     ("simulate --games -1", "must be at least 1"),
     ("simulate --players 2", "needs 3 to 200 players"),
     ("web {dir}/missing", "no folder of game logs"),

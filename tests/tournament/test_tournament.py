@@ -174,7 +174,10 @@ def test_a_sigkilled_runner_resumes_without_losing_or_repeating_a_game(tmp_path)
     assert rows(db, "SELECT COUNT(*) FROM players")[0][0] == 8 * 6
     other = subprocess.run(tournament(db, logs, 8, "--resume", "--seed", "2"),
                            capture_output=True, text=True, timeout=60)
-    assert other.returncode == 2 and "another tournament" in other.stderr
+    assert other.returncode == 2 and "another tournament (seed " in other.stderr  # (named)
+    fewer = subprocess.run(tournament(db, logs, 4, "--resume"), capture_output=True,
+                           text=True, timeout=300)
+    assert fewer.returncode == 0 and "--games 4 is fewer than the 8" in fewer.stdout
 
 
 def test_report_errors_are_clear(tmp_path):
