@@ -1,7 +1,9 @@
 """``maw report results.db``: what a tournament showed, with 95% confidence intervals.
 
 Win rates carry Wilson score intervals (sound for small samples and rates near 0 or 1);
-means carry a normal interval (1.96 standard errors).
+means carry Student's t interval (its 97.5th percentile with n - 1 degrees of freedom
+times the standard error: 12.7 of them for two games, 1.96 for many); a mean of one
+value has none ("n/a").
 """
 
 from __future__ import annotations
@@ -30,16 +32,36 @@ def wilson(wins: int, n: int) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+# Student's t, 97.5th percentile, for 1 to 30 degrees of freedom
+_T = (12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+      2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+      2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423)
+
+
+def t975(df: int) -> float:
+    """Student's t 97.5th percentile with ``df`` degrees of freedom (beyond 30, the
+    Cornish-Fisher expansion about the normal's: within 1e-4)."""
+    if df <= len(_T):
+        return _T[df - 1]
+    return Z + (Z ** 3 + Z) / (4 * df) + (5 * Z ** 5 + 16 * Z ** 3 + 3 * Z) / (96 * df * df)
+
+
 def mean_ci(values: list[float]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% interval (0 for fewer than two values)."""
+    """The mean and the half-width of its 95% interval (Student's t; NaN for one value,
+    which has none; 0 and 0 for none)."""
     n = len(values)
     if n == 0:
         return (0.0, 0.0)
     mean = sum(values) / n
     if n < 2:
-        return (mean, 0.0)
+        return (mean, math.nan)
     var = sum((v - mean) ** 2 for v in values) / (n - 1)
-    return (mean, Z * math.sqrt(var / n))
+    return (mean, t975(n - 1) * math.sqrt(var / n))
+
+
+def pm(ci: float, digits: int = 2) -> str:
+    """"± HALF", or "± n/a" where there is no interval (one value)."""
+    return "± n/a" if math.isnan(ci) else f"± {ci:.{digits}f}"
 
 
 @dataclass
@@ -62,7 +84,7 @@ class Row:
 
     def cells(self) -> list[str]:
         lo, hi = self.ci
-        points = "" if self.points is None else f"{self.points:.2f} ± {self.points_ci:.2f}"
+        points = "" if self.points is None else f"{self.points:.2f} {pm(self.points_ci)}"
         return [self.group, str(self.games), str(self.wins), f"{100 * self.rate:.1f}%",
                 f"{100 * lo:.1f}-{100 * hi:.1f}%", points]
 
@@ -350,8 +372,8 @@ class Report:
     def notes(self) -> list[str]:
         """The one-line figures under the tables."""
         n = self.length()
-        lines = [f"games: {n['games']}, mean length {n['days']:.2f} ± {n['days_ci']:.2f} days "
-                 f"({n['phases']:.1f} phases); {n['seconds']:.1f} ± {n['seconds_ci']:.1f} s "
+        lines = [f"games: {n['games']}, mean length {n['days']:.2f} {pm(n['days_ci'])} days "
+                 f"({n['phases']:.1f} phases); {n['seconds']:.1f} {pm(n['seconds_ci'], 1)} s "
                  f"of play a game, {n['wall']:.1f} s with its start-up and stop; draws "
                  f"{n['draws']}"]
         key = self.key_roles()
@@ -392,8 +414,9 @@ class Report:
                             "points", "points_ci"])
                 for r in rows:
                     lo, hi = r.ci
-                    points = ("", "") if r.points is None else (round(r.points, 4),
-                                                                round(r.points_ci, 4))
+                    points = ("", "") if r.points is None else (
+                        round(r.points, 4), "" if math.isnan(r.points_ci) else
+                        round(r.points_ci, 4))  # (none for one game)
                     w.writerow([r.group, r.games, r.wins, round(r.rate, 4), round(lo, 4),
                                 round(hi, 4), *points])
             written.append(path)

@@ -4,6 +4,7 @@ survive a SIGKILL, and a report whose numbers are those of the games."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import signal
@@ -18,7 +19,7 @@ import pytest
 from maw.hosting.roster import load_roster
 from maw.records.accounting import read_log
 from maw.records.metrics import game_metrics
-from maw.tournament.report import Report, mean_ci, wilson
+from maw.tournament.report import Report, Row, mean_ci, t975, wilson
 from maw.tournament.runner import Plan, schedule
 
 pytestmark = pytest.mark.xmpp
@@ -194,8 +195,15 @@ def test_wilson_and_mean_intervals():
     lo, hi = wilson(10, 20)
     assert lo == pytest.approx(0.2993, abs=1e-4) and hi == pytest.approx(0.7007, abs=1e-4)
     assert wilson(0, 10)[0] == pytest.approx(0.0) and wilson(10, 10)[1] == pytest.approx(1.0)
+    # Student's t, not the normal's 1.96: two games gave "3.00 ± 1.96" where t's is ± 12.7
     mean, half = mean_ci([1, 2, 3, 4])
-    assert mean == 2.5 and half == pytest.approx(1.959964 * (1.6667 / 4) ** 0.5, rel=1e-3)
+    assert mean == 2.5 and half == pytest.approx(3.1824 * (1.6667 / 4) ** 0.5, rel=1e-3)
+    assert mean_ci([2, 4])[1] == pytest.approx(12.7062, rel=1e-4)
+    assert t975(100) == pytest.approx(1.98397, abs=1e-4)  # (beyond the table)
+    assert t975(31) == pytest.approx(2.0395, abs=1e-4)
+    one = mean_ci([2.0])  # one game has no interval, not a zero-width one
+    assert one[0] == 2.0 and math.isnan(one[1])
+    assert Row("Cid", 1, 1, 2.0, one[1]).cells()[-1] == "2.00 ± n/a"
 
 
 def test_a_worker_killed_mid_game_costs_nothing_its_game_is_played_again(tmp_path):
