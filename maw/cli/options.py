@@ -186,7 +186,7 @@ def roster_seat(args: argparse.Namespace, who: str):
     if not args.seat:
         raise MawError(f"--roster needs --seat NAME: {who}")
     path = roster_path(args.roster)
-    return seats_from_roster(pick_seats(load_roster(path), args.seat, path), 1)[0]
+    return seats_from_roster(pick_seats(load_roster(path), args.seat, path, "--seat"), 1)[0]
 
 
 def check_decider(name: str, flag: str, *, model: bool = False, stand_in: bool = False,

@@ -240,15 +240,17 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
     return GamePlan(config, seats, address, joining, lobby, moderator)
 
 
-def pick_seats(roster: Roster, names: str, path: Path) -> Roster:
-    """The roster with only the players ``names`` (comma-separated), in that order."""
+def pick_seats(roster: Roster, names: str, path: Path, flag: str = "--seats") -> Roster:
+    """The roster with only the players ``names`` (comma-separated), in that order
+    (``flag``: the option that named them, for the error)."""
     by_name = {p.name: p for p in roster.player}
     wanted = [n.strip() for n in names.split(",") if n.strip()]
     missing = [n for n in wanted if n not in by_name]
     if missing:
-        raise MawError(f"--seats: {', '.join(missing)} not in the roster {path}")
+        raise MawError(f"{flag}: {', '.join(missing)} not in the roster {path} (it seats "
+                       f"{', '.join(by_name)})")
     if len(set(wanted)) != len(wanted):
-        raise MawError("--seats names a player twice")
+        raise MawError(f"{flag} names a player twice")
     return roster.model_copy(update={"player": [by_name[n] for n in wanted]})
 
 

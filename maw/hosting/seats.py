@@ -102,7 +102,8 @@ def seats_from_roster(roster: Roster, players: int, fill: str | None = None) -> 
     """The first ``players`` seats of ``roster``; a roster too short is an error, unless
     ``fill`` names a decider for the seats it lacks."""
     if len(roster.player) < players and fill is None:
-        raise MawError(f"the roster seats {len(roster.player)} players, not {players}")
+        raise MawError(f"the roster seats {len(roster.player)} player"
+                       f"{'s' * (len(roster.player) != 1)}, not {players}")
     seats = []
     for p in roster.player[:players]:
         model = decider_kind(p.decider).needs_model

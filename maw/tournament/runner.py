@@ -103,7 +103,8 @@ def schedule(roster: Roster, plan: Plan) -> list[GameSpec]:
     """The games of ``plan``: each seats ``players`` of the roster, drawn from the seed."""
     names = [p.name for p in roster.player]
     if plan.players > len(names):
-        raise MawError(f"the roster seats {len(names)} players, not {plan.players}")
+        raise MawError(f"the roster seats {len(names)} player{'s' * (len(names) != 1)}, "
+                       f"not {plan.players}")
     rng = random.Random(f"{plan.seed}:schedule")
     return [GameSpec(i, rng.getrandbits(31), tuple(rng.sample(names, plan.players)))
             for i in range(plan.games)]
