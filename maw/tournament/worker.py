@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -81,8 +82,12 @@ async def play(order: Order, logins: Logins | None = None) -> Done:
     p = order.plan
     out = Path(order.out)
     out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("*.jsonl"):  # a game a killed runner or worker left
-        stale.unlink()
+    for stale in out.glob("game-*"):  # a game a killed runner or worker left: its log,
+        # and its rooms' logs (a folder beside it)
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
     t0 = time.monotonic()
     try:
         rules = ruleset(p["ruleset"], **parse_options(list(p["rules"])))

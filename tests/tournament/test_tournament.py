@@ -173,6 +173,10 @@ def test_a_sigkilled_runner_resumes_without_losing_or_repeating_a_game(tmp_path)
     assert [g[0] for g in after] == list(range(8))
     assert all(g in after for g in before)  # the finished games are untouched
     assert rows(db, "SELECT COUNT(*) FROM players")[0][0] == 8 * 6
+    for folder in logs.iterdir():  # a killed game's rooms' logs went with its log
+        assert len(list(folder.glob("game-*.jsonl"))) == 1, list(folder.iterdir())
+        assert len([d for d in folder.glob("game-*") if d.is_dir()]) <= 1, \
+            list(folder.iterdir())
     other = subprocess.run(tournament(db, logs, 8, "--resume", "--seed", "2"),
                            capture_output=True, text=True, timeout=60)
     assert other.returncode == 2 and "another tournament (seed " in other.stderr  # (named)
