@@ -29,7 +29,7 @@ class PlayerMetrics:
     won: bool = False
     points: int = 0
     survived: bool = True
-    votes: int = 0  # accepted execution votes (changes included)
+    votes: int = 0  # execution ballots counted: its vote at the end of each vote round
     dead_target_votes: int = 0  # accepted votes or attacks on a dead player: must be 0
     refused: int = 0  # actions the GameMaster or a room refused, not for being late
     late: int = 0  # actions that arrived after their phase
@@ -47,7 +47,7 @@ class PlayerMetrics:
     fallback_listen: int = 0
     retries: int = 0  # model calls tried again after a server's transient error
     gated: int = 0  # lines the gate refused (maw.policies.gate): the rule layer's said
-    wolf_votes: int = 0  # accepted execution votes on a werewolf
+    wolf_votes: int = 0  # ... of its counted execution ballots (``votes``), those on a wolf
     beliefs: int = 0  # phases in which its decider stated its beliefs (Decider.beliefs)
     brier: float = 0.0  # ... their Brier scores, summed (mean: / beliefs)
     brier_uniform: float = 0.0  # ... the uniform guess's with the same certainties
@@ -113,11 +113,16 @@ def game_metrics(records: Sequence[Any], agents: dict[str, str]) -> GameMetrics:
                 continue
             if action in ("Vote", "Attack") and target in dead:
                 out[actor].dead_target_votes += 1
-            if action == "Vote":
-                out[actor].votes += 1
-                out[actor].wolf_votes += target in wolves
-            elif action == "Attack" and target in wolves:
+            if action == "Attack" and target in wolves:
                 out[actor].teammates_attacked += 1
+        elif kind == "event" and r.get("event") == "VotesRevealed" and \
+                r.get("data", {}).get("kind") == "execute":
+            # its ballots as counted, one a vote round (the votes it changed on the way
+            # there are not trials: a player asked at every news once cast thousands)
+            for voter, target in r["data"].get("votes") or ():
+                if voter in out:
+                    out[voter].votes += 1
+                    out[voter].wolf_votes += target in wolves
         elif kind == "event" and r.get("event") == "PhaseStarted":
             game.phases += 1
         elif kind == "event" and r.get("event") in ("Executed", "Murdered"):
