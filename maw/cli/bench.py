@@ -13,6 +13,7 @@ from maw.cli.options import (
     add_seed,
     check_decider,
     command,
+    note_learned,
     progress_bar,
     roster_seat,
     rules_of,
@@ -69,6 +70,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         candidate = label = args.policy
         check_decider(args.policy, "--policy")
+        note_learned(args.policy, "--policy", rules.name, "bench", args.side)
     pool = tuple(a.strip() for a in args.pool.split(",") if a.strip())
     if args.json or not sys.stderr.isatty():
         result = bench(rules, players, candidate, args.games, args.seed, pool,

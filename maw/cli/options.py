@@ -10,6 +10,7 @@ command (its default, its help).
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -217,6 +218,36 @@ def check_decider(name: str, flag: str, *, model: bool = False, stand_in: bool =
     if model and kind is not None and kind.needs_model:
         return  # (seated with the default model, as a roster's seat without [llm] is)
     plays_without_model(name, flag)
+
+
+def note_learned(name: str, flag: str, ruleset: str, command: str,
+                 side: str | None = None) -> None:
+    """Say on stderr where a ``learned:FILE`` decider (``flag``) plays outside what it was
+    learned for: another ruleset, or another side (``side``: the one it plays; ``None``:
+    both). It plays anyway: a table's states and a network's inputs fit any game of its
+    size, but what they learned may not."""
+    if not name.startswith("learned:"):
+        return
+    import random
+
+    from maw.policies import make_decider
+
+    made = make_decider(name, "check", random.Random(0))
+    table = getattr(made, "table", None)
+    meta = getattr(getattr(made, "network", None), "meta", None) or {}
+    learned = (table.ruleset, table.team) if table is not None else \
+        (meta.get("ruleset"), meta.get("team"))
+    if not all(learned):
+        return
+    where, team = learned
+    off = []
+    if where != ruleset:
+        off.append(f"plays {ruleset}")
+    if team in ("village", "werewolves") and side != team:
+        off.append(f"plays the {side} side" if side else "plays both sides")
+    if off:
+        print(f"maw {command}: note: {flag} {name.partition(':')[2]} was learned on {where} "
+              f"for the {team}; here it {' and '.join(off)}", file=sys.stderr, flush=True)
 
 
 def either(names: Sequence[str]) -> str:

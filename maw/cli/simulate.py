@@ -15,6 +15,7 @@ from maw.cli.options import (
     check_decider,
     command,
     fresh_seed,
+    note_learned,
     players_for,
     rules_of,
 )
@@ -63,6 +64,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         name = getattr(args, flag)
         if name is not None:
             check_decider(name, f"--{flag}")
+            note_learned(name, f"--{flag}", rules.name, "simulate",
+                         None if flag == "policy" else flag)
     summary = simulate(rules, args.players, args.policy, args.games, args.seed, progress,
                        village=args.village, werewolves=args.werewolves,
                        parallel=args.parallel)

@@ -97,3 +97,16 @@ def test_a_fixed_size_ruleset_plays_its_own_size_without_players(name, size, cap
     again = main(["simulate", "--ruleset", name, "--players", str(size), "--games", "3",
                   "--seed", "1", "--json"])
     assert again == 0 and json.loads(capsys.readouterr().out)["digest"] == out["digest"]
+
+
+def test_a_learned_table_played_outside_what_it_learned_is_said(capsys):
+    """A table learned for aiwolf-5's village played maw's game on both sides without a
+    word; it still plays, and stderr says so. On its own ruleset and side: nothing."""
+    table = "learned:agents/policies/aiwolf5-village.json"
+    assert main(["simulate", "--ruleset", "maw", "--games", "3", "--policy", table]) == 0
+    err = capsys.readouterr().err
+    assert "maw simulate: note: --policy agents/policies/aiwolf5-village.json was learned " \
+        "on aiwolf-5 for the village; here it plays maw and plays both sides" in err, err
+    assert main(["simulate", "--ruleset", "aiwolf-5", "--games", "3", "--village", table,
+                 "--werewolves", "rule"]) == 0
+    assert "note" not in capsys.readouterr().err
