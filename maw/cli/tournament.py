@@ -283,4 +283,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"wrote {path}")
     if args.html:
         print(f"wrote {write_html(report, Path(args.html))}")
+    if report.logs_missing:  # (the calibration chart reads the games' logs)
+        print(f"maw report: note: {report.logs_missing} of {report.games} games' logs are "
+              "gone from where the database says (moved?): the calibration of beliefs is "
+              "of the rest" + ("" if report.logs_missing < report.games else
+                               ", so there is none"), file=sys.stderr)
     return 0

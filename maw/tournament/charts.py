@@ -49,7 +49,7 @@ def plot(report: Report, folder: Path) -> list[Path]:
         width = 0.8 / (10 * len(curves))
         for k, (agent, points) in enumerate(sorted(curves.items())):
             line, = ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
-                            label=f"{agent} ({sum(p[2] for p in points)} beliefs)")
+                            label=f"{agent} ({sum(p[2] for p in points)} probabilities)")
             for x, y, n in points:
                 ax.annotate(str(n), (x, y), textcoords="offset points", xytext=(0, 6),
                             ha="center", fontsize=7, color=line.get_color())
@@ -61,7 +61,7 @@ def plot(report: Report, folder: Path) -> list[Path]:
         ax.set_title(f"Calibration of the village's beliefs ({report.games} games)")
         ax.legend(loc="upper left", fontsize="small")
         counts.set_xlabel("stated P(werewolf)")
-        counts.set_ylabel("beliefs")
+        counts.set_ylabel("probabilities")
         counts.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4))
         fig.tight_layout()
         path = folder / "calibration.png"

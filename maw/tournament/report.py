@@ -125,6 +125,7 @@ class Report:
         if not path.is_file():
             raise MawError(f"no results database at {path}")
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        self.logs_missing = 0  # game logs gone when the calibration read them
         try:
             self.games = self.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
         except sqlite3.DatabaseError as exc:
@@ -274,14 +275,16 @@ class Report:
     def calibration(self, bins: int = 10) -> dict[str, list[tuple[float, float, int]]]:
         """Per agent, its village players' beliefs binned by the probability stated:
         (mean stated, share that were wolves, how many), read from the games' logs (a log
-        that is gone is skipped)."""
+        that is gone is skipped, and counted in ``logs_missing``)."""
         import json
 
         sums: dict[str, list[list[float]]] = {}
+        self.logs_missing = 0
         for idx, log in self.db.execute("SELECT idx, log FROM games ORDER BY idx"):
             try:
                 lines = Path(log).read_text(encoding="utf-8").splitlines()
             except OSError:
+                self.logs_missing += 1
                 continue
             agents = dict(self.db.execute("SELECT name, agent FROM players WHERE game = ? "
                                           "AND team = 'village'", (idx,)).fetchall())

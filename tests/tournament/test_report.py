@@ -219,3 +219,16 @@ def test_votes_are_the_ballots_counted_not_every_change_on_the_way():
     assert (players["Ann"].votes, players["Ann"].wolf_votes) == (1, 1)
     assert (players["Cid"].votes, players["Cid"].wolf_votes) == (1, 1)
     assert (players["Bob"].votes, players["Bob"].wolf_votes) == (1, 0)
+
+
+def test_a_report_whose_games_logs_are_gone_says_its_calibration_lacks_them(tmp_path, capsys):
+    """``--plots`` left the calibration chart out without a word when the database's log
+    paths pointed nowhere (a results folder moved)."""
+    from maw.cli import main
+
+    db = tmp_path / "moved.db"
+    tournament(db, [("village", {"Ann": "village", "Bob": "werewolves"})] * 3).db.close()
+    assert main(["report", str(db), "--plots", str(tmp_path / "plots")]) == 0
+    err = capsys.readouterr().err
+    assert "3 of 3 games' logs are gone" in err and "so there is none" in err, err
+    assert not (tmp_path / "plots" / "calibration.png").exists()
