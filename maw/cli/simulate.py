@@ -75,12 +75,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     # (which engine played them: the same games either way, a compiled one faster)
     engine = "compiled" if compiled_modules() else "python"
-    result = {**summary.as_dict(), "seed": args.seed, "engine": engine}
+    result = {**summary.as_dict(), "seed": args.seed, "engine": engine,
+              "ruleset": rules.name, "variant": rules.variant or None,
+              "rule_options": list(args.rule), "players": args.players,
+              "village": args.village or args.policy,
+              "werewolves": args.werewolves or args.policy}
     if args.json:
         print(json.dumps(result))
         return 0
     g = summary.games
-    print(f"ruleset {rules.name}{'/' + rules.variant if rules.variant else ''}, "
+    print(f"ruleset {rules.name}{'/' + rules.variant if rules.variant else ''}"
+          + "".join(f" --rule {r}" for r in args.rule) + ", "
           f"{args.players} players, village {args.village or args.policy}, werewolves "
           f"{args.werewolves or args.policy}, seed {args.seed}")
     print(f"games            {g}")
@@ -91,4 +96,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     print(f"mean days        {result['mean_days']}")
     print(f"ms per game      {result['ms_per_game']} ({engine} engine: maw engine status)")
     print(f"invalid actions  {summary.invalid_actions}")
+    print(f"digest           {result['digest']} (the same for the same command: every "
+          "event of every game)")
     return 0

@@ -28,6 +28,10 @@ def test_json_output_is_complete_valid_and_repeatable(args):
     assert {"games", "village_wins", "werewolf_wins", "mean_days", "ms_per_game",
             "invalid_actions", "digest"} <= set(first)
     assert first["games"] == 60 and first["invalid_actions"] == 0
+    # what was played, so a stored result says which command made it
+    policy = args[args.index("--policy") + 1]
+    assert (first["ruleset"], first["players"], first["village"], first["werewolves"]) == \
+        (args[1], int(args[3]), policy, policy)
     assert first["village_wins"] + first["werewolf_wins"] + first["draws"] == 60
     _, out2, _ = run_cli("simulate", "--games", "60", "--seed", "1", "--json", *args)
     second = json.loads(out2)
@@ -53,9 +57,15 @@ def test_games_in_parallel_processes_are_the_same_games():
 
 
 def test_text_output(capsys):
-    assert main(["simulate", "--games", "20", "--players", "5", "--ruleset", "aiwolf-5"]) == 0
+    assert main(["simulate", "--games", "20", "--players", "5", "--ruleset", "aiwolf-5",
+                 "--seed", "4", "--rule", "max_days=3"]) == 0
     out = capsys.readouterr().out
     assert "village wins" in out and "invalid actions  0" in out
+    assert "ruleset aiwolf-5 --rule max_days=3, 5 players" in out  # (the options played)
+    assert main(["simulate", "--games", "20", "--players", "5", "--ruleset", "aiwolf-5",
+                 "--seed", "4", "--rule", "max_days=3", "--json"]) == 0
+    digest = json.loads(capsys.readouterr().out)["digest"]
+    assert f"digest           {digest} " in out  # (the README's "the same digest")
 
 
 @pytest.mark.parametrize("args,message", [
