@@ -61,7 +61,7 @@ def test_text_output(capsys):
                  "--seed", "4", "--rule", "max_days=3"]) == 0
     out = capsys.readouterr().out
     assert "village wins" in out and "invalid actions  0" in out
-    assert "ruleset aiwolf-5 --rule max_days=3, 5 players" in out  # (the options played)
+    assert "ruleset aiwolf-5/nlp --rule max_days=3, 5 players" in out  # (the options played)
     assert main(["simulate", "--games", "20", "--players", "5", "--ruleset", "aiwolf-5",
                  "--seed", "4", "--rule", "max_days=3", "--json"]) == 0
     digest = json.loads(capsys.readouterr().out)["digest"]
