@@ -50,11 +50,21 @@ def replay_lines(path: Path, show_roles: bool = False) -> Iterator[str]:
     """The transcript of a JSONL game log (read once, typed). Raises ``ReplayError`` if it
     is not one."""
     seen = False
+    ended = True  # (the last round began has its outcome)
+    last = 0.0
     for record in read_log(path):
         if isinstance(record, schema.Round | schema.Event):
             seen = True
+        if isinstance(record, schema.Round):
+            ended = False
+        elif isinstance(record, schema.Outcome):
+            ended = True
+        last = record.t
         text = record_line(record, show_roles)
         if text:
             yield f"{record.t:8.2f}s {text}"
     if not seen:
         raise ReplayError(f"{path} holds no game events")
+    if not ended:
+        yield (f"{last:8.2f}s -- the log ends here, before its game did (the host was "
+               "stopped or died: maw audit says what it checked)")

@@ -192,6 +192,24 @@ def test_maw_replay_prints_several_logs_each_under_its_name(logs, tmp_path, caps
     assert "Game over" in both.split(f"== {two}")[1]
 
 
+def test_maw_replay_of_a_log_cut_short_says_so_at_its_end(logs, tmp_path, capsys):
+    """A host stopped mid-game leaves a log without its outcome: the replay ended on the
+    last line as if the game had (maw audit said it was cut)."""
+    from maw.cli import main
+
+    records = logs["maw"]
+    cut = tmp_path / "cut.jsonl"
+    end = next(i for i, r in enumerate(records) if r.get("event") == "Executed")
+    cut.write_text("".join(json.dumps(r) + "\n" for r in records[:end + 1]))
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["replay", str(cut)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    assert "the log ends here, before its game did" in said[-1], said[-3:]
+    assert main(["replay", str(whole)]) == 0
+    assert "the log ends here" not in capsys.readouterr().out
+
+
 def test_maw_replay_into_a_pipe_closed_early_stops_quietly(logs, tmp_path):
     log = tmp_path / "game.jsonl"
     log.write_text("".join(json.dumps(r) + "\n" for r in logs["aiwolf"]) * 20)
