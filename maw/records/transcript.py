@@ -66,5 +66,5 @@ def replay_lines(path: Path, show_roles: bool = False) -> Iterator[str]:
     if not seen:
         raise ReplayError(f"{path} holds no game events")
     if not ended:
-        yield (f"{last:8.2f}s -- the log ends here, before its game did (the host was "
-               "stopped or died: maw audit says what it checked)")
+        yield (f"{last:8.2f}s -- the log ends here, before its game did (a game still "
+               "on, or its host stopped or died)")
