@@ -7,6 +7,7 @@ import json
 import sys
 
 from maw.cli.options import (
+    SIZE,
     add_games,
     add_players,
     add_ruleset,
@@ -14,6 +15,7 @@ from maw.cli.options import (
     check_decider,
     command,
     note_learned,
+    players_for,
     progress_bar,
     roster_seat,
     rules_of,
@@ -30,7 +32,7 @@ def add_bench(sub) -> None:
     p.add_argument("--policy", default=None,
                    help="rate a decider instead of a roster seat: rule, random, hybrid "
                         "or learned:FILE")
-    add_players(p, "players in each game (default: the ruleset's fewest)", default=None)
+    add_players(p, SIZE, default=None)
     add_games(p, 200, "games the candidate plays, half on each side (--side: all on one)")
     p.add_argument("--side", choices=("village", "werewolves"), default=None,
                    help="play every game on this side: for a player made for one side, "
@@ -52,7 +54,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from maw.tournament.bench import bench, plays, seat_policy, thinks
 
     rules = rules_of(args)
-    players = args.players or rules.min_players
+    players = players_for(args, rules)  # (6, as simulate and tournament; it was the
+    # ruleset's fewest: 3 for maw, a game a new user did not mean)
     rules.roles_for(players)
     if bool(args.roster) == bool(args.policy):
         raise MawError("give --roster with --seat (a roster's player), or --policy DECIDER")

@@ -107,6 +107,17 @@ def test_the_clis_default_pool_is_the_pool():
     assert tuple(args.pool.split(",")) == b.POOL
 
 
+def test_a_bench_plays_six_players_unless_told_as_simulate_and_tournament_do(capsys):
+    """It played the ruleset's fewest: 3 for maw, a game nobody meant."""
+    from maw.cli import main
+
+    assert main(["bench", "--policy", "rule", "--games", "2", "--calibration", "2"]) == 0
+    assert "rule on maw, 6 players:" in capsys.readouterr().out
+    assert main(["bench", "--policy", "rule", "--games", "2", "--calibration", "2",
+                 "--ruleset", "aiwolf-5"]) == 0
+    assert "rule on aiwolf-5, 5 players:" in capsys.readouterr().out
+
+
 @pytest.mark.slow
 @pytest.mark.model
 def test_an_llm_seat_is_benched_with_its_model_thinking_asynchronously(tmp_path):
