@@ -425,11 +425,11 @@ class Report:
             written.append(path)
         path = folder / "ratings.csv"
         with path.open("w", newline="", encoding="utf-8") as f:
-            w = csv.writer(f)
-            w.writerow(["player", "agent", "games", "mu", "sigma", "ordinal"])
-            for rating in self.ratings():
-                w.writerow([rating["player"], rating["agent"], rating["games"],
-                            round(rating["mu"], 4), round(rating["sigma"], 4),
+            w = csv.writer(f)  # (side "all": the overall rating; then each side's, as printed)
+            w.writerow(["player", "agent", "side", "games", "mu", "sigma", "ordinal"])
+            for rating in [*self.ratings(), *self.ratings(by_side=True)]:
+                w.writerow([rating["player"], rating["agent"], rating.get("side", "all"),
+                            rating["games"], round(rating["mu"], 4), round(rating["sigma"], 4),
                             round(rating["ordinal"], 4)])
         written.append(path)
         path = folder / "beliefs.csv"

@@ -132,7 +132,11 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     assert "Beliefs and judgement" in report.stdout
     assert "Leaderboard: OpenSkill ratings" in report.stdout
     assert "Ratings by side" in report.stdout
-    assert (tmp_path / "csv" / "ratings.csv").read_text().startswith("player,agent,games")
+    rated = (tmp_path / "csv" / "ratings.csv").read_text().splitlines()
+    assert rated[0] == "player,agent,side,games,mu,sigma,ordinal"
+    # every player overall, then by each side it played (as "Ratings by side" prints)
+    sides = {line.split(",")[2] for line in rated[1:]}
+    assert sides == {"all", "village", "werewolves"}, sides
     png = (tmp_path / "plots" / "calibration.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
     curve = r.calibration()["rule"]
