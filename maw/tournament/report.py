@@ -444,9 +444,10 @@ class Report:
                                                          "log_loss")),
                             *j["precision"], *j["voting"]])
         written.append(path)
-        path = folder / "games.csv"
-        cur = self.db.execute("SELECT idx, seed, seats, ruleset, winner, reason, days, "
-                              "phases, seconds, wall_seconds, log FROM games ORDER BY idx")
+        path = folder / "games.csv"  # (every column the database keeps of a game)
+        from maw.tournament.runner import GAME_COLUMNS
+
+        cur = self.db.execute(f"SELECT {', '.join(GAME_COLUMNS)} FROM games ORDER BY idx")
         with path.open("w", newline="", encoding="utf-8") as f:
             w = csv.writer(f)
             w.writerow([d[0] for d in cur.description])

@@ -132,6 +132,8 @@ def test_twenty_games_then_a_report_that_matches_the_database(tmp_path):
     assert "Beliefs and judgement" in report.stdout
     assert "Leaderboard: OpenSkill ratings" in report.stdout
     assert "Ratings by side" in report.stdout
+    header = (tmp_path / "csv" / "games.csv").read_text().splitlines()[0].split(",")
+    assert {"config", "violations", "first_violation"} <= set(header)  # (every column)
     rated = (tmp_path / "csv" / "ratings.csv").read_text().splitlines()
     assert rated[0] == "player,agent,side,games,mu,sigma,ordinal"
     # every player overall, then by each side it played (as "Ratings by side" prints)
