@@ -43,6 +43,7 @@ from maw.engine import ruleset as make_ruleset
 from maw.env.aec import raw_env
 from maw.env.rewards import Rewards
 from maw.errors import ConfigError, MawError
+from maw.policies.learned import then
 from maw.policies.neural import Network
 
 NET = [64, 64]  # the hidden layers (small: numpy plays it in microseconds)
@@ -321,7 +322,7 @@ def train(ruleset_name: str, team: str, steps: int, out: Path, *, players: int |
                 "training_wins": int(before.get("training_wins", 0)) + env.wins,
                 **({"imitation": before["imitation"]} if "imitation" in before else {}),
                 **({"anchor": anchor} if anchor else {}),
-                "seed": seed, "command": command or before.get("command", "")}
+                "seed": seed, "command": then(before.get("command", ""), command)}
 
     start = model.num_timesteps
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from maw.engine import Ruleset
 from maw.errors import ConfigError
 from maw.policies.base import Decider
-from maw.policies.learned import HALF_LIFE, LearnedDecider, Table
+from maw.policies.learned import HALF_LIFE, LearnedDecider, Table, then
 
 
 def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | None = None,
@@ -45,7 +45,7 @@ def train(rules: Ruleset, team: str, games: int, out: Path, *, players: int | No
     if resume and (table.ruleset, table.team) != (ruleset_name, team):
         raise ConfigError(f"{out} learned {table.team} on {table.ruleset}, not {team} on "
                           f"{ruleset_name}")
-    table.command = command or table.command
+    table.command = then(table.command if resume else "", command)
     names = [f"P{i:02d}" for i in range(n)]
     playing: list[LearnedDecider] = []
 

@@ -67,6 +67,12 @@ SURE_AFTER = 30  # this one-sided level over all the options it tested, each ove
 HALF_LIFE = 4000  # games after which training explores half as often
 
 
+def then(before: str, command: str) -> str:
+    """The commands a learned file was made by: ``before`` (a resumed file's), then
+    ``command`` (a resumed run recorded only its own, and the file held all its games)."""
+    return " && ".join(c for c in (before, command) if c)
+
+
 @dataclass
 class Table:
     """Per state key, each option's estimated return (``sums``) and visits; a table

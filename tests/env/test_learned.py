@@ -24,14 +24,16 @@ def maw(*args: str) -> subprocess.CompletedProcess:
 
 def test_training_learns_a_table_and_resumes_where_it_stopped(tmp_path):
     out = tmp_path / "v.json"
-    a = train(ruleset("aiwolf-5"), "village", 150, out, checkpoint=100)
+    a = train(ruleset("aiwolf-5"), "village", 150, out, checkpoint=100, command="maw first")
     assert a.games == 150 and a.counts
     data = json.loads(out.read_text())
     assert data["games"] == 150 and data["options"] == list(OPTIONS)
     # every choice a village seat made is counted once per game it was made in
     assert all(len(c) == len(OPTIONS) and sum(c) > 0 for c, _s in data["table"].values())
-    b = train(ruleset("aiwolf-5"), "village", 50, out, resume=True)
+    b = train(ruleset("aiwolf-5"), "village", 50, out, resume=True, command="maw more")
     assert b.games == 200
+    # the file says every command its games came from, not the resume's alone
+    assert json.loads(out.read_text())["command"] == "maw first && maw more"
     # the same 200 games in one run make the same table (game i has seed (seed, i))
     whole = train(ruleset("aiwolf-5"), "village", 200, tmp_path / "w.json")
     assert whole.counts == b.counts and whole.sums == b.sums

@@ -130,7 +130,7 @@ def test_ppo_trains_a_team_and_numpy_chooses_what_the_trained_model_chooses(tmp_
     monkeypatch.delenv("SB3_LOGDIR", raising=False)
     out = tmp_path / "w.npz"
     meta = train("aiwolf-5", "werewolves", 1024, out, checkpoint=512, seed=2,
-                 opponents=("rule", "random"), seats=1)
+                 opponents=("rule", "random"), seats=1, command="maw first")
     assert list(scratch.glob("SB3-*")) == []  # (no SB3-date-time folder left behind)
     assert meta["steps"] == 1024 and meta["games"] > 0 and meta["team"] == "werewolves"
     assert meta["seats"] == 1
@@ -148,8 +148,10 @@ def test_ppo_trains_a_team_and_numpy_chooses_what_the_trained_model_chooses(tmp_
         if done:
             obs, _ = env.reset()
     # (steps come in whole rollouts of 1024: 512 more is one more rollout)
-    again = train("aiwolf-5", "werewolves", 512, out, checkpoint=0, seed=2, resume=True)
+    again = train("aiwolf-5", "werewolves", 512, out, checkpoint=0, seed=2, resume=True,
+                  command="maw more")
     assert again["steps"] == 2048 and again["games"] > meta["games"]
+    assert again["command"] == "maw first && maw more"  # (the resume's alone, before)
 
 
 def test_self_play_trains_the_sides_in_turns_each_against_the_others_earlier_checkpoints(
