@@ -44,6 +44,7 @@ round (``Seat.llm_for``): nothing about another seat's role is needed or learnt.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -190,7 +191,11 @@ class PlayerSpec(GroupSpec):
     @field_validator("decider")
     @classmethod
     def _known(cls, name: str) -> str:
-        decider_kind(name)  # (ConfigError: a ValueError the roster's error names)
+        try:
+            decider_kind(name)  # (ConfigError: a ValueError the roster's error names)
+        except ConfigError as exc:  # (a roster names a decider's file apart)
+            raise ValueError(re.sub(r"\b(\w+):FILE\b", r'\1 (with policy = "FILE")',
+                                    str(exc))) from None
         if ":" in name:
             raise ValueError(f"decider {name!r}: a roster names its file apart (decider = "
                              f"\"{name.partition(':')[0]}\", policy = \"FILE\")")

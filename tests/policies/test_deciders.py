@@ -76,8 +76,10 @@ def test_a_roster_takes_every_registered_decider_and_names_the_known_ones(tmp_pa
     assert load_roster(ok).player[0].decider == "cautious-test"
     bad = tmp_path / "bad.toml"
     bad.write_text('[[player]]\nname = "Ann"\ndecider = "oracle"\n')
-    with pytest.raises(ConfigError, match="unknown decider 'oracle'.*cautious-test"):
+    with pytest.raises(ConfigError, match="unknown decider 'oracle'.*cautious-test") as why:
         load_roster(bad)
+    # as a roster names one that takes a file (it offered "learned:FILE", then refused it)
+    assert 'learned (with policy = "FILE")' in str(why.value) and ":FILE" not in str(why.value)
 
 
 def test_the_registry_carries_each_deciders_traits():
