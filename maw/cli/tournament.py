@@ -278,6 +278,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.csv:
         for path in report.write_csv(Path(args.csv)):
             print(f"wrote {path}")
+    if (args.plots or args.html) and report.games >= 50:  # (it reads every game's log)
+        print(f"maw report: reading {report.games} games' logs for the calibration chart...",
+              file=sys.stderr, flush=True)
     if args.plots:
         for path in plot(report, Path(args.plots)):
             print(f"wrote {path}")
