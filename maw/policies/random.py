@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from maw.engine import Action, Chat, PlayerView, Whisper
+from maw.engine import Action, Chat, PlayerView, Room, Whisper
 from maw.policies.base import Decider, register_decider
 from maw.policies.beliefs import uniform
 
@@ -26,8 +26,8 @@ TURNS = 3
 class RandomDecider(Decider):
     """Picks uniformly among the legal actions; chats a stock line. Given its view (a
     hosted game, which asks again at every news), it takes ``TURNS`` turns a phase in the
-    Village and then listens: else it voted, unvoted and chatted until every phase's timer ran out
-    (7,474 actions and a 22 MB log in one three-day game)."""
+    Village and then listens: else it voted, unvoted and chatted until every phase's
+    timer ran out (7,474 actions and a 22 MB log in one three-day game)."""
 
     needs_view = False
 
@@ -39,7 +39,7 @@ class RandomDecider(Decider):
     def decide(self, view: PlayerView | None, legal: tuple[Action, ...]) -> Action | None:
         if not legal:
             return None
-        if view is not None and view.room != "Hideout":  # (a pack that must agree on
+        if view is not None and view.room != Room.HIDEOUT:  # (a pack that must agree on
             # its victim tries on: each try is news to the others; a revote, or the votes
             # opened after the talk, are turns anew)
             phase = (view.day, view.phase, view.vote_round, view.votes_open)
