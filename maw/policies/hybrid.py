@@ -63,6 +63,11 @@ class HybridStrategy(RuleDecider):
         # player's ``said_results`` leaves out those it takes for lies, and a werewolf
         # takes its own exposure for one
         self.results_heard: list[tuple[str, str, str]] = []
+        # (day, target): whom its last line in the Village said it suspects or votes for;
+        # a vote cast otherwise since (the rule layer moved it, or the line was worded
+        # while other votes came in) is explained by its next line (rule.py says why
+        # first; a hybrid votes first, as its vote may not wait for a model)
+        self.voiced: tuple[int, str] | None = None
 
     # ------------------------------------------------------------ what it hears
 
@@ -249,21 +254,21 @@ class HybridStrategy(RuleDecider):
         chat = next((a for a in legal if type(a) is Chat), None)
         over = next((a for a in legal if type(a) is Over), None)
         phase = (view.day, view.phase)
+        village = chat is not None and chat.room is Room.VILLAGE
         if chat is not None and self.spoke_in != phase:
             self.spoke_in = phase
             intent = self.intent(view)
             if intent is not None:
-                return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
+                return self._line(view, chat, intent, village)
         action = super().decide(view, tuple(a for a in legal
                                             if type(a) not in (Chat, Whisper, Over)))
         if action is not None:
             return action, None
-        village = chat is not None and chat.room is Room.VILLAGE
         if village:
-            intent = self.talk_on(view)
+            assert chat is not None
+            intent = self._moved(view) or self.talk_on(view)
             if intent is not None:
-                assert chat is not None
-                return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
+                return self._line(view, chat, intent, village)
         # Over ends its talk: once closed, where the day has no vote, in the Hideout, or
         # where it may not talk again (a werewolf-12 speech); else it waits to close
         if over is not None and (not village or self.done_talking(view)):
@@ -275,6 +280,26 @@ class HybridStrategy(RuleDecider):
             intent = Intent(f"I vote for {mine}. Vote with me.", self.reason(view, mine or ""))
             return Whisper(self.player, whisper, intent.template()[:max_chat(view)]), intent
         return None, None
+
+    def _line(self, view: PlayerView, chat: Chat, intent: Intent, village: bool
+              ) -> tuple[Action, Intent]:
+        """Say ``intent``; in the Village, the target its words bind today (``said``)
+        is now on record as said."""
+        if village and self.said is not None and self.said[0] == view.day:
+            self.voiced = self.said
+        return Chat(chat.actor, chat.room, intent.template()[:max_chat(view)]), intent
+
+    def _moved(self, view: PlayerView) -> Intent | None:
+        """Its vote, cast for another than its last line in the Village named today:
+        why it moved (the rule player's "I change my mind"), once for each move."""
+        cast = view.votes.get(self.player)
+        if cast is None or cast not in view.living or self.voiced is None or \
+                self.voiced[0] != view.day or self.voiced[1] == cast:
+            return None
+        old = self.voiced[1]
+        self.said = (view.day, cast)
+        return Intent(f"I change my mind: I vote for {cast}, not {old}.",
+                      self.reason(view, cast))
 
     def ally(self, view: PlayerView, legal: tuple[Action, ...], mine: str | None
              ) -> str | None:

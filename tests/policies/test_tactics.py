@@ -203,15 +203,40 @@ def test_cast_votes_count_and_a_player_most_vote_for_accepts_it():
     t.say("A", "I suspect B.")
     action, intent = t.turn("D")  # its say
     assert intent is not None and "I suspect" in action.text
+    said = action.text
     for voter in "ABE":
         t.play(Vote(voter, "D"))
     action, intent = t.turn("D")  # its vote first
     assert type(action) is Vote
+    if f"I suspect {action.target}" not in said:  # it moved from its suspect: it says so
+        action, intent = t.turn("D")
+        assert intent is not None and intent.text.startswith("I change my mind")
     action, intent = t.turn("D")
     assert intent is not None and intent.situation == "VOTE_INQUIRE" and "@C" in action.text
     assert "@A" not in action.text and "@F" in action.text
     t.play(Vote("C", "D"))  # (four of six: a majority executes at once, so F talks)
     assert t.state.phase is Phase.NIGHT
+
+
+def test_a_vote_cast_for_another_than_its_words_named_is_explained_once():
+    # MAW's day: D says whom it suspects; three others then vote against D, and its rule
+    # layer moves its vote to one of them at a turn that votes first, without a word
+    t = Table(start("maw", "VWVVWV"), "D")
+    t.say("A", "I suspect B.")
+    action, intent = t.turn("D")  # its say
+    assert intent is not None and "I suspect " in action.text
+    named = action.text.split("I suspect ")[1][0]
+    for voter in "ABE":
+        t.play(Vote(voter, "D"))
+    action, _ = t.turn("D")
+    assert type(action) is Vote and action.target != named
+    moved = action.target
+    action, intent = t.turn("D")  # then it says why, naming both
+    assert type(action) is Chat and intent is not None
+    assert intent.text == f"I change my mind: I vote for {moved}, not {named}."
+    assert action.text.startswith(intent.text)
+    action, intent = t.turn("D")  # said once: not again
+    assert intent is None or "change my mind" not in intent.text
 
 
 def test_a_player_under_a_majority_of_declared_votes_closes_with_the_ending_line():
