@@ -35,6 +35,10 @@ class ConfigError(MawError, ValueError):
     """A bad ruleset name, option, roster or player list."""
 
 
+class PluginError(ConfigError):
+    """A plug-in (a module that registers a decider, a ruleset, a backend) failed to load."""
+
+
 class ReplayError(MawError):
     """A game log that cannot be parsed or replayed."""
 

@@ -19,7 +19,8 @@ fi
 # (the test folders mirror the package's: tests/engine/ tests maw/engine/...)
 FAST=(tests/engine tests/protocol tests/policies tests/records tests/aiwolf/test_golden_replay.py
       tests/llm/test_llm_turns.py tests/llm/test_memory.py tests/agents/test_knowledge.py
-      tests/cli/test_cli_errors.py tests/cli/test_cli_help.py)
+      tests/cli/test_cli_errors.py tests/cli/test_cli_help.py tests/test_plugins.py
+      tests/llm/test_llm.py::test_every_role_prompt_renders)
 args=()
 if [ "${1:-}" = "--fast" ]; then
   shift

@@ -31,9 +31,9 @@ GAME_EARLY_END = EARLY_END[:-1] + ("; default: on when only hosted AI players pl
 SET_MEMORY = ("AI players keep what they learnt of the others from game to game of the set: "
               "how each one's role claims went (maw.policies.memory; default: each game "
               "alone)")
-SUBSTITUTE = ("rule or random: a stand-in that takes over the seat of a player whose "
-              "client is gone (quit, crashed, lost its connection), from the next phase on "
-              "(default: none; rule when a person sits)")
+SUBSTITUTE = ("rule or random (or another registered stand-in): a stand-in that takes "
+              "over the seat of a player whose client is gone (quit, crashed, lost its "
+              "connection), from the next phase on (default: none; rule when a person sits)")
 RECONNECT = ("seconds to try to reconnect (with back-off) when the XMPP server goes "
              "away, then take the seat back; 0: give up at once")
 GIVE_UP = "give up on a game that has not ended after this many seconds"
@@ -197,12 +197,14 @@ def check_decider(name: str, flag: str, *, model: bool = False, stand_in: bool =
     its file read if it takes one (``model``: or seat it with the default model, if it
     needs one). ``stand_in``: it must take over a gone player's seat (``--substitute``);
     ``talks=False``: it must not speak in words (a player who does comes from a roster)."""
-    from maw.errors import ConfigError
-    from maw.policies import DECIDERS, decider_kind, stand_ins
+    from maw.errors import ConfigError, PluginError
     from maw.policies import check_decider as plays_without_model
+    from maw.policies import decider_kind, quiet_deciders, stand_ins
 
     try:
         kind = decider_kind(name)  # (a plugin's deciders are loaded for a name not known)
+    except PluginError:
+        raise
     except ConfigError:
         kind = None
     if stand_in:
@@ -210,11 +212,8 @@ def check_decider(name: str, flag: str, *, model: bool = False, stand_in: bool =
             raise MawError(f"unknown {flag} {name!r}: {either(stand_ins())}")
         return
     if not talks and (kind is None or kind.talks):
-        quiet = [f"{k.name}:{k.argument}" if k.argument else k.name
-                 for k in sorted(DECIDERS.values(), key=lambda k: k.name)
-                 if not k.talks and (k.make is not None or k.with_argument is not None)]
-        raise MawError(f"unknown {flag} {name!r}: {either(quiet)} (an LLM or hybrid player "
-                       "comes from a --roster with --seat)")
+        raise MawError(f"unknown {flag} {name!r}: {either(quiet_deciders())} (an LLM or "
+                       "hybrid player comes from a --roster with --seat)")
     if model and kind is not None and kind.needs_model:
         return  # (seated with the default model, as a roster's seat without [llm] is)
     plays_without_model(name, flag)

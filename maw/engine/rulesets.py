@@ -247,7 +247,8 @@ class RulesetKind:
     adjust: Callable[[dict[str, Any]], None] | None = None
 
 
-RULESETS: Registry[RulesetKind] = Registry("ruleset", "maw.rulesets")
+# (a game shape is a module of maw.engine that registers its rulesets: found unnamed)
+RULESETS: Registry[RulesetKind] = Registry("ruleset", "maw.rulesets", packages=("maw.engine",))
 
 
 def register_ruleset(base: Ruleset | Callable[[str], Ruleset], name: str = "", *,
@@ -285,13 +286,13 @@ class _Names(Sequence[str]):
     """The registered rulesets' names, as they are now (a plugin may add one later)."""
 
     def __getitem__(self, i):
-        return tuple(RULESETS)[i]
+        return tuple(RULESETS.names())[i]
 
     def __len__(self) -> int:
-        return len(RULESETS)
+        return len(RULESETS.names())
 
     def __repr__(self) -> str:
-        return repr(tuple(RULESETS))
+        return repr(tuple(RULESETS.names()))
 
 
 RULESET_NAMES: Sequence[str] = _Names()

@@ -15,6 +15,10 @@ from maw.llm.base import (
     register_backend,
 )
 from maw.llm.llm import LLM
+from maw.policies.base import DECIDERS
+
+# a decider that needs a model is a module of this package that registers itself
+DECIDERS.packages += ("maw.llm",)
 
 __all__ = ["BACKENDS", "Backend", "BackendError", "BackendUnavailable", "Completion", "LLM",
            "make_backend", "register_backend"]

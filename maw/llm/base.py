@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from maw.errors import BackendError, BackendUnavailable, ConfigError
+from maw.registry import load_package
 
 __all__ = ["BACKENDS", "Backend", "BackendError", "BackendUnavailable", "Completion", "Message",
            "make_backend", "register_backend", "request_key", "transient_status"]
@@ -185,10 +186,13 @@ def register_backend(cls: type[Backend]) -> type[Backend]:
 
 
 def make_backend(name: str, **config: Any) -> Backend:
-    if name not in BACKENDS:
+    if name not in BACKENDS:  # a backend beside maw/llm/backends.py, or a plug-in's
+        load_package("maw.llm")
         for ep in entry_points(group="maw.backends"):
             if ep.name == name:
-                register_backend(ep.load())
+                loaded = ep.load()  # (the class, or a module that registers it)
+                if isinstance(loaded, type) and issubclass(loaded, Backend):
+                    register_backend(loaded)
     if name not in BACKENDS:
         raise ConfigError(f"unknown backend {name!r}: {', '.join(sorted(BACKENDS))}")
     cls = BACKENDS[name]

@@ -15,6 +15,7 @@ from maw.policies.base import (
     check_decider,
     decider_kind,
     make_decider,
+    quiet_deciders,
     register_decider,
     register_decider_with_argument,
     stand_ins,
@@ -27,7 +28,7 @@ from maw.policies.rule import RuleDecider
 register_decider_with_argument("learned", learned_decider)
 
 __all__ = ["DECIDERS", "FALLBACKS", "AsyncDecider", "Decider", "DeciderKind", "ModelSeat",
-           "check_decider",
+           "check_decider", "quiet_deciders",
            "decider_kind", "stand_ins", "make_decider", "register_decider",
            "register_decider_with_argument", "RandomDecider", "RuleDecider", "HybridStrategy",
            "LearnedDecider"]

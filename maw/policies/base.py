@@ -126,10 +126,13 @@ class DeciderKind:
         return self.with_model is not None
 
 
+# (a decider is a module of maw.policies that registers itself: found unnamed; one that
+# needs a model is a module of maw.llm, which adds its package here once it is loaded)
 DECIDERS: Registry[DeciderKind] = Registry(
     "decider", "maw.deciders", lambda kinds: ", ".join(
         f"{k.name}:{k.argument}" if k.argument else k.name
-        for k in sorted(kinds.values(), key=lambda k: k.name)))
+        for k in sorted(kinds.values(), key=lambda k: k.name)),
+    packages=("maw.policies",))
 
 
 def register_decider(name: str, make: Callable[[str, random.Random], Decider] | None = None,
@@ -180,7 +183,17 @@ def known_deciders() -> str:
 
 def stand_ins() -> tuple[str, ...]:
     """The deciders that may take over a gone player's seat."""
+    DECIDERS.discover()
     return tuple(sorted(k.name for k in DECIDERS.values() if k.stand_in))
+
+
+def quiet_deciders() -> list[str]:
+    """The deciders that play without a model and do not speak in words (``--policy``
+    of a game), as a flag names them (``learned:FILE``)."""
+    DECIDERS.discover()
+    return [f"{k.name}:{k.argument}" if k.argument else k.name
+            for k in sorted(DECIDERS.values(), key=lambda k: k.name)
+            if not k.talks and (k.make is not None or k.with_argument is not None)]
 
 
 def check_decider(name: str, flag: str) -> None:
