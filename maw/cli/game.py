@@ -56,7 +56,8 @@ def add_game(sub) -> None:
                 "than 5222) or HOST:PORT of a running server", default="embedded")
     add_log_dir(p, "logs", "where the JSONL game log goes")
     p.add_argument("--policy", default=None,
-                   help="every AI player is rule or random (instead of a roster)")
+                   help="every AI player's decider: rule, random, learned:FILE or another "
+                        "registered one that does not talk (instead of a roster)")
     p.add_argument("--roster", default=None, metavar="TOML",
                    help="who plays: agents/*.toml, or local, ollama, hybrid, rule (LLM, "
                         "hybrid, rule and random seats) (default: with no --policy either, "

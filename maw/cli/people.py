@@ -28,7 +28,8 @@ def add_player(sub) -> None:
     p.add_argument("--name", required=True, action="append", metavar="NAME",
                    help="the player's name in the game; again for more players in this "
                         "process (each its own agents; they share the interpreter)")
-    p.add_argument("--decider", default="rule", help="rule or random")
+    p.add_argument("--decider", default="rule",
+                   help="rule, random, or another registered decider (default: rule)")
     p.add_argument("--roster", default=None, metavar="TOML",
                    help="play the seat of --name in this roster (an LLM, its persona...)")
     p.add_argument("--model", default=None,

@@ -27,8 +27,8 @@ def add_simulate(sub) -> None:
     add_games(p, 1000, "how many games")
     add_players(p, SIZE, default=None)
     p.add_argument("--policy", default="random",
-                   help="every player's decider: random, rule or hybrid (its strategy, "
-                        "template talk)")
+                   help="every player's decider: random, rule, hybrid (its strategy, template "
+                        "talk), learned:FILE or another registered one")
     p.add_argument("--village", default=None, metavar="POLICY",
                    help="the village side's decider (default: --policy)")
     p.add_argument("--werewolves", default=None, metavar="POLICY",

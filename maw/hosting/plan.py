@@ -10,7 +10,7 @@ from pathlib import Path
 
 from maw.agents.gamemaster import GameConfig
 from maw.engine import Flow, Ruleset, VotesOpen, parse_options
-from maw.errors import MawError
+from maw.errors import ConfigError, MawError, PluginError
 from maw.hosting.defaults import (
     AIWOLF_DAY,
     AIWOLF_NIGHT,
@@ -144,12 +144,18 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
                        f"{' or '.join(stand_ins())} (a stand-in decides at once, no model)")
     if r.idle_phases is not None and r.idle_phases < 0:
         raise MawError(f"--idle-phases must be 0 (never) or more, not {r.idle_phases}")
-    if r.policy not in (None, "rule", "random") and not r.policy.startswith("learned:"):
-        raise MawError(f"unknown --policy {r.policy!r}: rule, random or learned:FILE (LLM "
-                       "players come from a --roster)")
     if r.policy is not None:
-        from maw.policies import check_decider
+        from maw.policies import check_decider, decider_kind, quiet_deciders
 
+        try:
+            quiet = not decider_kind(r.policy).talks
+        except PluginError:
+            raise
+        except ConfigError:
+            quiet = False  # (unknown)
+        if not quiet:
+            raise MawError(f"unknown --policy {r.policy!r}: {', '.join(quiet_deciders())} "
+                           "(LLM and hybrid players come from a --roster)")
         check_decider(r.policy, "--policy")
     from maw.hosting.roster import choose_roster, load_roster, roster_path
 

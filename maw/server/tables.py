@@ -17,9 +17,16 @@ from dataclasses import dataclass, field
 
 from maw.engine import ruleset as make_ruleset
 from maw.errors import MawError
+from maw.policies import stand_ins
 from maw.protocol.messages import TableInfo, check_name
 
-FILLS = ("rule", "random")  # the AI players who take the empty seats (no model: at once)
+
+def fills() -> tuple[str, ...]:
+    """The AI players who may take the empty seats: the stand-ins (registered deciders
+    that decide at once, with no model), the rule player first."""
+    return tuple(sorted(stand_ins(), key=lambda name: (name != "rule", name)))
+
+
 # the server's limits, each a clear refusal when reached
 MAX_TABLES = 8  # tables open or running at once
 MAX_PLAYERS = 15
@@ -83,8 +90,8 @@ class Tables:
         if sum(t.state in ("open", "running") for t in self.tables.values()) >= MAX_TABLES:
             raise MawError(f"the server hosts at most {MAX_TABLES} games at once: join one "
                            "or wait for one to end")
-        if fill not in FILLS:
-            raise MawError(f"fill must be {' or '.join(FILLS)}, not {fill!r}")
+        if fill not in fills():
+            raise MawError(f"fill must be {' or '.join(fills())}, not {fill!r}")
         if not 2 <= players <= MAX_PLAYERS:
             raise MawError(f"a game here has 2 to {MAX_PLAYERS} players, not {players}")
         for what, value in (("day", day_seconds), ("night", night_seconds),

@@ -116,10 +116,10 @@ def make_app(observer: Observer | Callable[[], Observer | None] | None = None,
         if hall is None:
             raise web.HTTPNotFound(text="no Hall here: maw server --web has one")
         from maw.engine.rulesets import RULESETS
-        from maw.server.tables import FILLS
+        from maw.server.tables import fills
 
         return web.json_response({"tables": hall.tables(), "rulesets": list(RULESETS),
-                                  "fills": list(FILLS)})
+                                  "fills": list(fills())})
 
     async def seat_page(request: web.Request) -> web.FileResponse:
         seat_of(request)
