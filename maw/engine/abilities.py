@@ -136,11 +136,11 @@ register_action(ActionSpec(
     Ability.GUARD, Guard, Ability.GUARD, True, False, frozenset({"night"}), "Guarded",
     "/guard NAME", "protect NAME from tonight's attack (bodyguard)",
     Night(GUARD_ORDER, _guard, _guard_chosen, _guard_target, first_night=False,
-          aim="trust")))
+          aim="trust", protects=True)))
 register_action(ActionSpec(
     Ability.SAVE, Save, Ability.SAVE, True, False, frozenset({"witch"}), "Acted",
     "/save NAME", "save NAME, tonight's victim (witch, once a game)",
-    Night(SAVE_ORDER, _save, None, _save_target, aim="trust")))
+    Night(SAVE_ORDER, _save, None, _save_target, aim="trust", protects=True)))
 register_action(ActionSpec(
     Ability.POISON, Poison, Ability.POISON, True, False, frozenset({"witch"}), "Acted",
     "/poison NAME", "poison NAME tonight (witch, once a game)",

@@ -207,6 +207,8 @@ class Night:
         collective: the pack's: each wolf votes, the tally's choice is resolved once.
         aim: for deciders that do not know it: whom it is for, "suspect" (a likely
             werewolf) or "trust" (a likely villager).
+        protects: it may keep the night's victim alive (a guard, a save): the rules
+            text then says the victim dies unless protected.
     """
 
     order: int
@@ -216,6 +218,7 @@ class Night:
     first_night: bool = True
     collective: bool = False
     aim: str = "suspect"
+    protects: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +279,9 @@ def night_action(name: str) -> type:
                          slots=True)
     cls.__doc__ = f"A night action: {name} ``target``."
     cls.__module__ = __name__
+    # found where its module says it is: pickled (a game's state sent to a worker
+    # process) and unpickled by name, as the core actions are
+    globals().setdefault(cls.__name__, cls)
     return cls
 
 
@@ -311,8 +317,20 @@ def when_registered(listener: Callable[[ActionSpec], None]) -> None:
 
 
 def night_spec(ability: str) -> ActionSpec:
-    """The table's entry of the night action that takes ``ability``."""
-    return _SPEC_OF[_NIGHT[ability]]
+    """The table's entry of the night action that takes ``ability``.
+
+    Raises:
+        ConfigError: no action takes it (a role given an ability nothing registered).
+    """
+    try:
+        return _SPEC_OF[_NIGHT[ability]]
+    except KeyError:
+        from maw.errors import ConfigError
+
+        known = ", ".join(sorted(_NIGHT))
+        raise ConfigError(f"no night action takes the ability {ability!r} (register one "
+                          f"with register_action(ActionSpec(..., night=Night(...))); "
+                          f"known: {known})") from None
 
 
 def targeted() -> dict[type, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from maw.engine.actions import night_spec
 from maw.engine.dayflow import FLOWS
 from maw.engine.roles import Ability, Role, Team, role_named
 from maw.engine.rulesets import Ruleset, TiePolicy, WinCondition
@@ -64,6 +65,13 @@ def powers(rules: Ruleset, players: int) -> list[str]:
     """The dealt roles' powers, as the roles state them (``Role.power``)."""
     said = [r.power for r in dealt(rules, players) if r.power]
     return [sentence("; ".join(said))] if said else []
+
+
+def protected(rules: Ruleset, players: int) -> bool:
+    """May a dealt role keep the night's victim alive (a night action that ``protects``:
+    a Bodyguard's guard, a Witch's save, a registered one's)?"""
+    return any(night_spec(a).night.protects  # type: ignore[union-attr]
+               for r in dealt(rules, players) for a in r.abilities)
 
 
 def guarding(rules: Ruleset, players: int) -> list[str]:

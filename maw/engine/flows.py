@@ -18,6 +18,7 @@ shape of day (the 12-player game) is one new class here, registered with
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import ClassVar
 
 from mypy_extensions import mypyc_attr
 
@@ -58,7 +59,7 @@ class CoreFlow(DayFlow):
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class MawFlow(CoreFlow):
-    flow = Flow.MAW
+    flow: ClassVar[Flow | str] = Flow.MAW
     next_phase = MappingProxyType({Phase.DAY: Phase.NIGHT, Phase.NIGHT: Phase.DAY})
     rooms = MappingProxyType({Phase.DAY: Room.VILLAGE, Phase.NIGHT: Room.HIDEOUT})
     vote_phase = Phase.DAY
@@ -90,7 +91,7 @@ class MawFlow(CoreFlow):
             out.append("By day a living player may also whisper a line to one other living "
                        "player, which nobody else hears (at most 5 whispers a day).")
         victim = "a werewolf too" if rules.attack_wolves else "never a werewolf"
-        guarded = ", and is not protected" if d.guarding(rules, players) else ""
+        guarded = ", and is not protected" if d.protected(rules, players) else ""
         out += ["The executed player's role is told to the werewolves alone; nobody else "
                 "learns the role of anyone who dies.",
                 "Each night, the first one included, the werewolves talk in the Hideout and "
@@ -185,7 +186,7 @@ register_ruleset(Ruleset(name="maw", flow=Flow.MAW, roles=None, min_players=3,
 
 @mypyc_attr(allow_interpreted_subclasses=True)
 class AiwolfFlow(CoreFlow):
-    flow = Flow.AIWOLF
+    flow: ClassVar[Flow | str] = Flow.AIWOLF
     next_phase = MappingProxyType({Phase.DAY: Phase.VOTE, Phase.VOTE: Phase.WHISPER,
                                    Phase.WHISPER: Phase.NIGHT, Phase.NIGHT: Phase.DAY})
     rooms = MappingProxyType({Phase.DAY: Room.VILLAGE, Phase.WHISPER: Room.HIDEOUT})
@@ -226,7 +227,8 @@ class AiwolfFlow(CoreFlow):
                    f"{d.tie('attack', rules.attack_tie)}).")
         guards = d.guarding(rules, players)
         out.append("The attacked player dies unless guarded." if guards else
-                   "The attacked player dies.")
+                   "The attacked player dies unless protected." if d.protected(rules, players)
+                   else "The attacked player dies.")
         never = sorted({a for role in rules.roles_for(players) for a in role.abilities
                         if not night_spec(a).night.first_night})  # type: ignore[union-attr]
         if never:

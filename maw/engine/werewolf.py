@@ -17,6 +17,7 @@ The flow handles the actions of its own steps (:meth:`WerewolfFlow.why_not`,
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import ClassVar
 
 from maw.engine import resolution as r
 from maw.engine import werewolf_night, werewolf_text
@@ -74,7 +75,7 @@ OWN = (Shoot, Badge, First, Tear, Run, Withdraw, Explode)  # the actions only it
 class WerewolfFlow(AiwolfFlow):
     """See the module docstring."""
 
-    flow = Flow.WEREWOLF
+    flow: ClassVar[Flow | str] = Flow.WEREWOLF
     next_phase = MappingProxyType({Phase.DAY: Phase.VOTE, Phase.VOTE: Phase.NIGHT,
                                    Phase.NIGHT: Phase.DAY, Phase.WITCH: Phase.DAY})
     # (the Hideout stays open in the Witch's step: for the pack the night goes on, and a

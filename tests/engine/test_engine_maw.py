@@ -101,6 +101,19 @@ def test_a_phase_is_one_string_with_its_value_and_name_as_an_enum_has_them():
     assert Phase.DAY.value == "day"
 
 
+def test_every_action_in_the_table_pickles_by_name_the_made_ones_included():
+    import pickle
+
+    import maw.engine.werewolf  # noqa: F401 - the Witch's potions, made by night_action
+    from maw.engine.actions import SPEC_OF, night_action
+
+    made = night_action("mend")  # (made, not registered: still found by its name)
+    for cls in (*SPEC_OF, made):
+        fields = {f: "Ann" for f in getattr(cls, "__dataclass_fields__", {})}
+        action = cls(**fields)
+        assert pickle.loads(pickle.dumps(action)) == action, cls
+
+
 def test_a_majority_executes_at_once_and_ends_the_day():
     state = start("maw", DEAL)
     state, ev = run(state, Vote("A", "B"), Vote("C", "B"), Vote("D", "B"))

@@ -199,12 +199,75 @@ def test_an_unknown_night_action_is_an_error_when_it_is_registered():
                                    frozenset({"night"}), "Acted", "/hex NAME", "hex"))
 
 
-def test_contributing_names_the_three_places_of_a_role():
-    """CONTRIBUTING's "Add a role" names the files this test's Assassin needed, no more."""
+def test_contributing_names_the_places_of_a_role():
+    """CONTRIBUTING's "Add a role" names the files this test's Assassin needed, and the
+    wire's documentation, which tests/protocol/test_protocol.py holds a new action to;
+    no more."""
     text = (REPO / "CONTRIBUTING.md").read_text()
     section = text.split("## Add a role", 1)[1].split("\n## ", 1)[0]
     places = re.findall(r"^\d\. .*?(?=^\d\. |^$)", section, re.M | re.S)
-    assert len(places) == 3
-    files = set(re.findall(r"`((?:maw|prompts)/[\w/<>.]+)`", "".join(places)))
+    assert len(places) == 4
+    files = set(re.findall(r"`((?:maw|prompts|docs)/[\w/<>.]+)`", "".join(places)))
     assert files == {"maw/engine/roles.py", "maw/engine/abilities.py",
-                     "prompts/roles/<Name>.md"}, files
+                     "prompts/roles/<Name>.md", "docs/protocol.md"}, files
+
+
+def deal_a_role_with_an_ability_nothing_takes():
+    """A role whose ability no action takes, dealt: the error (its text, and its kind)."""
+    import random
+
+    from maw.engine import Role, Species, Team, new_game, register_role, ruleset
+    from maw.engine.state import default_names
+    from maw.errors import MawError
+
+    register_role(Role("Zapper", Team.VILLAGE, Species.HUMAN, abilities=frozenset({"zap"}),
+                       code="zap"))
+    try:
+        new_game(ruleset("maw", roles="zap:1"), default_names(6), random.Random(0))
+    except MawError as exc:
+        return {"error": str(exc), "kind": type(exc).__name__}
+    return {"error": None}
+
+
+def test_a_role_given_an_ability_no_action_takes_is_a_one_line_error():
+    got = in_a_fresh_process("test_roles", "deal_a_role_with_an_ability_nothing_takes")
+    assert got["kind"] == "ConfigError"
+    assert got["error"].startswith("no night action takes the ability 'zap'")
+    assert "stab" not in got["error"] and "divine" in got["error"]
+
+
+def rules_text_with_a_doctor() -> dict:
+    """A Doctor whose night action protects (``Night(protects=True)``): the maw and
+    aiwolf-5 rules text with and without it dealt."""
+    from maw.engine import (
+        ActionSpec,
+        Night,
+        Role,
+        Species,
+        Team,
+        night_action,
+        register_action,
+        register_role,
+        ruleset,
+    )
+    from maw.engine.abilities import GUARD_ORDER
+    from maw.engine.describe import rules_text
+
+    register_role(Role("Doctor", Team.VILLAGE, Species.HUMAN, frozenset({"heal"}),
+                       code="doc", power="each night the Doctor heals one player"))
+
+    def heal(dawn, _doctor: int, target: int) -> None:
+        dawn.protected.add(target)
+
+    register_action(ActionSpec(
+        "heal", night_action("heal"), "heal", True, False, frozenset({"night"}), "Acted",
+        "/heal NAME", "heal NAME tonight (doctor)", Night(GUARD_ORDER, heal, protects=True)))
+    return {"with": rules_text(ruleset("maw", roles="doc:1"), 7),
+            "without": rules_text(ruleset("maw"), 7)}
+
+
+def test_a_registered_protection_is_told_in_the_rules_text():
+    got = in_a_fresh_process("test_roles", "rules_text_with_a_doctor")
+    assert "Each night the Doctor heals one player." in got["with"]
+    assert ", and is not protected" in got["with"]  # (the victim may live)
+    assert ", and is not protected" not in got["without"]
