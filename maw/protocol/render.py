@@ -108,8 +108,9 @@ REVEALED = {  # a private result, by its kind
 
 
 def _revealed(r: h.Revealed) -> str:
-    return REVEALED.get(r.what, "[GM] {w}: {t} is {v}.").format(w=r.what, t=r.target,
-                                                              v=r.value, av=_a(r.value))
+    # (a registered action's result: what it found, or, with nothing found, whom it named)
+    known = REVEALED.get(r.what, "[GM] {w}: {t} is {v}." if r.value else "[GM] You {w} {t}.")
+    return known.format(w=r.what, t=r.target, v=r.value, av=_a(r.value))
 
 
 def _a(noun: str) -> str:

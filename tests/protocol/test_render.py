@@ -96,6 +96,9 @@ def test_every_kind_of_record_is_rendered():
     # and one a registered action sends is said too
     assert render.heard(h.Revealed(day=1, what="sniff", target="Bob", value="wet")) == \
         "[GM] sniff: Bob is wet."
+    # (one that found nothing, as a guard learns only whom it guarded, says that much)
+    assert render.heard(h.Revealed(day=1, what="heal", target="Bob", value="")) == \
+        "[GM] You heal Bob."
     assert m.Reveal(day=1, kind="sniff", target="Bob", value="wet").kind == "sniff"
     with pytest.raises(TypeError, match="not a heard record"):
         render.heard("Bob: hi")
