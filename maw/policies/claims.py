@@ -99,6 +99,11 @@ def _name_patterns(key: str) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
             re.compile(r"\bi (?:suspect|vote for|accuse) " + pat + end
                        + r"|(?:^|[.!?;:,]\s*|\blet'?s |\blet us |\bwe should |\bi )"
                        + r"vote (?:for |out )?" + pat + end
+                       # (a model's "I'm voting for X", "I'll vote for X", "my vote goes
+                       # to X")
+                       + r"|\bi(?:'m| am) voting (?:for |to execute |out )?" + pat + end
+                       + r"|\bi(?:'ll| will) vote (?:for |out )?" + pat + end
+                       + r"|\bmy vote (?:goes|will go|is going) to " + pat + end
                        + r"|\bi (?:don'?t|do not) trust " + pat + end
                        + r"|(?<!\w)" + pat + r" (?:is|seems|looks) (?:very |really |so )?(?:"
                        + _SUSPECT_WORDS + r")\b"),

@@ -220,6 +220,8 @@ def _claim_words(c: claims.Claim) -> str:
         return f"you are the {c.value}"
     if c.kind == "species":
         return f"{c.target} is {'a werewolf' if c.value == 'werewolf' else 'human'}"
+    if c.target == c.speaker:  # ("I'm voting for Bob", said by Bob)
+        return f"you {'suspect or vote for' if c.kind == 'suspect' else 'trust'} yourself"
     return f"you {'suspect' if c.kind == 'suspect' else 'trust'} {c.target}"
 
 

@@ -136,6 +136,12 @@ HELLO = "Good morning. We have werewolves to find. Tell us whom you suspect."
      "it says you are the Seer, which is not what you mean"),
     ("Bob", "I vote for Cid.", "Cid voted with Ann against Fay on day 1.",
      "I vote for Fay. Cid voted with Ann.", "it says you suspect Fay"),
+    # (seed 2, 2026-12-07: a vote for its very speaker, in words the grammar now reads)
+    ("Bob", "Good morning. We still have werewolves to find. I suspect Ann.",
+     "Ann voted to execute Cid on day 2, and the wolves finished the job that night.",
+     "I'm voting for Bob. Day 2: Ann votes against Cid, and the wolves killed him as well.",
+     "it says you suspect or vote for yourself"),
+    ("Cid", "I vote for Eve.", "", "I'll vote for Ann, I think.", "it says you suspect Ann"),
     # what it meant, in other words
     ("Bob", "Hello everyone, I am Bob. Let us enjoy this game together.", "",
      "Hi all, I'm happy to play with you.", None),
