@@ -11,6 +11,8 @@ embedded XMPP server) and reads its log:
 * ``no_vote_days``: days that ended with no execution vote cast;
 * ``most_votes_by_one``: the most execution votes one player cast in a day (each change
   counts), and ``no_execution_days``: the days that ended with nobody executed;
+* ``moves_unsaid``: the days a model player ended with its vote on another than the
+  suspect or vote its last Village line that day named (it moved without a word);
 * ``gated``: the lines the gate refused (``maw.policies.gate``: the rule layer's line was
   said instead), by kind of fault;
 * ``said_faults``: every line a model player said, read again by the gate's checks with
@@ -92,6 +94,35 @@ def votes_by_day(log: list[dict]) -> tuple[int, list[int]]:
     return max(cast.values(), default=0), spared
 
 
+def moves_unsaid(log: list[dict]) -> list[str]:
+    """The days a model player ended with its vote on another player than its last line
+    in the Village that day named as its suspect or its vote (it moved and never said
+    so), as "day N: Player said X, voted Y" (a vote withdrawn counts as none)."""
+    from maw.policies import claims
+
+    started = next(r for r in log if r["kind"] == "started")
+    talkers = {s["name"] for s in started["seats"] if s["decider"] in ("llm", "hybrid")}
+    players: tuple[str, ...] = ()
+    named: dict[tuple[int, str], set[str]] = {}
+    voted: dict[tuple[int, str], str | None] = {}
+    for r in log:
+        if r["kind"] == "round":
+            players = tuple(sorted(r["roles"]))
+        elif r["kind"] == "event" and r["event"] == "Chatted":
+            data = r["data"]
+            if data["speaker"] in talkers and data["room"] == "Village":
+                said = {c.target for c in claims.parse(data["speaker"], data["text"], players)
+                        if c.kind == "suspect"}
+                if said:
+                    named[(data["day"], data["speaker"])] = said
+        elif r["kind"] == "event" and r["event"] == "VoteCast" and \
+                r["data"].get("kind") == "execute" and r["data"]["voter"] in talkers:
+            voted[(r["data"]["day"], r["data"]["voter"])] = r["data"]["target"] or None
+    return [f"day {d}: {p} said {'/'.join(sorted(named[(d, p)]))}, voted {t}"
+            for (d, p), t in sorted(voted.items())
+            if t is not None and (d, p) in named and t not in named[(d, p)]]
+
+
 def said_faults(log: list[dict]) -> tuple[Counter, list[str]]:
     """Every line a model player said, through the gate's checks with its view then."""
     started = next(r for r in log if r["kind"] == "started")
@@ -171,6 +202,7 @@ def main() -> None:
                "no_vote_days": no_vote_days(log),
                "most_votes_by_one": votes_by_day(log)[0],
                "no_execution_days": votes_by_day(log)[1],
+               "moves_unsaid": moves_unsaid(log),
                "lines": sum(1 for r in log if r["kind"] == "action" and r["action"] == "Chat"),
                "gated": dict(gated), "said_faults": dict(faults), "examples": examples}
         rows.append(row)
@@ -183,7 +215,9 @@ def main() -> None:
           f"{sum(len(r['no_vote_days']) for r in rows)}; days with nobody executed: "
           f"{sum(len(r['no_execution_days']) for r in rows)} of "
           f"{sum(r['days'] for r in rows)}; most votes one player cast in a day: "
-          f"{max(r['most_votes_by_one'] for r in rows)}; lines said that the gate's checks "
+          f"{max(r['most_votes_by_one'] for r in rows)}; days a player's last line named "
+          f"another than its vote: {sum(len(r['moves_unsaid']) for r in rows)}; "
+          f"lines said that the gate's checks "
           f"fault: {dict(said) or 0}; lines the gate replaced: "
           f"{dict(sum((Counter(r['gated']) for r in rows), Counter())) or 0}")
     save(f"main_command-{args.label}", rows)
