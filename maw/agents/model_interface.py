@@ -32,6 +32,11 @@ from maw.protocol import heard as h
 from maw.protocol import messages as m
 
 log = logging.getLogger("maw.agents")
+# the moves (an action, not a listen) an AI player makes in one phase at most: asked again
+# at every message, a decider that always answers (a vote that flips between two targets)
+# flooded a hosted game, 1,389 votes in 6 s; the rule players make a few, a model player
+# at most its ruleset's lines and a vote or two
+MOVES_A_PHASE = 40
 
 
 def action_body(action: engine.Action | None) -> m.Body:
@@ -274,6 +279,8 @@ class SendInput(Guarded):
         self.task: asyncio.Task | None = None
         self.thread: str | None = None
         self.ending: set[asyncio.Task] = set()  # answers withdrawn, not yet ended
+        # (round, day, phase, vote round) -> the moves its decider made in that phase
+        self.moves: tuple[tuple, int] = ((), 0)
 
     async def on_end(self) -> None:
         for task in (self.task, *self.ending):
@@ -332,14 +339,27 @@ class SendInput(Guarded):
         await asyncio.sleep(paced)
         wait += paced
         reply: m.Body
+        view = body.view
+        phase = (body.round, view.day, view.phase, view.vote_round) if view else ()
+        made = self.moves[1] if self.moves[0] == phase else 0
         try:
-            reply = action_body(await self.choose(agent, body))
+            if made >= MOVES_A_PHASE:  # a decider that never settles: it listens now
+                reply = m.Listen()
+            else:
+                reply = action_body(await self.choose(agent, body))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a broken decider must not take the player down
             log.exception("decider of %s failed", agent.player_name)
             agent.game_log.write("decider_error", player=agent.player_name, error=repr(exc))
             reply = m.Listen()
+        if not isinstance(reply, m.Listen) and phase:
+            self.moves = (phase, made + 1)
+            if made + 1 == MOVES_A_PHASE:
+                agent.game_log.write("decider_error", player=agent.player_name, error=(
+                    f"{MOVES_A_PHASE} moves in one phase: it listens until the next (a "
+                    "decider asked at every message must return None when it has "
+                    "nothing new to do)"))
         await agent.send_body(self, str(msg.sender.bare), reply, msg.thread)
         if agent.pace is not None:
             agent.pace.answered(not isinstance(reply, m.Listen), time.monotonic())

@@ -70,6 +70,49 @@ async def test_a_decider_defined_in_a_test_module_plays_a_roster_game_over_xmpp(
     assert "Vote" in acts and "Chat" not in acts  # it played as it decides, and never talked
 
 
+class Fickle(Decider):
+    """Votes for one of the next two players round the table, whichever it may: the
+    legal votes leave out its current one, so asked again it always moves (and no
+    player ever has more than two votes: no majority ends the day)."""
+
+    def decide(self, view, legal):
+        names = sorted(view.players)
+        seat = names.index(self.player)
+        near = [names[(seat + k) % len(names)] for k in (1, 2)]
+        return next((a for a in legal if type(a) is engine.Vote and a.target in near), None)
+
+
+register_decider("fickle-test", Fickle)
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_decider_that_never_settles_is_stopped_each_phase_not_left_to_flood(
+        server, tmp_path):
+    from collections import Counter
+
+    from maw.agents.model_interface import MOVES_A_PHASE
+    from maw.hosting.game import run_game
+
+    roster = tmp_path / "fickle.toml"
+    roster.write_text("".join(f'[[player]]\nname = "{n}"\ndecider = "fickle-test"\n\n'
+                              for n in ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")))
+    request = GameRequest(players=6, rules=engine.ruleset("maw", max_days=1), seed=3,
+                          roster=str(roster), xmpp=f"localhost:{server.port}",
+                          log_dir=tmp_path, day_seconds=4, night_seconds=2)
+    plan = await plan_game(request)
+    result = await run_game(plan.config, plan.seats, server, timeout=120)
+    log = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    # asked at every message, each would vote again at once, as long as the day lasts:
+    # its interface stops it at MOVES_A_PHASE moves a phase, and the log says so
+    votes = Counter(r["data"]["voter"] for r in log
+                    if r["kind"] == "event" and r["event"] == "VoteCast")
+    assert max(votes.values()) == MOVES_A_PHASE, votes
+    stopped = {r["player"] for r in log if r["kind"] == "decider_error"
+               and "moves in one phase" in r["error"]}
+    assert stopped == {p for p, n in votes.items() if n == MOVES_A_PHASE}
+
+
 def test_a_roster_takes_every_registered_decider_and_names_the_known_ones(tmp_path):
     ok = tmp_path / "ok.toml"
     ok.write_text('[[player]]\nname = "Ann"\ndecider = "cautious-test"\n')
