@@ -219,11 +219,12 @@ class HybridStrategy(RuleDecider):
         the day has no vote to talk about."""
         return self.argued == (view.day, view.phase) or not tactics.vote_today(view)
 
-    def talk_on(self, view: PlayerView) -> Intent | None:
+    def talk_on(self, view: PlayerView, live: bool = False) -> Intent | None:
         """After its first line: a counter-CO (or the Possessed's second chance) as soon
         as the talk calls for one; then VOTE_INQUIRE, once a day, while other living
-        players have not declared a vote; then its closing line, once everyone has (or
-        with its last message of the day). ``None``: it waits."""
+        players have not declared a vote (where votes are cast in the open, ``live``,
+        once most of them have); then its closing line, once everyone has (or with its
+        last message of the day). ``None``: it waits."""
         if self.done_talking(view):
             return None
         said = self._counter(view) or self._possessed(view, first=False)
@@ -237,6 +238,11 @@ class HybridStrategy(RuleDecider):
             self.said = (view.day, mine)  # (what it says next binds its vote: rule.py)
         if waiting and not last:
             if self.mentioned == view.day or "mention" in self.without:
+                return None
+            if live and 2 * len(waiting) > sum(1 for p in view.living if p != self.player):
+                # votes cast in the open (MAW's day, ``live``): asked as they open, it named
+                # the whole table, who all voted in the seconds its words took; the ones
+                # to ask are those still silent once most of the others have voted
                 return None
             self.mentioned = view.day
             return tactics.mention(waiting, mine)
@@ -266,7 +272,8 @@ class HybridStrategy(RuleDecider):
             return action, None
         if village:
             assert chat is not None
-            intent = self._moved(view) or self.talk_on(view)
+            intent = self._moved(view) or self.talk_on(
+                view, live=any(type(a) is Vote for a in legal))
             if intent is not None:
                 return self._line(view, chat, intent, village)
         # Over ends its talk: once closed, where the day has no vote, in the Hideout, or

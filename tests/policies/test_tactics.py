@@ -239,6 +239,24 @@ def test_a_vote_cast_for_another_than_its_words_named_is_explained_once():
     assert intent is None or "change my mind" not in intent.text
 
 
+def test_where_votes_are_cast_in_the_open_it_asks_only_those_still_silent_once_most_voted():
+    # MAW's day: asked as the votes opened, it named the whole table, who all voted in the
+    # seconds its words took (every inquiry of the README's main game, 18 games)
+    t = Table(start("maw", "VWVVWV"), "D")
+    t.say("A", "I suspect B.")
+    t.turn("D")  # its say
+    action, _ = t.turn("D")
+    assert type(action) is Vote  # its vote, at once
+    assert t.turn("D") == (None, None)  # nobody else has voted yet: it waits
+    t.play(Vote("A", "B"))
+    t.play(Vote("B", "A"))
+    assert t.turn("D") == (None, None)  # three of five still silent: still too early
+    t.play(Vote("E", "A"))
+    action, intent = t.turn("D")  # two of five: those it asks
+    assert intent is not None and intent.situation == "VOTE_INQUIRE"
+    assert "@C" in action.text and "@F" in action.text and "@A" not in action.text
+
+
 def test_a_player_under_a_majority_of_declared_votes_closes_with_the_ending_line():
     t = day1("C", "D")
     t.say("A", "I am the Seer. C is human. I vote for D.")
