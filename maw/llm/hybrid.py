@@ -298,7 +298,13 @@ class HybridDecider(AsyncDecider):
             if action is None:
                 action, intent = self.strategy.decide_intent(view, legal)
             record["action"] = intent_of(action, intent)
-            if type(action) in (engine.Chat, engine.Whisper) and intent is not None:
+            if intent is not None and intent.situation == "VOTE_INQUIRE" and any(
+                    type(a) is engine.Vote for a in legal):
+                # (votes cast in the open: the names it asks are those silent now, and
+                # in the seconds a model takes to word it they had voted; its line is
+                # said as its strategy wrote it, at once)
+                record.setdefault("outcome", "template")
+            elif type(action) in (engine.Chat, engine.Whisper) and intent is not None:
                 try:
                     text = await self.voice(view, intent, record)
                 except Exception as exc:  # no voice: the template line

@@ -134,3 +134,32 @@ def test_hybrid_villagers_beat_random_villagers_against_the_same_rule_wolves(nam
                     village="random", werewolves="rule")
     assert hybrid.invalid_actions == 0
     assert hybrid.village_wins > rand.village_wins + games // 20
+
+
+async def test_an_inquiry_while_votes_are_cast_in_the_open_is_said_at_once_unvoiced():
+    """Every inquiry of the README's main game named players who voted in the seconds
+    the model took to word it: where votes are cast beside the talk, it is said as the
+    strategy wrote it, with no model call for its words."""
+    state = start("maw", "VWVVWV")
+    backend = ScriptedBackend(replies=[facts()] * 4)
+    d = HybridDecider("D", random.Random(1), LLM(backend, window=4096))
+
+    def play(action):
+        nonlocal state
+        state, events = engine.play(state, action)
+        for e in events:
+            if e.audience is None or "D" in e.audience:
+                d.observe(e)
+
+    play(Chat("A", Room.VILLAGE, "I suspect B."))
+    for _ in range(2):  # its line (the template: the model has only facts to give), its vote
+        action = await d.adecide(view(state, "D"), engine.legal_actions(state, "D"), [])
+        play(action)
+    assert type(action) is Vote
+    for voter, target in (("A", "B"), ("B", "A"), ("E", "A")):
+        play(Vote(voter, target))
+    action = await d.adecide(view(state, "D"), engine.legal_actions(state, "D"), [])
+    assert type(action) is Chat and "@C" in action.text and "@F" in action.text
+    assert action.text.startswith("I vote for ")
+    assert not any("you have not said whom you vote for" in m["content"]
+                   for call in backend.calls for m in call)
