@@ -68,6 +68,9 @@ class HybridStrategy(RuleDecider):
         # while other votes came in) is explained by its next line (rule.py says why
         # first; a hybrid votes first, as its vote may not wait for a model)
         self.voiced: tuple[int, str] | None = None
+        # (day, players): who had neither voted nor declared at its last look, a day
+        # whose votes are cast in the open (its inquiry waits until they stay so)
+        self.silent: tuple[int, frozenset[str]] | None = None
 
     # ------------------------------------------------------------ what it hears
 
@@ -239,11 +242,15 @@ class HybridStrategy(RuleDecider):
         if waiting and not last:
             if self.mentioned == view.day or "mention" in self.without:
                 return None
-            if live and 2 * len(waiting) > sum(1 for p in view.living if p != self.player):
-                # votes cast in the open (MAW's day, ``live``): asked as they open, it named
-                # the whole table, who all voted in the seconds its words took; the ones
-                # to ask are those still silent once most of the others have voted
-                return None
+            if live:
+                # votes cast in the open (MAW's day): asked as they opened, it named the
+                # whole table, who all voted within the second; it asks those still
+                # silent once most of the others have voted, and only if they were
+                # silent at its last look too (not a burst of votes still coming in)
+                seen, self.silent = self.silent, (view.day, frozenset(waiting))
+                if seen != self.silent or \
+                        2 * len(waiting) > sum(1 for p in view.living if p != self.player):
+                    return None
             self.mentioned = view.day
             return tactics.mention(waiting, mine)
         self.argued = (view.day, view.phase)

@@ -158,6 +158,7 @@ async def test_an_inquiry_while_votes_are_cast_in_the_open_is_said_at_once_unvoi
     assert type(action) is Vote
     for voter, target in (("A", "B"), ("B", "A"), ("E", "A")):
         play(Vote(voter, target))
+    assert await d.adecide(view(state, "D"), engine.legal_actions(state, "D"), []) is None
     action = await d.adecide(view(state, "D"), engine.legal_actions(state, "D"), [])
     assert type(action) is Chat and "@C" in action.text and "@F" in action.text
     assert action.text.startswith("I vote for ")

@@ -211,6 +211,7 @@ def test_cast_votes_count_and_a_player_most_vote_for_accepts_it():
     if f"I suspect {action.target}" not in said:  # it moved from its suspect: it says so
         action, intent = t.turn("D")
         assert intent is not None and intent.text.startswith("I change my mind")
+    assert t.turn("D") == (None, None)  # C and F silent at its first look: it waits a beat
     action, intent = t.turn("D")
     assert intent is not None and intent.situation == "VOTE_INQUIRE" and "@C" in action.text
     assert "@A" not in action.text and "@F" in action.text
@@ -252,7 +253,8 @@ def test_where_votes_are_cast_in_the_open_it_asks_only_those_still_silent_once_m
     t.play(Vote("B", "A"))
     assert t.turn("D") == (None, None)  # three of five still silent: still too early
     t.play(Vote("E", "A"))
-    action, intent = t.turn("D")  # two of five: those it asks
+    assert t.turn("D") == (None, None)  # two of five, seen silent once: a vote may be coming
+    action, intent = t.turn("D")  # silent at its next look too: those it asks
     assert intent is not None and intent.situation == "VOTE_INQUIRE"
     assert "@C" in action.text and "@F" in action.text and "@A" not in action.text
 
