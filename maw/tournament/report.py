@@ -123,7 +123,10 @@ def _rate(k: int, n: int) -> str:
 class Report:
     def __init__(self, path: Path) -> None:
         if not path.is_file():
-            raise MawError(f"no results database at {path}")
+            what = " (a folder)" if path.is_dir() else ""
+            raise MawError(f"no results database at {path}{what}: maw report reads the "
+                           "database maw tournament writes (--out, results.db by default) "
+                           "or the .jsonl log of a game set; one game: maw replay LOG")
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         self.logs_missing = 0  # game logs gone when the calibration read them
         try:
@@ -463,8 +466,9 @@ def print_sections(sections: list[Section], notes: list[str]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    # (piped, rich would cut the tables at 80 columns: a file gets them whole)
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    # (piped, rich would cut the tables at 80 columns: a file gets them whole; no markup:
+    # "the roster's [llm]" and "Agent[03]" are text, which rich's markup ate)
+    console = Console(width=None if sys.stdout.isatty() else 200, markup=False)
     for sec in sections:
         table = Table(title=sec.title, title_justify="left")
         for i, h in enumerate(sec.header):

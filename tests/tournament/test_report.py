@@ -87,6 +87,20 @@ def test_a_priced_roster_gives_the_cost_of_a_game(tmp_path):
     assert "cost 0.0120 a game" in " ".join(Report(tmp_path / "c.db").notes())
 
 
+def test_the_printed_report_keeps_brackets_as_text(tmp_path, capsys):
+    """"the roster's [llm]" printed as "the roster's " (rich took it for markup)."""
+    games = [("village", {"Ann": "village", "Bob": "werewolves"})] * 3
+    tournament(tmp_path / "b.db", games)
+    results = Results(tmp_path / "b.db")
+    with results.db:
+        results.db.execute("UPDATE players SET tokens = 20000, llm_calls = 10 "
+                           "WHERE name = 'Ann'")
+    results.close()
+    Report(tmp_path / "b.db").print()
+    out = capsys.readouterr().out
+    assert "give price_per_million in the roster's [llm] for the cost" in " ".join(out.split())
+
+
 def test_prices_come_from_the_roster_for_its_model_seats(tmp_path):
     from maw.hosting.roster import load_roster
     from maw.tournament.runner import prices_of
