@@ -172,6 +172,8 @@ async def plan_game(r: GameRequest, say: Callable[[str], None] = lambda line: No
             loaded = pick_seats(loaded, r.seats, roster)
         seats = seats_from_roster(loaded, ai, fill)
         moderator = moderator_of(loaded)
+        if any(seat.specs() for seat in seats) or moderator:  # (a server may take seconds)
+            say("maw game: asking the roster's models whether they answer...")
         models = await check_backends(seats, moderator)
         if models:
             say(f"maw game: models: {', '.join(models)}")

@@ -132,7 +132,10 @@ async def check_backends(seats: Sequence[Seat], moderator: Moderator | None = No
         key = model_key(spec)
         if key not in seen:
             backend = make_backend(spec.backend, **spec.backend_config())
-            await backend.check()
+            try:
+                await backend.check()
+            finally:
+                await backend.aclose()
             seen[key] = backend.describe()
     return sorted(set(seen.values()))
 
@@ -173,7 +176,10 @@ async def time_models(seats: Sequence[Seat]) -> list[ModelTime]:
         for key, spec in mine.items():
             if key not in out:
                 backend = make_backend(spec.backend, **spec.backend_config())
-                seconds = await backend.seconds_per_call()
+                try:
+                    seconds = await backend.seconds_per_call()
+                finally:
+                    await backend.aclose()
                 if seconds is None:
                     continue
                 out[key] = ModelTime(backend.describe(), seconds, backend.at_once(), 0)

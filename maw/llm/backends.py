@@ -64,6 +64,10 @@ class ScriptedBackend(Backend):
         return Completion(text, prompt, len(text) // 4, 0.0)
 
 
+# how long a server has to answer the check before a game (a list of its models)
+CHECK_SECONDS = 10.0
+
+
 @register_backend
 class OllamaBackend(Backend):
     """An Ollama server through the official ``ollama`` client; structured output with
@@ -78,6 +82,8 @@ class OllamaBackend(Backend):
         import ollama
 
         host = base_url or os.environ.get("OLLAMA_HOST") or "http://127.0.0.1:11434"
+        # (where the address came from: what to correct if no server answers there)
+        self.told = "correct the roster's base_url" if base_url else "set OLLAMA_HOST"
         super().__init__(model, host, api_key, **options)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else None
         self.client = ollama.AsyncClient(host=host, headers=headers)
@@ -91,16 +97,20 @@ class OllamaBackend(Backend):
                         f"{exc.error}")
         # (refused, reset or timed out: a server starting or restarting answers later)
         return BackendUnavailable(f"no Ollama server answers at {self.base_url} ({exc}): "
-                                  "start one (ollama serve) or set OLLAMA_HOST")
+                                  f"start one (ollama serve) or {self.told}")
 
     async def check(self) -> None:
         import httpx
         import ollama
 
-        try:
-            await self.client.list()
-        except (ConnectionError, httpx.HTTPError, ollama.ResponseError) as exc:
+        try:  # (a server that hangs: told in seconds)
+            await asyncio.wait_for(self.client.list(), CHECK_SECONDS)
+        except (ConnectionError, httpx.HTTPError, ollama.ResponseError,
+                asyncio.TimeoutError) as exc:
             raise self._error(exc) from None
+
+    async def aclose(self) -> None:
+        await self.client.close()
 
     async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
         import httpx
@@ -186,10 +196,13 @@ class OpenAIBackend(Backend):
     async def check(self) -> None:
         import openai
 
-        try:
-            await self.client.models.list()
+        try:  # (a server that hangs: told in seconds, not at the calls' own timeout)
+            await self.client.with_options(timeout=CHECK_SECONDS).models.list()
         except openai.OpenAIError as exc:
             raise self._error(exc) from None
+
+    async def aclose(self) -> None:
+        await self.client.close()
 
     def _format(self, schema: dict | None) -> dict | None:
         if schema is None or self.schema_mode == "none":
@@ -234,6 +247,7 @@ class LlamaCppBackend(Backend):
     ``grammar_first`` is llama-cpp-python's own way (every token checked at every step)."""
 
     name = "llamacpp"
+    keeps_context = True  # (its process keeps each player's context: maw.llm.model_process)
     # its process answers one call at a time, in turn (and a call's seconds leave out
     # the wait): no slots to count here, and no more than one to ask for
     default_parallel = 0

@@ -82,6 +82,10 @@ class Backend(ABC):
     # a model answers: one call tells how long a typical one takes (the phases' timers);
     # not where answers come from a test's queue or a recorded game
     measured: ClassVar[bool] = True
+    # it keeps each player's context between its calls (the embedded model's process):
+    # a call reads only what is new, so a short prompt times a typical call; a server
+    # that reads each call's whole prompt again is timed with a prompt of a whole turn's
+    keeps_context: ClassVar[bool] = False
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, parallel: int | None = None,
@@ -116,6 +120,11 @@ class Backend(ABC):
     async def check(self) -> None:  # noqa: B027 - optional: a backend with nothing to check
         """Raise ``BackendError`` now if the backend cannot answer (no server...)."""
 
+    async def aclose(self) -> None:  # noqa: B027 - optional: a backend with nothing open
+        """Close what it holds open (a client's connections), in the loop it ran in: a
+        backend made to check or time a model, then dropped, left the loop's end to
+        close its client ('Event loop is closed' tracebacks)."""
+
     def at_once(self) -> int:
         """How many calls its server answers at the same time (one, for the embedded
         model; a server's ``parallel`` slots)."""
@@ -129,7 +138,8 @@ class Backend(ABC):
         if not self.measured:
             return None
         t0 = time.monotonic()
-        await self.chat(PROBE, schema=PROBE_SCHEMA, max_tokens=60, temperature=0.7)
+        await self.chat(PROBE if self.keeps_context else PROBE_TURN, schema=PROBE_SCHEMA,
+                        max_tokens=60, temperature=0.7)
         return time.monotonic() - t0
 
     def count_tokens(self, messages: list[Message]) -> int:
@@ -165,6 +175,28 @@ PROBE: list[Message] = [
         "Say what you think in one or two short sentences. Answer with {\"text\": WHAT "
         "YOU SAY}, at most 160 characters.")},
 ]
+# a whole turn's prompt, as a server that keeps no context reads it at every call: the
+# same, with three days of talk heard (about 1,300 tokens, as a vanilla llm player's
+# prompt on day 2: a review's server took 4.6 s for PROBE and 13 to 31 s for real calls)
+_TALK = [f"{who}: {what}" for day in (1, 2, 3) for who, what in (
+    ("Bob", f"Day {day}: I suspect Cid. He was quiet, and quiet players worry me."),
+    ("Cid", "I am a simple villager. Dee voted too fast yesterday, and that is odd."),
+    ("Dee", "I voted with the others. Eve has said nothing useful since the start."),
+    ("Eve", "I trust Ann. Fay keeps changing her mind, which a werewolf would do."),
+    ("Fay", "I changed my vote because Bob's reasons were better. I suspect Dee now."),
+    ("Ann", "Let us hear from everyone before we vote. Who has a result to share?"),
+    ("Bob", "Nobody claims the Seer. I still vote for Cid unless someone explains."),
+    ("Cid", "Bob pushes hard for me without any proof. That is suspicious in itself."),
+    ("Dee", "Fay and Bob both went after Cid yesterday, and Ann was murdered that night."),
+    ("Eve", "Whom do you vote for, Fay? You have not said it plainly today."),
+    ("Fay", "I vote for Dee. Dee voted first on day one, before anyone had spoken."),
+    ("Ann", "I vote for Cid. His defence is words; his votes point at the village."))]
+PROBE_TURN: list[Message] = [*PROBE[:2], {"role": "user", "content": (
+    "Day 2, day. You are in the Village. Alive: Ann, Bob, Cid, Dee, Eve, Fay.\n"
+    "What happened so far:\n" + "\n".join(_TALK) + "\n"
+    "Votes so far today: Bob for Cid; Fay for Dee; Ann for Cid.\n"
+    "Your beliefs: who of the others is a werewolf, each from 0 to 1, and why.\n"
+    + PROBE[2]["content"])}]
 PROBE_SCHEMA = {"type": "object", "properties": {"text": {
     "type": "string", "minLength": 1, "maxLength": 160}},
     "required": ["text"], "additionalProperties": False}

@@ -143,6 +143,45 @@ async def test_a_groups_server_is_checked_before_the_game(tmp_path):
         await check_backends(seats_from_roster(load_roster(path), 1))
 
 
+async def test_the_backends_checked_and_timed_before_a_game_are_closed_then(tmp_path):
+    """Made to check and time a model, then dropped with their clients open, they left
+    the loop's end to close them: 'Event loop is closed' tracebacks after every game on
+    an OpenAI-compatible server (a review's). Each is closed where it was used."""
+    from maw.hosting.seats import time_models
+    from maw.llm.base import Backend, Completion, register_backend
+
+    closed: list[str] = []
+
+    @register_backend
+    class Held(Backend):
+        name = "held-for-test"
+
+        async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+            return Completion('{"text": "Hi."}')
+
+        async def check(self):
+            if self.model == "gone":
+                raise BackendError("no server")
+
+        async def aclose(self):
+            closed.append(self.model)
+
+    path = tmp_path / "r.toml"
+    path.write_text('[llm]\nbackend = "held-for-test"\nmodel = "m"\n'
+                    '[llm.wolves]\nmodel = "w"\n'
+                    '[[player]]\nname = "Ann"\ndecider = "llm"\n')
+    seats = seats_from_roster(load_roster(path), 1)
+    await check_backends(seats)
+    assert sorted(closed) == ["m", "w"]
+    timed = await time_models(seats)
+    assert len(timed) == 2 and sorted(closed) == ["m", "m", "w", "w"]
+    path.write_text('[llm]\nbackend = "held-for-test"\nmodel = "gone"\n'
+                    '[[player]]\nname = "Ann"\ndecider = "llm"\n')
+    with pytest.raises(BackendError, match="no server"):  # (closed when it fails too)
+        await check_backends(seats_from_roster(load_roster(path), 1))
+    assert closed[-1] == "gone"
+
+
 @pytest.mark.parametrize("text,where", [
     ('[llm.wolves]\nmodle = "big"', "llm.wolves.modle: Extra inputs are not permitted"),
     ('[llm.village]\nmax_wait = 2', "llm.village.max_wait: Extra inputs"),

@@ -544,8 +544,59 @@ async def test_ollama_backend_errors_name_the_host():
         await runner.cleanup()
     nobody = f"http://127.0.0.1:{free_port()}"
     backend = make_backend("ollama", model="x", base_url=nobody)
-    with pytest.raises(BackendError, match=f"no Ollama server answers at {nobody}"):
+    with pytest.raises(BackendError, match=f"no Ollama server answers at {nobody}.*"
+                       "correct the roster's base_url"):  # (not OLLAMA_HOST: unread here)
         await backend.check()
+
+
+async def test_a_server_that_hangs_is_told_in_seconds_at_the_check(monkeypatch):
+    """A server that takes the connection and never answers (a review's, SIGSTOPped):
+    the check said so after 123 s of silence; it gives up at CHECK_SECONDS."""
+    import asyncio
+    import time
+
+    from maw.llm import backends
+
+    async def hang(_request):  # (long past the check's bound; the clean-up waits for it)
+        await asyncio.sleep(3)
+
+    monkeypatch.setattr(backends, "CHECK_SECONDS", 0.5)
+    runner, url = await serve([web.get("/v1/models", hang), web.get("/api/tags", hang)])
+    try:
+        for name, base in (("openai", f"{url}/v1"), ("ollama", url)):
+            backend = make_backend(name, model="m", base_url=base)
+            t0 = time.monotonic()
+            with pytest.raises(BackendError, match="answers at"):
+                await backend.check()
+            assert time.monotonic() - t0 < 5, name
+            await backend.aclose()
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_model_is_timed_with_a_whole_turn_where_its_server_keeps_no_context():
+    """A server that reads each call's whole prompt again was timed with a short prompt
+    (4.6 s) and played calls of 13 to 31 s: the days it was given ran out. It is timed
+    with a prompt of a whole turn's size; the embedded model, which keeps each player's
+    context, with the short one."""
+    from maw.llm.base import Backend, Completion
+
+    class Heard(Backend):
+        name = "heard-for-test"
+
+        async def chat(self, messages, schema=None, max_tokens=200, temperature=0.7):
+            self.heard = messages
+            return Completion('{"text": "Hi."}')
+
+    sizes = {}
+    for keeps in (False, True):
+        backend = Heard()
+        backend.keeps_context = keeps  # type: ignore[misc]
+        assert await backend.seconds_per_call() is not None
+        sizes[keeps] = backend.count_tokens(backend.heard)
+    assert sizes[False] > 1000 and sizes[False] > 3 * sizes[True]
+    assert make_backend("llamacpp").keeps_context and \
+        not make_backend("openai", base_url="http://127.0.0.1:1/v1").keeps_context
 
 
 # ---------------------------------------------------------------- openai vs llama.cpp
