@@ -58,10 +58,12 @@ def add_tournament(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="go on with the games --out does not hold yet")
     add_xmpp(p, "embedded (one server in this process) or HOST:PORT", default="embedded")
-    p.add_argument("--day-seconds", type=float, default=RULE_DAY, metavar="SECONDS",
-                   help="length of a day")
-    p.add_argument("--night-seconds", type=float, default=RULE_NIGHT, metavar="SECONDS",
-                   help="length of a night")
+    p.add_argument("--day-seconds", type=float, default=None, metavar="SECONDS",
+                   help=f"length of a day (default: {RULE_DAY:.0f}, or fitted to the "
+                        "roster's models as maw game fits them; a --resume: the stored)")
+    p.add_argument("--night-seconds", type=float, default=None, metavar="SECONDS",
+                   help=f"length of a night (default: {RULE_NIGHT:.0f}, or fitted to the "
+                        "roster's models)")
     add_log_dir(p, "logs/tournament", "where each game's JSONL log goes")
     add_timeout(p)
     p.add_argument("--early-end", action="store_true", help=EARLY_END)
@@ -116,9 +118,10 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         if seed is None:  # --resume goes on with the database's seed
             stored = results.plan() if args.resume else None
             seed = stored.seed if stored is not None else fresh_seed(None)
+        day, night = _phase_seconds(args, roster, results.plan() if args.resume else None)
         plan = Plan(str(roster_path), roster_sha(roster_path), args.games, args.players,
-                    args.ruleset, tuple(args.rule), seed, args.day_seconds,
-                    args.night_seconds, args.early_end, args.substitute)
+                    args.ruleset, tuple(args.rule), seed, day, night, args.early_end,
+                    args.substitute)
         schedule(roster, plan)  # too few players in the roster fails now
         asked = plan.games
         plan, done = resume_plan(results, plan, args.resume)
@@ -142,6 +145,41 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     if failed:
         raise MawError(f"{failed} game(s) failed (see above); --resume plays them again")
     return 0
+
+
+def _phase_seconds(args: argparse.Namespace, roster, stored) -> tuple[float, float]:
+    """The phases' lengths: as given; else a resumed tournament's own; else, where the
+    roster's players talk through a model, fitted to one timed call of each model, as
+    ``maw game`` fits them (a review's tournament of 30 s days on a one-slot server
+    starved a seat of every call, and its fallback was rated in its name); else the rule
+    players' defaults."""
+    import asyncio
+
+    from maw.hosting.defaults import RULE_DAY, RULE_NIGHT
+    from maw.hosting.plan import GameRequest, phase_lengths, talks
+    from maw.hosting.seats import seats_from_roster, time_models
+
+    if args.day_seconds is not None and args.night_seconds is not None:
+        return args.day_seconds, args.night_seconds
+    if stored is not None:
+        return (args.day_seconds or stored.day_seconds,
+                args.night_seconds or stored.night_seconds)
+    seats = seats_from_roster(roster, len(roster.player))
+    if not any(talks(s) for s in seats):
+        return args.day_seconds or RULE_DAY, args.night_seconds or RULE_NIGHT
+    print("maw tournament: timing one call of each of the roster's models...", flush=True)
+    timed = asyncio.run(time_models(seats))
+    rules = rules_of(args)
+    request = GameRequest(players=players_for(args, rules), rules=rules,
+                          day_seconds=args.day_seconds, night_seconds=args.night_seconds)
+    day, night = phase_lengths(request, seats, timed)
+    for m in timed:
+        print(f"maw tournament: {m.model} took {m.seconds:.1f} s for a typical call, "
+              f"{m.at_once} at a time, for {m.players} player(s): days of {day:.0f} s and "
+              f"nights of {night:.0f} s" + ("" if args.early_end else
+                                            " (--early-end ends a phase once all are done)"),
+              flush=True)
+    return day, night
 
 
 async def _tournament(plan, roster_path, results, args, todo: int) -> int:

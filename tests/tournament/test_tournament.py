@@ -314,3 +314,33 @@ def test_workers_on_other_machines_join_through_ejabberd_and_a_dead_ones_game_is
         == {"b"}
     refused = stranger.communicate(timeout=60)[1]
     assert stranger.returncode == 2 and f"no tournament '{name}' took this worker" in refused
+
+
+def test_a_tournament_of_model_players_fits_its_phases_to_them_as_maw_game_does(tmp_path,
+                                                                                 capsys):
+    """It played 30 s days whatever the roster: a review's tournament on a one-slot server
+    starved a model seat of every call, and its fallback was rated in its name."""
+    import argparse
+
+    from maw.cli.tournament import _phase_seconds
+    from maw.hosting.defaults import LLM_DAY, LLM_NIGHT, RULE_DAY, RULE_NIGHT
+
+    def args(day=None, night=None):
+        return argparse.Namespace(day_seconds=day, night_seconds=night, players=None,
+                                  ruleset="maw", rule=[], early_end=False)
+
+    models = tmp_path / "m.toml"
+    models.write_text('[llm]\nbackend = "scripted"\n' + "".join(
+        f'[[player]]\nname = "{n}"\ndecider = "{d}"\n'
+        for n, d in zip("ABCDEF", ["llm", "hybrid", "rule", "rule", "rule", "rule"],
+                        strict=True)))
+    rule = tmp_path / "r.toml"
+    rule.write_text("".join(f'[[player]]\nname = "{n}"\n' for n in "ABCDEF"))
+    # (a scripted model answers from a queue: not timed, the model players' defaults)
+    assert _phase_seconds(args(), load_roster(models), None) == (LLM_DAY, LLM_NIGHT)
+    assert "timing one call of each of the roster's models" in capsys.readouterr().out
+    assert _phase_seconds(args(), load_roster(rule), None) == (RULE_DAY, RULE_NIGHT)
+    assert _phase_seconds(args(12, 6), load_roster(models), None) == (12, 6)
+    stored = Plan("r", "sha", 2, 6, "maw", (), 1, 80.0, 40.0, False, None)
+    assert _phase_seconds(args(), load_roster(models), stored) == (80.0, 40.0)
+    assert _phase_seconds(args(night=7), load_roster(models), stored) == (80.0, 7)
