@@ -54,6 +54,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 import maw.llm  # noqa: F401 - registers the deciders that need a model (llm, hybrid's)
 from maw import engine
 from maw.errors import ConfigError
+from maw.llm.base import backend_class
 from maw.policies import check_decider, decider_kind
 from maw.protocol.messages import Name
 
@@ -258,6 +259,15 @@ def load_roster(path: Path) -> Roster:
             p.policy = str((path.parent / p.policy).resolve())
         if p.policy is not None:  # read now: a seat that cannot play stops no game later
             check_decider(f"{p.decider}:{p.policy}", f"roster {path}: player {p.name}")
+    for p in roster.player:  # each seat's model, known and reachable by its settings
+        if not decider_kind(p.decider).needs_model:
+            continue
+        for spec in (roster.llm_for(p), *roster.groups_for(p).values()):
+            try:
+                backend_class(spec.backend)
+                spec.backend_config()  # (an API key's variable, set)
+            except ConfigError as exc:
+                raise ConfigError(f"roster {path}: player {p.name}: {exc}") from None
     names = [p.name for p in roster.player]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:

@@ -24,7 +24,7 @@ from maw.errors import BackendError, BackendUnavailable, ConfigError
 from maw.registry import load_package
 
 __all__ = ["BACKENDS", "Backend", "BackendError", "BackendUnavailable", "Completion", "Message",
-           "make_backend", "register_backend", "request_key", "transient_status"]
+           "backend_class", "make_backend", "register_backend", "request_key", "transient_status"]
 
 
 @dataclass(frozen=True)
@@ -217,7 +217,8 @@ def register_backend(cls: type[Backend]) -> type[Backend]:
     return cls
 
 
-def make_backend(name: str, **config: Any) -> Backend:
+def backend_class(name: str) -> type[Backend]:
+    """The backend registered as ``name`` (``ConfigError`` naming the known ones)."""
     if name not in BACKENDS:  # a backend beside maw/llm/backends.py, or a plug-in's
         load_package("maw.llm")
         for ep in entry_points(group="maw.backends"):
@@ -227,7 +228,11 @@ def make_backend(name: str, **config: Any) -> Backend:
                     register_backend(loaded)
     if name not in BACKENDS:
         raise ConfigError(f"unknown backend {name!r}: {', '.join(sorted(BACKENDS))}")
-    cls = BACKENDS[name]
+    return BACKENDS[name]
+
+
+def make_backend(name: str, **config: Any) -> Backend:
+    cls = backend_class(name)
     common = {k: config.pop(k) for k in ("model", "base_url", "api_key", "parallel")
               if k in config}
     try:

@@ -709,6 +709,8 @@ def test_the_shipped_rosters_load(tmp_path):
     ('[[player]]\nname = "Ann"\n[[player]]\nname = "Ann"', "'Ann' is used twice"),
     ('[[player]]\nname = "Ann"\nbackend = 3', "player.0.backend"),
     ("player = [", "cannot read the roster"),
+    ('[llm]\nbackend = "openia"\n[[player]]\nname = "Ann"\ndecider = "llm"',
+     "bad.toml: player Ann: unknown backend 'openia': "),
 ])
 def test_a_bad_roster_says_where(tmp_path, text, error):
     from maw.hosting.roster import load_roster
@@ -726,9 +728,9 @@ def test_a_roster_with_a_missing_api_key_says_which_variable(tmp_path, monkeypat
     path = tmp_path / "r.toml"
     path.write_text('[llm]\nbackend = "openai"\napi_key_env = "MAW_TEST_KEY"\n'
                     '[[player]]\nname = "Ann"\ndecider = "llm"\n')
-    roster = load_roster(path)
-    with pytest.raises(ConfigError, match="MAW_TEST_KEY"):
-        roster.llm_for(roster.player[0]).backend_config()
+    with pytest.raises(ConfigError, match=f"roster {re.escape(str(path))}: player Ann: the "
+                       "environment variable MAW_TEST_KEY"):  # (where, at once)
+        load_roster(path)
 
 
 def test_maw_game_with_an_ollama_roster_and_no_server_fails_at_once(tmp_path):
