@@ -98,10 +98,10 @@ def add_log_dir(p: argparse.ArgumentParser, default: str | None, help: str) -> N
 
 def check_seconds(args: argparse.Namespace, *flags: str) -> None:
     """``MawError`` unless each of ``flags`` (``--timeout``...) is a positive number of
-    seconds."""
+    seconds (or not given, where its default is ``None``)."""
     for flag in flags:
         value = getattr(args, flag.lstrip("-").replace("-", "_"))
-        if not 0 < value < float("inf"):
+        if value is not None and not 0 < value < float("inf"):
             raise MawError(f"{flag} must be a positive number of seconds, got {value:g}")
 
 
