@@ -237,33 +237,24 @@ def test_a_role_given_an_ability_no_action_takes_is_a_one_line_error():
 
 
 def rules_text_with_a_doctor() -> dict:
-    """A Doctor whose night action protects (``Night(protects=True)``): the maw and
-    aiwolf-5 rules text with and without it dealt."""
-    from maw.engine import (
-        ActionSpec,
-        Night,
-        Role,
-        Species,
-        Team,
-        night_action,
-        register_action,
-        register_role,
-        ruleset,
-    )
+    """A Doctor whose night action protects (``Night(protects=True)``): the maw rules
+    text with and without it dealt."""
+    from maw import engine as e
     from maw.engine.abilities import GUARD_ORDER
     from maw.engine.describe import rules_text
 
-    register_role(Role("Doctor", Team.VILLAGE, Species.HUMAN, frozenset({"heal"}),
-                       code="doc", power="each night the Doctor heals one player"))
+    e.register_role(e.Role("Doctor", e.Team.VILLAGE, e.Species.HUMAN, frozenset({"heal"}),
+                           code="doc", power="each night the Doctor heals one player"))
 
     def heal(dawn, _doctor: int, target: int) -> None:
         dawn.protected.add(target)
 
-    register_action(ActionSpec(
-        "heal", night_action("heal"), "heal", True, False, frozenset({"night"}), "Acted",
-        "/heal NAME", "heal NAME tonight (doctor)", Night(GUARD_ORDER, heal, protects=True)))
-    return {"with": rules_text(ruleset("maw", roles="doc:1"), 7),
-            "without": rules_text(ruleset("maw"), 7)}
+    e.register_action(e.ActionSpec(
+        "heal", e.night_action("heal"), "heal", True, False, frozenset({"night"}), "Acted",
+        "/heal NAME", "heal NAME tonight (doctor)",
+        e.Night(GUARD_ORDER, heal, protects=True)))
+    return {"with": rules_text(e.ruleset("maw", roles="doc:1"), 7),
+            "without": rules_text(e.ruleset("maw"), 7)}
 
 
 def test_a_registered_protection_is_told_in_the_rules_text():
