@@ -109,6 +109,7 @@ class ModelInterfaceAgent(MawAgent):
         self.decider: Decider | None = None  # (made by the round's first question)
         self.logged = 0  # LLM call records already written to the game log
         self.cut_logged = 0  # cancelled calls' spans already written
+        self.told_down = False  # its model's failure to answer, written to the log
         self.finished = False  # the game's end logged (``log_unfinished``): nothing after
         self.past: list[dict] = []  # the LLM records of earlier rounds
         self.game_log = game_log
@@ -261,6 +262,12 @@ class ModelInterfaceAgent(MawAgent):
         start = self.game_log.start  # the spans on the log's clock
         spans = [[round(a - start, 4), round(b - start, 4)] for a, b in record.get("spans", [])]
         self.game_log.write("llm", **{**record, "spans": spans})
+        if record.get("backend_error") and not self.told_down:
+            # (a hung or gone server: once, where the table and the host see it, not only
+            # in the summary's fallbacks at the end)
+            self.told_down = True
+            self.game_log.write("model_down", player=self.player_name,
+                                error=record["backend_error"])
 
     async def setup(self) -> None:
         self.add_behaviour(SendInput(), of_types("get_input", "cancel"))

@@ -35,7 +35,7 @@ from maw.llm.answers import (
 from maw.llm.llm import LLM
 from maw.llm.memory import Memory
 from maw.llm.prompts import Prompts, chat_limit, pin_game, supplied_opening
-from maw.llm.telemetry import Tally, account, label, note_retries
+from maw.llm.telemetry import Tally, account, failed, label, note_retries
 from maw.policies import gate
 from maw.policies.base import (
     AsyncDecider,
@@ -304,7 +304,8 @@ class LLMDecider(AsyncDecider):
                 record["gated"] = list(dict.fromkeys(record["caught"]))
             return self._chose(self._fall_back(view, legal, record), view)
         except Exception as exc:
-            record.update(outcome="fallback", exception=repr(exc))
+            record["outcome"] = "fallback"
+            failed(record, exc)
             return self._fall_back(view, legal, record)
         finally:  # (cancelled: the question became moot while it was being answered)
             self.pending = None

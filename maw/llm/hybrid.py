@@ -39,7 +39,7 @@ from maw.engine.roles import ROLES
 from maw.llm.decider import must_vote
 from maw.llm.llm import LLM
 from maw.llm.prompts import Prompts, chat_limit, pin_game, supplied_opening
-from maw.llm.telemetry import Tally, account, note_retries
+from maw.llm.telemetry import Tally, account, failed, note_retries
 from maw.policies import claims, gate
 from maw.policies.base import DECIDERS, AsyncDecider, ModelSeat, register_decider
 from maw.policies.hybrid import HybridStrategy, Intent, intent_of
@@ -288,7 +288,7 @@ class HybridDecider(AsyncDecider):
                     or self.strategy.argued == now
                     or (self.chosen == now and self.strategy.spoke_in == now)))
             except Exception as exc:  # the model is gone: the grammar's facts stand
-                record["exception"] = repr(exc)
+                failed(record, exc)
             action, intent = None, None
             if self.urgent(view, legal):  # its choice before its words
                 action, intent = self.strategy.decide_intent(view, tuple(
@@ -308,7 +308,8 @@ class HybridDecider(AsyncDecider):
                 try:
                     text = await self.voice(view, intent, record)
                 except Exception as exc:  # no voice: the template line
-                    record.update(outcome="fallback", exception=repr(exc))
+                    record["outcome"] = "fallback"
+                    failed(record, exc)
                     text = intent.template()[: self.max_chars]
                 action = dataclasses.replace(action, text=text)  # type: ignore[type-var]
             else:

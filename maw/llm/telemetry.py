@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from maw import engine
+from maw.errors import BackendError
 from maw.llm.llm import LLM
 from maw.policies import gate
 
@@ -72,6 +73,15 @@ def account(record: dict, llm: LLM, answer) -> None:
     if answer.evaluated_tokens is not None:
         request["evaluated_tokens"] = answer.evaluated_tokens
     record.setdefault("requests", []).append(request)
+
+
+def failed(record: dict, exc: BaseException) -> None:
+    """Note in ``record`` the exception a decision's model call ended in; where its
+    server or model cannot answer (a ``BackendError``), what it said, in words: the
+    host tells the table once (``model_down``)."""
+    record["exception"] = repr(exc)
+    if isinstance(exc, BackendError):
+        record["backend_error"] = str(exc)
 
 
 def note_retries(record: dict, llm: LLM) -> None:

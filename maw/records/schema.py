@@ -230,6 +230,8 @@ class Llm(Record):
     repair_answer: str | None = None
     repair_error: str | None = None
     exception: str | None = None
+    # what its server said, where the call failed because it cannot answer (BackendError)
+    backend_error: str | None = None
     # which fallback decided (rule, random, listen: a roster's ``fallback``) and what
     fallback_decider: str | None = None
     fallback_action: str | None = None
@@ -351,6 +353,15 @@ class DeciderError(Record):
     error: str
 
 
+class ModelDown(Record):
+    """A player's model could not answer (its server gone, hung, or refusing): told once
+    a game, as its fallback plays its turns until the model answers again."""
+
+    kind: Literal["model_down"]
+    player: str
+    error: str
+
+
 class Bounced(Record):
     """The server bounced a message: its recipient is offline or gone."""
 
@@ -462,8 +473,8 @@ class Aborted(Record):
 RECORDS: tuple[type[Record], ...] = (
     Started, Join, Round, Action, Event, Outcome, Narration, Timer, State, Msg, Input, Turn,
     Typed, Dropped, Llm, Beliefs, Remembered, Refused, Forged, Stale, Hall, Throttled,
-    HandlerError, DeciderError, Bounced, Gone, Substituted, Returned, Reconnected, Rejoined,
-    ServerLost, ConnectRetry, Multicast, ReplayHold, AgentError, Aborted,
+    HandlerError, DeciderError, ModelDown, Bounced, Gone, Substituted, Returned, Reconnected,
+    Rejoined, ServerLost, ConnectRetry, Multicast, ReplayHold, AgentError, Aborted,
 )
 BY_KIND: dict[str, type[Record]] = {
     cls.model_fields["kind"].annotation.__args__[0]: cls  # type: ignore[union-attr]

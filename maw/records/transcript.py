@@ -39,6 +39,9 @@ def record_line(r: dict[str, Any] | schema.Record, show_roles: bool = False) -> 
     if kind == "substituted":
         return (f"** a {r['decider']} player plays {r['player']}'s seat from the next "
                 "phase on")
+    if kind == "model_down":
+        return (f"** {r['player']}'s model does not answer ({r['error']}): its fallback "
+                "plays its turns until it does")
     if kind == "returned":
         return f"** {r['player']} is back and plays its own seat again"
     if kind == "outcome" and r.get("absent"):

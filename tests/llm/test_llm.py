@@ -872,6 +872,49 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     assert len(phases) == len(set(phases))
 
 
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_model_that_stops_answering_is_told_once_where_the_table_sees_it(server,
+                                                                                 tmp_path):
+    """A review's server hung mid-game: the model seats fell back in silence, and only
+    the summary's fallbacks said so. The host now tells it once, live and in a replay."""
+    from maw.agents.gamemaster import GameConfig
+    from maw.hosting.game import run_game, seats_from_roster
+    from maw.hosting.roster import load_roster
+    from maw.records.transcript import record_line
+
+    async def models(_request):
+        return web.json_response({"object": "list", "data": [{"id": "m"}]})
+
+    async def busy(_request):
+        return web.json_response({"error": {"message": "overloaded"}}, status=503)
+
+    runner, url = await serve([web.get("/v1/models", models),
+                               web.post("/v1/chat/completions", busy)])
+    try:
+        roster = tmp_path / "r.toml"
+        roster.write_text(f'[llm]\nbackend = "openai"\nbase_url = "{url}/v1"\nmodel = "m"\n'
+                          'max_wait = 0\nretries = 0\n[[player]]\nname = "Ann"\n'
+                          'decider = "llm"\n' + "".join(
+                              f'[[player]]\nname = "{n}"\ndecider = "rule"\n'
+                              for n in NAMES[1:6]))
+        seats = seats_from_roster(load_roster(roster), 6)
+        config = GameConfig(early_end=True, players=6, seed=4, day_seconds=3,
+                            night_seconds=2, log_dir=tmp_path,
+                            rules=engine.ruleset("maw", max_days=2))
+        result = await run_game(config, seats, server, timeout=300)
+    finally:
+        await runner.cleanup()
+    records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    failed = [r for r in records if r["kind"] == "llm" and r.get("backend_error")]
+    assert failed and all("HTTP 503" in r["backend_error"] for r in failed)
+    down = [r for r in records if r["kind"] == "model_down"]
+    assert [r["player"] for r in down] == ["Ann"]  # once, however many calls failed
+    said = record_line(down[0])
+    assert said is not None and said.startswith("** Ann's model does not answer (") and \
+        "HTTP 503" in said
+
+
 @pytest.mark.slow
 # (the host fits the days to the model's measured calls, so the game's length follows the
 # machine's load: 60 s alone, over 300 s in a loaded CI run)
