@@ -74,6 +74,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
         candidate = label = args.policy
         check_decider(args.policy, "--policy")
         note_learned(args.policy, "--policy", rules.name, "bench", args.side)
+    made: list = []  # the candidate's deciders, for what its model did (a seat with one)
+    if thinks(candidate):
+        factory = candidate
+
+        def counted(name, rng, role=None):
+            made.append(factory(name, rng, role=role))
+            return made[-1]
+        counted.takes_role = True  # type: ignore[attr-defined]
+        candidate = counted
     pool = tuple(a.strip() for a in args.pool.split(",") if a.strip())
     if args.json or not sys.stderr.isatty():
         result = bench(rules, players, candidate, args.games, args.seed, pool,
@@ -85,8 +94,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
             result = bench(rules, players, candidate, args.games, args.seed, pool,
                            args.calibration, label=label, side=args.side,
                            progress=lambda done: bar.update(task, completed=done))
+    tallies = [d.tally for d in made if getattr(d, "tally", None) is not None]
+    # (a server that dies mid-bench: the rule layer's fallbacks are rated in its name)
+    model = {"calls": sum(t.calls for t in tallies), "decisions": sum(len(t.log) for t in tallies),
+             "legal": sum(t.legal for t in tallies),
+             "repaired": sum(t.repaired for t in tallies),
+             "fallbacks": sum(t.fallbacks for t in tallies)} if made else None
     if args.json:
-        print(json.dumps({**result.as_dict(), "label": label}))
+        print(json.dumps({**result.as_dict(), "label": label, "model": model}))
         return 0
     where = f" as {args.side}" if args.side else ""
     playing = [a for a in pool if plays(a, rules, players)]
@@ -109,4 +124,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         pool_line = ", ".join(f"{a} {mu:.2f}" for a, (mu, _) in
                               sorted(rated.items(), key=lambda kv: -kv[1][0]))
         print(f"pool as {name}: {pool_line}")
+    if model is not None:
+        print(f"its model: {model['calls']} calls for {model['decisions']} decisions: "
+              f"{model['legal']} legal, {model['repaired']} repaired, {model['fallbacks']} "
+              "fallbacks (its fallback decided those)")
     return 0

@@ -193,3 +193,25 @@ def test_a_one_sided_player_is_benched_on_its_side_on_the_both_sided_schedules_g
               "--games", "20", "--calibration", "20")
     assert out.returncode == 0, out.stderr
     assert "as village" in out.stdout and "\nwerewolves " not in out.stdout
+
+
+def test_a_benched_model_seat_says_what_its_model_did(tmp_path):
+    """A review: a server that dies mid-bench would have its seat's fallback rated in
+    its name, and nothing said so. The bench tells the model's calls and fallbacks: here
+    a model that has nothing to answer (a scripted backend with no reply left), so every
+    decision was its fallback's."""
+    import json
+    import subprocess
+    import sys
+
+    roster = tmp_path / "r.toml"
+    roster.write_text('[llm]\nbackend = "scripted"\n[[player]]\nname = "Lin"\n'
+                      'decider = "llm"\n')
+    proc = subprocess.run([sys.executable, "-m", "maw", "bench", "--roster", str(roster),
+                           "--seat", "Lin", "--games", "2", "--calibration", "4",
+                           "--players", "4", "--rule", "max_days=1", "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    model = json.loads(proc.stdout)["model"]
+    assert model["decisions"] > 0 and model["fallbacks"] == model["decisions"]
+    assert model["legal"] == model["repaired"] == 0
