@@ -319,9 +319,12 @@ def summary(args: argparse.Namespace, result) -> None:
         print(f"  time: {describe(result.time_split)}")
     if args.replay_llm:
         from maw.records.model_calls import recording
+        from maw.records.transcript import strayed
 
         r = recording(Path(args.replay_llm))
         print(f"  replay: {r.answered} of the {r.total} recorded answers given; "
               f"{r.missed} request(s) not in the recording (cancelled in the recorded "
-              "game too, or where the replay strayed)")
+              "game too, or where the replay strayed); "
+              + (strayed(Path(args.replay_llm), result.log_path)
+                 or "every event as recorded"))
     print(f"  log: {result.log_path}", flush=True)

@@ -49,6 +49,28 @@ def record_line(r: dict[str, Any] | schema.Record, show_roles: bool = False) -> 
     return None
 
 
+def strayed(recorded: Path, replayed: Path) -> str | None:
+    """Where a game replayed from a log (``maw game --replay-llm``) first did otherwise
+    than the recorded one, event by event: a sentence saying so, or ``None`` (the same
+    events, in the same order)."""
+    def events(path: Path) -> list[tuple[str, dict]]:
+        return [(r["event"], r["data"]) for r in read_log(path) if r["kind"] == "event"]
+
+    def said(e: tuple[str, dict]) -> str:
+        return line(*e) or e[0]
+
+    was, now = events(recorded), events(replayed)
+    for i, (a, b) in enumerate(zip(was, now, strict=False)):  # (one may be longer)
+        if a != b:
+            return (f"the replay strayed from the recording at event {i + 1} of "
+                    f"{len(was)} (day {a[1].get('day', '?')}): recorded {said(a)!r}, "
+                    f"replayed {said(b)!r}")
+    if len(was) != len(now):
+        return (f"the replay's events follow the recording's, but it has {len(now)} "
+                f"where the recording has {len(was)}")
+    return None
+
+
 def replay_lines(path: Path, show_roles: bool = False) -> Iterator[str]:
     """The transcript of a JSONL game log (read once, typed). Raises ``ReplayError`` if it
     is not one."""

@@ -279,3 +279,29 @@ def test_a_log_written_before_an_event_gained_a_field_still_passes(logs):
     assert audit_records(records).ok
     revotes[0]["data"]["runoff"] = True
     assert "is not the engine's" in first(records)
+
+
+def test_a_replay_that_strays_says_where_its_events_first_differ(logs, tmp_path):
+    """A review's --replay-llm gave 6 of 9 recorded answers and ended on another
+    execution, and its summary said only how many requests were missed."""
+    from maw.records.transcript import strayed
+
+    records = logs["maw"]
+
+    def log(name: str, rows: list[dict]):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return path
+
+    recorded = log("recorded", records)
+    assert strayed(recorded, log("same", records)) is None
+    events = [i for i, r in enumerate(records) if r["kind"] == "event"]
+    k = events[len(events) // 2]  # an event in the middle, done otherwise
+    other = {**records[k], "data": {**records[k]["data"], "day": 99}}
+    said = strayed(recorded, log("other", [*records[:k], other, *records[k + 1:]]))
+    assert said is not None and said.startswith(
+        f"the replay strayed from the recording at event {len(events) // 2 + 1} of "
+        f"{len(events)} (day ")
+    assert strayed(recorded, log("cut", records[:k])) == (
+        f"the replay's events follow the recording's, but it has {len(events) // 2} where "
+        f"the recording has {len(events)}")
