@@ -37,6 +37,9 @@ log = logging.getLogger("maw.agents")
 # flooded a hosted game, 1,389 votes in 6 s; the rule players make a few, a model player
 # at most its ruleset's lines and a vote or two
 MOVES_A_PHASE = 40
+# the phases in which every living player is asked (a model asked then tells nothing of
+# its role): the day's talk and vote
+PUBLIC_PHASES = ("day", "vote")
 
 
 def action_body(action: engine.Action | None) -> m.Body:
@@ -109,7 +112,9 @@ class ModelInterfaceAgent(MawAgent):
         self.decider: Decider | None = None  # (made by the round's first question)
         self.logged = 0  # LLM call records already written to the game log
         self.cut_logged = 0  # cancelled calls' spans already written
-        self.told_down = False  # its model's failure to answer, written to the log
+        # its model's failure to answer, written to the log: in a phase where everyone
+        # acts (True), in one where only some do (False)
+        self.told_down: set[bool] = set()
         self.finished = False  # the game's end logged (``log_unfinished``): nothing after
         self.past: list[dict] = []  # the LLM records of earlier rounds
         self.game_log = game_log
@@ -262,12 +267,15 @@ class ModelInterfaceAgent(MawAgent):
         start = self.game_log.start  # the spans on the log's clock
         spans = [[round(a - start, 4), round(b - start, 4)] for a, b in record.get("spans", [])]
         self.game_log.write("llm", **{**record, "spans": spans})
-        if record.get("backend_error") and not self.told_down:
+        public = record.get("phase") in PUBLIC_PHASES
+        if record.get("backend_error") and public not in self.told_down:
             # (a hung or gone server: once, where the table and the host see it, not only
-            # in the summary's fallbacks at the end)
-            self.told_down = True
+            # in the summary's fallbacks at the end; one found in a phase where only some
+            # players act, such as a night, is written apart: its time alone tells that
+            # this player acts then, so the table's transcript leaves it out)
+            self.told_down.add(public)
             self.game_log.write("model_down", player=self.player_name,
-                                error=record["backend_error"])
+                                error=record["backend_error"], public=public)
 
     async def setup(self) -> None:
         self.add_behaviour(SendInput(), of_types("get_input", "cancel"))

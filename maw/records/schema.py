@@ -360,6 +360,9 @@ class ModelDown(Record):
     kind: Literal["model_down"]
     player: str
     error: str
+    # found in a phase where everyone acts (else its time tells that this player acts
+    # then: the transcript shows it only with the roles)
+    public: bool = False
 
 
 class Bounced(Record):

@@ -40,6 +40,8 @@ def record_line(r: dict[str, Any] | schema.Record, show_roles: bool = False) -> 
         return (f"** a {r['decider']} player plays {r['player']}'s seat from the next "
                 "phase on")
     if kind == "model_down":
+        if not (r.get("public") or show_roles):
+            return None
         return (f"** {r['player']}'s model does not answer ({r['error']}): its fallback "
                 "plays its turns until it does")
     if kind == "returned":

@@ -909,10 +909,16 @@ async def test_a_model_that_stops_answering_is_told_once_where_the_table_sees_it
     failed = [r for r in records if r["kind"] == "llm" and r.get("backend_error")]
     assert failed and all("HTTP 503" in r["backend_error"] for r in failed)
     down = [r for r in records if r["kind"] == "model_down"]
-    assert [r["player"] for r in down] == ["Ann"]  # once, however many calls failed
-    said = record_line(down[0])
+    public = [r for r in down if r["public"]]
+    assert [r["player"] for r in public] == ["Ann"]  # once, however many calls failed
+    said = record_line(public[0])
     assert said is not None and said.startswith("** Ann's model does not answer (") and \
         "HTTP 503" in said
+    # found at night (only a night role's model is asked then): its time would tell the
+    # table that Ann acts at night, so the transcript shows it only with the roles
+    hidden = {**public[0], "public": False}
+    assert record_line(hidden) is None and record_line(hidden, show_roles=True) == said
+    assert len(down) - len(public) <= 1
 
 
 @pytest.mark.slow
