@@ -8,6 +8,7 @@
   thread or a ref), with its context; an answer counts only from the address the request
   went to. The GameMaster's questions to its rooms, the rooms' chat checks, a player's
   questions to its interface and to the GameMaster all use it.
+* :func:`cancel_and_wait` — end tasks one owns, without eating a cancel meant for oneself.
 """
 
 from __future__ import annotations
@@ -17,6 +18,22 @@ import time
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
+
+
+async def cancel_and_wait(*tasks: asyncio.Task | None) -> None:
+    """Cancel ``tasks`` (``None`` and finished ones are skipped) and wait until each has
+    ended, whatever it ends with. A cancel of the caller itself, meanwhile, still reaches
+    the caller: ``contextlib.suppress(CancelledError)`` around ``await task`` ate a
+    Ctrl-C that came while a host stopped its XMPP server, and the host, its game over,
+    then kept its page up for good (a CI run: the host was still there 30 s later)."""
+    live = [t for t in tasks if t is not None and not t.done()]
+    for task in live:
+        task.cancel()
+    if live:
+        await asyncio.wait(live)  # (raises only for a cancel of the caller)
+    for task in live:
+        if not task.cancelled():
+            task.exception()  # (seen: asyncio says nothing of an error nobody read)
 
 
 class Deadline:

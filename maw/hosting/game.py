@@ -264,9 +264,11 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         if connection is not None:
             connection.close()  # (stopping the agents disconnects them: no loss)
             keeper.cancel()
-        await stop_agents(agents, logins)
-        game_log.close()
-        if server is not None:
-            await server.stop()
+        try:  # (a Ctrl-C while the agents stop: the log and the server still close)
+            await stop_agents(agents, logins)
+        finally:
+            game_log.close()
+            if server is not None:
+                await server.stop()
 
 

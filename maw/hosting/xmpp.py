@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from maw.agents.toolkit import cancel_and_wait
 from maw.errors import ConfigError, MawError
 from maw.hosting import pyjabber_fixes
 
@@ -226,19 +227,18 @@ class EmbeddedServer:
         unused.shutdown(wait=False)
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
-        await self._close_connections()
-        while pyjabber_fixes.MEMORY_DBS:  # (its accounts go with it)
-            pyjabber_fixes.MEMORY_DBS.pop().close()
-        with contextlib.suppress(Exception):
-            import pyjabber.AppConfig as pyjabber_config
+        task, self._task = self._task, None
+        try:  # (a Ctrl-C meanwhile is the caller's: it goes on once the server is down)
+            await cancel_and_wait(task)
+        finally:
+            await self._close_connections()
+            while pyjabber_fixes.MEMORY_DBS:  # (its accounts go with it)
+                pyjabber_fixes.MEMORY_DBS.pop().close()
+            with contextlib.suppress(Exception):
+                import pyjabber.AppConfig as pyjabber_config
 
-            pool = pyjabber_config.app_config.process_pool_exe
-            pool.shutdown(wait=False, cancel_futures=True)
+                pool = pyjabber_config.app_config.process_pool_exe
+                pool.shutdown(wait=False, cancel_futures=True)
 
     @staticmethod
     async def _close_connections() -> None:

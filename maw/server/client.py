@@ -16,6 +16,7 @@ from spade.message import Message
 
 from maw.agents.base import MawAgent
 from maw.agents.guards import Guarded
+from maw.agents.toolkit import cancel_and_wait
 from maw.agents.transport import bare, of_types
 from maw.errors import MawError
 from maw.hosting.connect import bind_container, check_server, start_agents, stop_agents
@@ -313,12 +314,9 @@ async def _at_the_hall(client: HallClient, console, name: str,
             else:
                 await client.ask(what)
     finally:
-        for task in (reading, hearing):
-            if task is not None and not task.done():
-                _stop_reading(console)
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+        if any(t is not None and not t.done() for t in (reading, hearing)):
+            _stop_reading(console)
+        await cancel_and_wait(reading, hearing)
 
 
 def _stop_reading(console) -> None:

@@ -68,6 +68,11 @@ async def watched(game: Callable[[Callable[[dict], None]], Awaitable[T]], where:
                 await desk.stop()
         if after is not None:
             after(result)
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # a Ctrl-C came as the game ended, and something on the game's way out
+                # ate it: it closes the page now, as it would have a moment later
+                raise asyncio.CancelledError
             if linger is not None:
                 if linger > 0:
                     say(f"the game is over; its page stays up at {server.url} for "

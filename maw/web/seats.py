@@ -13,12 +13,12 @@ terminal with ``maw play``: the lobby takes whoever comes first.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from maw.agents.toolkit import cancel_and_wait
 from maw.hosting.xmpp import Address
 from maw.protocol import render
 from maw.protocol.heard import Heard
@@ -157,8 +157,4 @@ class SeatDesk:
             console.close(f"the seat stopped: {exc}")
 
     async def stop(self) -> None:
-        for seat in self.seats.values():
-            if seat.task is not None and not seat.task.done():
-                seat.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await seat.task
+        await cancel_and_wait(*(seat.task for seat in self.seats.values()))

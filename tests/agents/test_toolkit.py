@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from maw.agents.toolkit import Awaiting, Changes, Deadline
+from maw.agents.toolkit import Awaiting, Changes, Deadline, cancel_and_wait
 
 
 def test_a_deadline_counts_down_and_is_zero_once_passed_or_unset():
@@ -124,3 +124,42 @@ async def test_an_authority_needs_a_proof_unless_its_message_was_encoded_in_this
     rewritten.body = '{"type": "vote", "target": "Cid"}'  # (no longer as encoded)
     assert agent.dispatch(rewritten) == [] and agent.forged == 2
     assert [await taker.receive(1) for _ in range(2)] == [in_memory, wire]
+
+
+async def test_cancel_and_wait_ends_the_tasks_and_leaves_a_cancel_of_the_caller_to_it():
+    """``suppress(CancelledError)`` around ``await task`` ate a Ctrl-C that came while a
+    host waited for its server's task to end; cancel_and_wait passes it on."""
+    ending = asyncio.Event()
+
+    async def slow_to_end():  # (its cleanup takes a while: the caller is cancelled then)
+        try:
+            await asyncio.sleep(60)
+        finally:
+            await ending.wait()
+
+    async def broken():
+        await asyncio.sleep(0)
+        raise RuntimeError("broken")
+
+    # a task's own error or cancellation is not the caller's
+    failed = asyncio.create_task(broken())
+    await asyncio.sleep(0.01)
+    plain = asyncio.create_task(asyncio.sleep(60))
+    await cancel_and_wait(plain, failed, None)
+    assert plain.cancelled() and failed.done()
+
+    held = asyncio.create_task(slow_to_end())
+    await asyncio.sleep(0)
+    caller = asyncio.create_task(cancel_and_wait(held))
+    await asyncio.sleep(0.01)
+    assert not caller.done()  # (waiting for the held task to end)
+    caller.cancel()
+    try:
+        await asyncio.wait_for(caller, 5)
+        propagated = False
+    except asyncio.CancelledError:
+        propagated = True
+    assert propagated and caller.cancelled()
+    ending.set()
+    await asyncio.wait({held}, timeout=5)
+    assert held.cancelled()

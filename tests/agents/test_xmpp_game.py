@@ -391,6 +391,33 @@ def test_the_embedded_server_leaves_nothing_in_the_temp_directory(tmp_path):
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("pyjabber_")]
 
 
+def test_a_ctrl_c_while_the_embedded_server_stops_reaches_its_caller(tmp_path):
+    """The server's stop waited for its task with ``suppress(CancelledError)``: a Ctrl-C
+    that came then was eaten, and a host whose game was over kept its page up for good
+    (CI: still there 30 s after the Ctrl-C). The cancel reaches the caller, once the
+    server is down (its port free again). In a process of its own (one server a process)."""
+    script = ("import asyncio\n"
+              "from maw.hosting.xmpp import EmbeddedServer, free_port, port_free\n"
+              "async def main():\n"
+              "    s = EmbeddedServer(free_port())\n"
+              "    await s.start()\n"
+              "    stopping = asyncio.create_task(s.stop())\n"
+              "    await asyncio.sleep(0)\n"
+              "    stopping.cancel()\n"
+              "    try:\n"
+              "        await stopping\n"
+              "        print('stopped, the cancel eaten')\n"
+              "    except asyncio.CancelledError:\n"
+              "        print('cancelled')\n"
+              "    await asyncio.sleep(0.2)\n"
+              "    print('port free', port_free(s.port))\n"
+              "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:2] == ["cancelled", "port free True"], done.stdout
+
+
 def test_the_embedded_server_keeps_its_accounts_when_a_query_is_cancelled():
     """pyjabber keeps its accounts in an in-memory SQLite database that lived only as long
     as its one connection, and SQLAlchemy drops a connection whose query is cancelled (as

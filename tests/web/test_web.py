@@ -91,8 +91,23 @@ async def test_a_watcher_sees_only_what_every_player_sees_until_the_game_is_over
 def maw(*args: str, group: bool = False) -> subprocess.Popen:
     """``maw ARGS``, its output and errors in one pipe; ``group``: in a process group of
     its own, as a terminal's foreground command is (``os.killpg`` is its Ctrl-C)."""
+    # (PYTHONFAULTHANDLER: a host that would not end prints its stacks: ``ended``)
     return subprocess.Popen([sys.executable, "-m", "maw", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=group)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=group,
+                            env=dict(os.environ, PYTHONFAULTHANDLER="1"))
+
+
+def ended(proc: subprocess.Popen, timeout: float = 30) -> int:
+    """``proc``'s exit code. One still running after ``timeout`` s is aborted, and the
+    test fails with what it printed, ending with the stack of each of its threads (a host
+    that stayed up after Ctrl-C, once in CI, left nothing to say where it was)."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)
+        pytest.fail(f"still running {timeout:.0f} s later:\n{proc.stdout.read()[-8000:]}")
 
 
 def texts(driver, css: str) -> list[str]:
@@ -231,7 +246,7 @@ def test_a_rule_game_ends_in_a_second_and_its_page_stays_up_to_replay(browser, t
         assert not shown(browser, "banner")  # the winner is not known yet on night 1
         assert proc.poll() is None  # still serving
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 0
+        assert ended(proc) == 0
     finally:
         proc.kill()
 
@@ -274,7 +289,7 @@ def test_a_werewolf12_page_shows_the_sheriff_the_potions_and_the_nights_steps(br
         assert "Night 0 · the Witch's step" in page
         assert ("is elected sheriff" in page) or ("No sheriff is elected" in page)
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 0
+        assert ended(proc) == 0
     finally:
         proc.kill()
 
@@ -318,7 +333,7 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
         # whole process group (the embedded server's workers too: each printed a
         # traceback)
         os.killpg(proc.pid, signal.SIGINT)
-        code = proc.wait(timeout=30)
+        code = ended(proc)
         said = proc.stdout.read()
         assert "Traceback" not in said, said
         if "Summary:" in said:  # (the game had ended: its summary is printed at its end)
@@ -327,6 +342,32 @@ def test_the_spectator_switch_shows_roles_and_the_hideout_live(browser, tmp_path
             assert code == 130 and "maw game: interrupted" in said, said
     finally:
         proc.kill()
+
+
+async def test_a_ctrl_c_eaten_on_the_games_way_out_still_closes_its_page():
+    """A Ctrl-C as the game ended was eaten by a stop on the game's way out, and the host
+    kept the finished game's page up for good. Such a game still gets its summary
+    (``after``), and the page closes as the Ctrl-C asked."""
+    import asyncio
+
+    from maw.web.host import watched
+
+    started, summed = asyncio.Event(), []
+
+    async def game(feed):
+        started.set()
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:  # (a stop that swallows the cancel it gets)
+            pass
+        return "result"
+
+    host = asyncio.create_task(watched(game, str(free_port()), say=lambda line: None,
+                                       after=summed.append))
+    await asyncio.wait_for(started.wait(), 10)
+    host.cancel()
+    done, _ = await asyncio.wait({host}, timeout=10)
+    assert done and host.cancelled() and summed == ["result"]
 
 
 @pytest.mark.xmpp
@@ -355,7 +396,7 @@ def test_a_host_stopped_with_ctrl_c_tells_its_seat_pages_and_exits(tmp_path):
         reader.start()
         wait(lambda: any("Your name?" in f for f in frames), 30, "the seat's question")
         proc.send_signal(signal.SIGINT)
-        assert proc.wait(timeout=30) == 130
+        assert ended(proc) == 130
         reader.join(10)
         text = "".join(frames)
         assert "event: end" in text and "the host stopped" in text, text
@@ -388,7 +429,7 @@ def test_a_lobby_that_never_fills_says_why_on_the_page(browser, tmp_path):
         why = wait(lambda: browser.find_element(By.ID, "winner").text, 60, "the reason")
         assert why == "No game: only 5 of 6 players joined within 20 s"
         assert not texts(browser, "#players .seat.free")  # (no lobby any more)
-        assert proc.wait(timeout=30) == 2
+        assert ended(proc) == 2
     finally:
         proc.kill()
 
