@@ -342,13 +342,15 @@ async def choose_roster() -> tuple[Path | None, str]:
     # the hybrid agents: their rule layer decides, so a small model costs them only words
     # (benchmarks/README.md: rated against vanilla LLM players, the intervals overlap)
     local_roster = agents_dir() / "hybrid.toml"
+    from maw.llm.backends import ollama_has
+
     models = await ollama_models(host)
     why_not: list[str] = []
     if models is None:
         why_not.append(f"no Ollama server answers at {host}")
     elif ollama_roster.is_file():
         wanted = load_roster(ollama_roster).llm.model
-        if any(m == wanted or m.startswith(wanted + ":") for m in models):
+        if ollama_has(models, wanted):
             return ollama_roster, f"an Ollama server at {host} has {wanted}"
         why_not.append(f"the Ollama server at {host} does not have {wanted} "
                        f"(ollama pull {wanted})")

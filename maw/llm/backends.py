@@ -104,10 +104,16 @@ class OllamaBackend(Backend):
         import ollama
 
         try:  # (a server that hangs: told in seconds)
-            await asyncio.wait_for(self.client.list(), CHECK_SECONDS)
+            listed = await asyncio.wait_for(self.client.list(), CHECK_SECONDS)
         except (ConnectionError, httpx.HTTPError, ollama.ResponseError,
                 asyncio.TimeoutError) as exc:
             raise self._error(exc) from None
+        models = [m.model or "" for m in listed.models]
+        if not ollama_has(models, self.model):  # (every call would answer 404)
+            raise BackendError(
+                f"the Ollama server at {self.base_url} does not have the model "
+                f"{self.model!r} (it has {', '.join(models) or 'none'}): pull it (ollama "
+                f"pull {self.model}) or correct the roster's model")
 
     async def aclose(self) -> None:
         await self.client.close()
@@ -125,6 +131,12 @@ class OllamaBackend(Backend):
             raise self._error(exc) from None
         return Completion(r.message.content or "", r.prompt_eval_count or 0,
                           r.eval_count or 0, time.monotonic() - t0)
+
+
+def ollama_has(models: list[str], wanted: str) -> bool:
+    """Whether an Ollama server that lists ``models`` answers for ``wanted``: a name
+    without a tag is its ``latest`` ("llama3.1" is "llama3.1:latest", not "llama3.1:8b")."""
+    return wanted in models or (":" not in wanted and f"{wanted}:latest" in models)
 
 
 def strict_schema(schema: dict) -> dict:
@@ -177,6 +189,7 @@ class OpenAIBackend(Backend):
             raise BackendError(f"schema_mode {schema_mode!r}: json_schema, json_object "
                                "or none")
         self.schema_mode = schema_mode
+        self.serves: str | None = None  # (the one model a server answers any name with)
         self.client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed",
                                          max_retries=0, timeout=options.get("timeout", 120))
 
@@ -197,9 +210,24 @@ class OpenAIBackend(Backend):
         import openai
 
         try:  # (a server that hangs: told in seconds, not at the calls' own timeout)
-            await self.client.with_options(timeout=CHECK_SECONDS).models.list()
+            page = await self.client.with_options(timeout=CHECK_SECONDS).models.list()
         except openai.OpenAIError as exc:
             raise self._error(exc) from None
+        served = [m.id for m in page.data]
+        if self.model in served or not served:
+            return
+        if len(served) == 1:  # (llama.cpp's server answers any name with its one model)
+            self.serves = served[0]
+            return
+        shown = ", ".join(served[:12]) + (", ..." if len(served) > 12 else "")
+        raise BackendError(f"the server at {self.base_url or 'api.openai.com'} has no model "
+                           f"{self.model!r} (it has {shown}): correct the roster's model")
+
+    def describe(self) -> str:
+        told = super().describe()
+        if self.serves is None:
+            return told
+        return f"{told} (the server's one model, {self.serves}, answers to any name)"
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -472,11 +472,19 @@ async def test_ollama_backend_speaks_the_ollama_api():
             "prompt_eval_count": 42, "eval_count": 7})
 
     async def tags(request):
-        return web.json_response({"models": []})
+        return web.json_response({"models": [{"name": m, "model": m} for m in listed]})
 
+    listed: list[str] = ["llama3.1:8b"]
     runner, url = await serve([web.post("/api/chat", chat), web.get("/api/tags", tags)])
     try:
         backend = make_backend("ollama", model="llama3.1", base_url=url)
+        # a name without a tag is its latest: Ollama answers 404 to every call for it
+        with pytest.raises(BackendError) as caught:
+            await backend.check()
+        assert str(caught.value) == (
+            f"the Ollama server at {url} does not have the model 'llama3.1' (it has "
+            "llama3.1:8b): pull it (ollama pull llama3.1) or correct the roster's model")
+        listed.append("llama3.1:latest")
         await backend.check()
         c = await backend.chat([{"role": "user", "content": "hi"}], schema={"type": "object"},
                                max_tokens=30)
@@ -484,6 +492,35 @@ async def test_ollama_backend_speaks_the_ollama_api():
         await runner.cleanup()
     assert c.text == '{"action": "listen"}' and c.prompt_tokens == 42
     assert seen["format"] == {"type": "object"} and seen["options"]["num_predict"] == 30
+
+
+async def test_a_model_the_openai_compatible_server_does_not_list_is_named_before_a_game():
+    """A wrong model name went unnoticed: a server of several models answers each of its
+    calls with an error; llama.cpp's server, with one model, answers any name with it."""
+    served: list[str] = []
+
+    async def models(_request):
+        return web.json_response({"object": "list", "data": [
+            {"id": m, "object": "model", "owned_by": "me"} for m in served]})
+
+    runner, url = await serve([web.get("/v1/models", models)])
+    try:
+        backend = make_backend("openai", model="qwen3", base_url=f"{url}/v1")
+        served[:] = ["llama3.1", "gemma3"]
+        with pytest.raises(BackendError) as caught:
+            await backend.check()
+        assert str(caught.value) == (f"the server at {url}/v1 has no model 'qwen3' (it has "
+                                     "llama3.1, gemma3): correct the roster's model")
+        served.append("qwen3")
+        await backend.check()
+        assert backend.describe() == f"openai:qwen3 at {url}/v1"
+        served[:] = ["/opt/model/model.gguf"]
+        await backend.check()
+        assert backend.describe() == (f"openai:qwen3 at {url}/v1 (the server's one model, "
+                                      "/opt/model/model.gguf, answers to any name)")
+        await backend.aclose()
+    finally:
+        await runner.cleanup()
 
 
 async def test_players_on_one_server_send_at_most_its_parallel_requests_at_once():
