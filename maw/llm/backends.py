@@ -276,6 +276,7 @@ class LlamaCppBackend(Backend):
 
     name = "llamacpp"
     keeps_context = True  # (its process keeps each player's context: maw.llm.model_process)
+    times_own_cuts = True  # (its process says when the model ran a call that was cut)
     # its process answers one call at a time, in turn (and a call's seconds leave out
     # the wait): no slots to count here, and no more than one to ask for
     default_parallel = 0
@@ -304,7 +305,6 @@ class LlamaCppBackend(Backend):
         self.grammar_first = grammar_first
         self.process: ModelProcess | None = None
         self.stopped_early = 0  # calls cancelled while they ran
-        self.cancelled_spans: list[tuple[float, float]] = []  # ... when they ran
 
     def _process(self) -> ModelProcess:
         if self.process is None:

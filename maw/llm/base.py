@@ -86,6 +86,9 @@ class Backend(ABC):
     # a call reads only what is new, so a short prompt times a typical call; a server
     # that reads each call's whole prompt again is timed with a prompt of a whole turn's
     keeps_context: ClassVar[bool] = False
+    # it knows when its model ran a call that a cancel cut short (the embedded model's
+    # process says so); for the others, a cut call ran from its sending to its cancel
+    times_own_cuts: ClassVar[bool] = False
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, parallel: int | None = None,
@@ -94,6 +97,9 @@ class Backend(ABC):
         self.base_url = base_url
         self.api_key = api_key
         self.options = options
+        # the calls a cancel cut short once they were sent, each (start, end) on
+        # time.monotonic(): they took the model's time (``maw.records.accounting``)
+        self.cancelled_spans: list[tuple[float, float]] = []
         self.parallel = self.default_parallel if parallel is None else parallel
         if self.parallel < 0:
             raise ConfigError(f"backend {self.name}: parallel = {self.parallel}: the "

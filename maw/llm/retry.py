@@ -71,6 +71,10 @@ async def send(backend: Backend, messages: list[Message], schema: dict | None,
                     f"{retry.timeout:g} s ({tried} tries)") from None
             except BackendUnavailable as exc:
                 error = exc
+            except asyncio.CancelledError:  # (the phase moved on: the call took its time)
+                if not backend.times_own_cuts:
+                    backend.cancelled_spans.append((t0, time.monotonic()))
+                raise
             finally:
                 spent += time.monotonic() - t0
         if not retry.retries:

@@ -561,6 +561,39 @@ async def test_players_on_one_server_send_at_most_its_parallel_requests_at_once(
         await runner.cleanup()
 
 
+async def test_a_call_to_a_server_cut_short_by_a_cancel_keeps_the_time_it_ran():
+    """A hybrid's call to a server that a phase's end cancelled left no record: only the
+    embedded model's calls were kept as "cut short" (its process says when it ran). A
+    server's call ran from its sending to the cancel, in its slot, and is kept so."""
+    import asyncio
+    import time
+
+    from maw.llm import LLM
+
+    async def slow(_request):  # (long past the cancels; the clean-up waits for it)
+        await asyncio.sleep(1.5)
+
+    runner, url = await serve([web.post("/v1/chat/completions", slow)])
+    try:
+        llm = LLM(make_backend("openai", model="m", base_url=f"{url}/v1", parallel=1))
+        asking = asyncio.create_task(llm.prompt("Whom do you suspect?", max_tokens=5))
+        await asyncio.sleep(0.3)
+        t0 = time.monotonic()
+        asking.cancel()
+        await asyncio.wait({asking})
+        # (the slot is free again: a second call is sent, and cut too)
+        again = asyncio.create_task(llm.prompt("And now?", max_tokens=5))
+        await asyncio.sleep(0.3)
+        again.cancel()
+        await asyncio.wait({again})
+    finally:
+        await runner.cleanup()
+    spans = llm.backend.cancelled_spans
+    assert len(spans) == 2 and all(0.25 < b - a < 2 for a, b in spans), spans
+    assert spans[0][1] <= t0 + 0.5 <= spans[1][0] + 0.5
+    assert llm.context == []  # (what was asked is not remembered, as for any failed call)
+
+
 def test_parallel_is_checked_where_the_backend_is_made():
     assert make_backend("openai", model="m", base_url="http://h/v1", parallel=8).parallel == 8
     assert make_backend("openai", model="m", base_url="http://h/v1").parallel == 4
