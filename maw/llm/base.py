@@ -86,8 +86,9 @@ class Backend(ABC):
     # a call reads only what is new, so a short prompt times a typical call; a server
     # that reads each call's whole prompt again is timed with a prompt of a whole turn's
     keeps_context: ClassVar[bool] = False
-    # it knows when its model ran a call that a cancel cut short (the embedded model's
-    # process says so); for the others, a cut call ran from its sending to its cancel
+    # it keeps the calls a cancel cut short itself (the embedded model's process says when
+    # the model ran one; a recording runs none); for the others, a cut call ran from its
+    # sending to its cancel (``maw.llm.retry.send``)
     times_own_cuts: ClassVar[bool] = False
 
     def __init__(self, model: str = "", base_url: str | None = None,

@@ -23,6 +23,9 @@ class RecordedBackend(Backend):
 
     name = "recorded"
     measured = False  # (its answers come when the recorded game's came)
+    # no model runs: a call cut short took no model's time (a request the recording
+    # lacks waits for its cancel, and was counted as a model's busy seconds)
+    times_own_cuts = True
     # no server to spare: an answer waiting its turn, or a request the recording lacks
     # (which waits until its question is withdrawn), must not hold a slot that the answer
     # it waits for needs (with the 4 slots of a server, a replay stalled until HOLD_MOST)

@@ -154,6 +154,10 @@ async def test_an_llm_game_replays_from_its_log_to_the_same_decisions(server, tm
     owed = [c for q in given.calls.values() for c in q if c.end <= end]
     assert owed == [] and given.answered <= given.total
     assert audit_log(again.log_path).ok
+    # no model ran in the replay: a call cancelled there took no model's time (a request
+    # the recording lacks waits for its cancel: 47 s of "cut short" calls in a replay)
+    assert not [r for r in map(json.loads, again.log_path.read_text().splitlines())
+                if r["kind"] == "llm" and r.get("outcome") == "cut short"]
 
     # a model run again without the recording decides otherwise (what the replay saved)
     config.log_dir = tmp_path / "rerun"
