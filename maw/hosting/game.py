@@ -139,12 +139,18 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         gm_password = password(gm_jid)
     bind_container()
     check_server(address)
+    # (the log first: one that cannot be written is said whatever the server's port)
+    path = log_path(config)
+    game_log = GameLog(path)
     server = None
     if address.embedded:
         server = EmbeddedServer(address.port)
-        await server.start()
-    path = log_path(config)
-    game_log = GameLog(path)
+        try:
+            await server.start()
+        except BaseException:
+            game_log.discard()
+            raise
+        game_log.restart_clock()  # (its clock starts with the game, not the server)
     if watch is not None:
         game_log.listeners.append(watch)
     replayed = {s.llm.model for s in seats if s.llm is not None and s.llm.backend == "recorded"}

@@ -53,6 +53,17 @@ class GameLog:
             for listener in self.listeners:
                 listener(line)
 
+    def restart_clock(self) -> None:
+        """Count its records' times from now (nothing is written yet)."""
+        self.start = time.monotonic()
+
+    def discard(self) -> None:
+        """Close it, and remove its file if nothing was written (no game began)."""
+        written = self._file is not None and self._file.tell() > 0
+        self.close()
+        if self.path is not None and not written:
+            self.path.unlink(missing_ok=True)
+
     def close(self) -> None:
         if self._file is not None:
             self._file.close()

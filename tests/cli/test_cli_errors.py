@@ -49,6 +49,12 @@ CASES = [  # (arguments, what the one line says)
     ("game --roster {text}", "cannot read the roster"),
     ("game --roster {dir}/missing.toml", "no roster"),
     ("game --policy rule --log-dir /proc/maw-cannot", "cannot write the game log"),
+    # (the log is made first: one that cannot be written is said whatever the port; one
+    # made is removed when the server cannot start: no game began)
+    ("game --policy rule --xmpp embedded:{busy} --log-dir /proc/maw-cannot",
+     "cannot write the game log"),
+    ("game --policy rule --xmpp embedded:{busy} --log-dir {dir}/unplayed",
+     "is in use: is another XMPP server running?"),
     ("game --policy rule --web nonsense", "give PORT or HOST:PORT"),
     ("game --policy rule --web {busy} --day-seconds 1", "cannot listen"),
     ("play --xmpp nothost.invalid:5222 --name Bob", "cannot reach the XMPP server"),
@@ -91,7 +97,8 @@ ENTRY = {"game --ruleset nope", "replay {binary}", "simulate --players 2",
          "tournament --roster {dir}/missing.toml"}
 
 
-@pytest.mark.parametrize("args,says", CASES, ids=[c[0].split(" {")[0] for c in CASES])
+@pytest.mark.parametrize("args,says", CASES, ids=[c[0].replace("{", "").replace("}", "")
+                                                  for c in CASES])
 def test_a_bad_input_is_one_line_and_exit_2(args, says, files, tmp_path, monkeypatch,
                                             capsys):
     sock, port = busy_port()
@@ -112,6 +119,8 @@ def test_a_bad_input_is_one_line_and_exit_2(args, says, files, tmp_path, monkeyp
     assert code == 2, (code, stderr)
     assert len(err) == 1 and err[0].startswith(f"maw {argv[0]}: error: "), err
     assert says in err[0], err[0]
+    if "{dir}/unplayed" in args:
+        assert not list((Path(files["dir"]) / "unplayed").glob("*"))
 
 
 def in_this_process(argv: list[str], home: Path, monkeypatch, capsys) -> tuple[int, str]:
