@@ -418,6 +418,45 @@ def test_a_ctrl_c_while_the_embedded_server_stops_reaches_its_caller(tmp_path):
     assert done.stdout.split("\n")[:2] == ["cancelled", "port free True"], done.stdout
 
 
+def test_a_query_cancelled_on_the_embedded_server_fails_none_running_beside_it():
+    """pyjabber's queries share one database connection, which SQLAlchemy closed when a
+    query was cancelled (a client disconnecting): the queries running beside it failed
+    with "Cannot operate on a closed database", and every Hall game that two people
+    readied failed to log its agents in. Here one of two queries running at once is
+    cancelled, at several points, 12 times: the other ends well each time (about half
+    failed before). In a process of its own (one server a process)."""
+    script = ("import asyncio\n"
+              "from maw.hosting.xmpp import EmbeddedServer, free_port\n"
+              "async def main():\n"
+              "    s = EmbeddedServer(free_port())\n"
+              "    await s.start()\n"
+              "    from pyjabber.db.database import DB\n"
+              "    from pyjabber.db.model import Model\n"
+              "    from sqlalchemy import select\n"
+              "    async def query(n):\n"
+              "        async with await DB.connection_async() as con:\n"
+              "            for _ in range(n):\n"
+              "                await con.execute(select(Model.Credentials))\n"
+              "        return 'ok'\n"
+              "    failed = []\n"
+              "    for i in range(12):\n"
+              "        cut = asyncio.create_task(query(50))\n"
+              "        other = asyncio.create_task(query(50))\n"
+              "        for _ in range(i % 6 + 1):\n"
+              "            await asyncio.sleep(0)\n"
+              "        cut.cancel()\n"
+              "        done = await asyncio.gather(cut, other, return_exceptions=True)\n"
+              "        if done[1] != 'ok':\n"
+              "            failed.append(repr(done[1]))\n"
+              "    print('failed', len(failed), failed[:1])\n"
+              "    await s.stop()\n"
+              "asyncio.run(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("failed 0 "), done.stdout
+
+
 def test_the_embedded_server_keeps_its_accounts_when_a_query_is_cancelled():
     """pyjabber keeps its accounts in an in-memory SQLite database that lived only as long
     as its one connection, and SQLAlchemy drops a connection whose query is cancelled (as

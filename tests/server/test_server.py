@@ -280,3 +280,43 @@ def test_aiwolf_agents_take_a_servers_seats_for_them_from_its_hall(tmp_path):
     assert audit_records(records).ok
     seats = next(r for r in records if r["kind"] == "started")["seats"]
     assert sorted(s["name"] for s in seats if s.get("decider") == "aiwolf") == ["Kit1", "Kit2"]
+
+
+def test_two_people_at_terminals_start_one_game_from_the_hall_together(tmp_path):
+    """Two people at the Hall, in one game, ready at once: every such game failed
+    ("AuthenticationFailure"), and they waited 60 s to be told the lobby was not up. As
+    both left the Hall, a query of one's leaving connection was cut, SQLAlchemy closed
+    the embedded server's one database connection, and the other's queries, and the
+    game's logins, failed on it."""
+    port, archive = free_port(), tmp_path / "archive"
+    host = server(port, archive)
+    people: list[pexpect.spawn] = []
+    try:
+        ann = at_hall(port, "Ann", tmp_path)
+        people.append(ann)
+        ann.sendline("/create maw 6 day=20 night=10 wait=120")
+        ann.expect(r"Ann created game (\d+)")
+        first = ann.match.group(1)
+        bob = at_hall(port, "Bob", tmp_path)
+        people.append(bob)
+        bob.sendline(f"/join {first}")
+        ann.expect(f"Bob joined game {first}")
+        for child in (ann, bob):
+            child.sendline("/ready")
+        for child, name in ((ann, "Ann"), (bob, "Bob")):
+            child.expect(f"Game {first} starts: joining it as {name}")
+        for child in (ann, bob):
+            child.expect(r"Day 1, day", timeout=60)
+        ann.sendline("/quit")
+        bob.sendline("/quit")
+    finally:
+        for child in people:
+            child.close(force=True)
+        host.send_signal(signal.SIGINT)
+        try:
+            _, err = host.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            host.kill()
+            _, err = host.communicate()
+    # (nor a warning on the server's screen: four came at every game's start)
+    assert not re.search(r"game \d+ failed|closed database|Connection closed|WARNING", err), err
