@@ -58,6 +58,7 @@ class Moderator(MawAgent):
         self.lobby_full = asyncio.Event()
         self.changes = Changes()  # poked whenever a phase may have become decided
         self.aborting: str | None = None  # the host asked to end the game (why)
+        self.offline: set[str] = set()  # players from elsewhere whose client went offline
         self.state: engine.GameState | None = None
         self.round = 0
         self.board = engine.Leaderboard()
@@ -110,6 +111,7 @@ class Moderator(MawAgent):
     def _unavailable(self, jid: str, info, last) -> None:
         """The server says a player's client went offline (presence unavailable: its
         connection closed or was lost; the GameMaster follows each player's presence)."""
+        self.offline.add(bare(jid).split("/")[0])
         self.gone_away(bare(jid).split("/")[0], "offline")
 
     def gone_away(self, jid: str, why: str) -> None:
@@ -121,6 +123,12 @@ class Moderator(MawAgent):
                 self.game_log.write("gone", player=seat.name, jid=jid, why=why)
                 self.substitute(seat.name)
                 self.changes.poke()  # a phase need not wait for it any more
+
+    def all_left(self) -> bool:
+        """Has every seated player from outside the host gone offline (after the end,
+        a client leaves once it has the final scores)?"""
+        return all(seat.jid in self.offline for seat in self.seats.values()
+                   if seat.jid not in self.trusted)
 
     def follow_presence(self) -> None:
         """Follow the presence of each seated player from outside the host (the host's

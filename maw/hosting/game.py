@@ -97,6 +97,10 @@ def log_path(config: GameConfig) -> Path | None:
     return config.log_dir / f"game-{stamp}-{config.rules.name}-seed{config.seed}.jsonl"
 
 
+# how long a game cut short (Ctrl-C) has to tell the players who joined from elsewhere
+STOP_TELLING_SECONDS = 3.0
+
+
 async def run_game(config: GameConfig, seats: list[Seat], address: Address,
                    on_event: Callable[[object], None] | None = None,
                    game_id: str | None = None, timeout: float | None = None,
@@ -203,6 +207,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
     result = GameResult(path)
     t0 = time.monotonic()
     connection: ConnectionWatch | None = None
+    started = False
     try:
         # everyone a player talks to first, then the players
         await start_agents(first, address, logins)
@@ -213,6 +218,7 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             game_log.write("multicast", service=found[0])
         await start_agents(players, address, logins)
         result.startup_seconds = time.monotonic() - t0
+        started = True
         where = f"{address.host}:{address.port}"
         connection = ConnectionWatch([gm], on_lost=None if say is None else lambda: say(
             f"the XMPP server at {where} went away: the players hosted here play on (they "
@@ -267,6 +273,15 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
             result.time_split = time_split(read_log(path))
         return result
     finally:
+        if remote and started and not gm.done.is_set() and gm.is_alive():
+            # cut short (Ctrl-C, an error): those who joined from elsewhere are told the
+            # game is over, not left to reconnect to a host that is gone (a person was
+            # told "the game goes on without this player")
+            # (they have been told once their clients leave, as they do at an end)
+            gm.abort("the host stopped the game")
+            until = time.monotonic() + STOP_TELLING_SECONDS
+            while time.monotonic() < until and not (gm.done.is_set() and gm.all_left()):
+                await asyncio.sleep(0.05)
         if connection is not None:
             connection.close()  # (stopping the agents disconnects them: no loss)
             keeper.cancel()

@@ -87,6 +87,46 @@ def test_a_killed_server_is_noticed_by_the_person_and_the_host(tmp_path):
                 p.kill()
 
 
+def test_a_host_stopped_with_ctrl_c_tells_the_person_who_joined_that_the_game_is_over(
+        tmp_path):
+    """A person in ``maw play`` whose host was stopped (Ctrl-C, its embedded server with
+    it) was told "reconnecting for up to 30 s", then "the game goes on without this
+    player", of a game that was gone (a review). The host ends the game first, and the
+    person is told it is over, nobody winning, and leaves at once, as at any end."""
+    port = free_port()
+    host = maw("game", "--players", "5", "--humans", "1", "--policy", "rule",
+               "--xmpp", f"embedded:{port}", "--day-seconds", "60", "--log-dir",
+               str(tmp_path), "--quiet", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+               start_new_session=True)
+    play = None
+    try:
+        end = time.monotonic() + 30
+        while not port_open("127.0.0.1", port):
+            assert host.poll() is None and time.monotonic() < end
+            time.sleep(0.1)
+        play = maw("play", "--name", "Quinn", "--xmpp", f"127.0.0.1:{port}",
+                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        seen: list[str] = []
+        while not any("You are a" in x for x in seen):  # dealt a role: the game is on
+            line = play.stdout.readline()
+            assert line or play.poll() is None, (seen, play.stderr.read())
+            seen.append(line)
+        os.killpg(host.pid, signal.SIGINT)  # (Ctrl-C at the host's terminal)
+        assert host.wait(timeout=30) == 130
+        out = play.stdout.read()  # (until it exits)
+        assert play.wait(timeout=30) == 0, play.stderr.read()
+        assert "The game is over: nobody won (the game was aborted)" in out, out[-2000:]
+        assert "reconnecting" not in play.stderr.read()
+        records = [json.loads(x) for x in next(tmp_path.glob("*.jsonl")).read_text()
+                   .splitlines()]
+        assert [r["why"] for r in records if r["kind"] == "aborted"] == [
+            "the host stopped the game"]
+    finally:
+        for p in (play, host):
+            if p is not None and p.poll() is None:
+                p.kill()
+
+
 def test_a_player_that_quits_is_noticed_at_once_and_a_stand_in_takes_its_seat(tmp_path):
     """On the embedded server a killed client was never noticed (it bounced nothing, and
     kept its presence): now the server tells the GameMaster it went offline (presence),
