@@ -120,8 +120,11 @@ class Referee(Guarded):
             return
         if not gm.lobby_open:
             reason = "the lobby is closed: a game is in progress"
-        elif name in gm.seats or gm.reserved.get(name, sender) != sender:
-            reason = f"the name {name!r} is taken"
+        elif (holder := _holder(gm, name, sender)) is not None:
+            # (names differ by more than case: "alice" beside "Alice" took votes meant
+            # for one or the other, as a Hall's tables already refuse)
+            reason = f"the name {name!r} is taken" + (
+                f" ({holder!r} is at the table)" if holder != name else "")
         elif any(s.jid == sender for s in gm.seats.values()):
             reason = f"{sender} has already joined"
         if reason:
@@ -193,3 +196,16 @@ class Referee(Guarded):
                 # words): its new options, from here (in order with the next phase's;
                 # never to a wolf talking on through a Witch's step it may not know of)
                 await gm.send_options(self, seat.name)
+
+
+def _holder(gm: Moderator, name: str, sender: str) -> str | None:
+    """The name at the table, or kept for a player hosted with the GameMaster, that
+    ``name`` is, whatever its case; ``None`` if it is free (or kept for ``sender``)."""
+    wanted = name.casefold()
+    for other in gm.seats:
+        if other.casefold() == wanted:
+            return other
+    for other, jid in gm.reserved.items():
+        if other.casefold() == wanted and jid != sender:
+            return other
+    return None

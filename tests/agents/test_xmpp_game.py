@@ -1026,6 +1026,12 @@ async def test_a_hosted_players_name_is_kept_for_it_against_a_client_that_comes_
                       "join_lobby")
         kind, body = await outsider.expect("refuse", "joined", timeout=20)
         assert (kind, body.get("reason")) == ("refuse", f"the name {hosted!r} is taken")
+        # (whatever its case: "alice" sat beside "Alice", and votes went to either)
+        outsider.send(lobby, encode(m.JoinLobby(player_name=hosted.upper()), lobby).body,
+                      "join_lobby")
+        kind, body = await outsider.expect("refuse", "joined", timeout=20)
+        assert (kind, body.get("reason")) == ("refuse", f"the name {hosted.upper()!r} is "
+                                              f"taken ({hosted!r} is at the table)")
     finally:
         go.set()
         game.cancel()
