@@ -297,6 +297,13 @@ class Keyboard(CyclicBehaviour):
                 "the day ends once everyone has voted and is ready" if day else
                 "the phase ends once everyone who acts in it is done")
                 + "; anything you do now takes it back)")
+            me = (agent.view or {}).get("player")
+            if not day and any(o.action == "attack" for o in agent.options) and \
+                    me not in ((agent.view or {}).get("votes") or {}):
+                # (a review's wolf typed /ready for the day just after its vote ended it:
+                # it counted for the night, and nobody was murdered, without a word)
+                agent.console.show("! you have chosen no victim: the pack must agree on "
+                                   "one (/attack NAME), or nobody is murdered tonight")
         if pending is None:
             # (the player asks again as soon as its last answer is through: this goes
             # out then, in the order typed)

@@ -434,3 +434,36 @@ async def test_a_person_asks_for_the_scores_mid_round_and_the_gamemaster_answers
     answers = [r for r in log if r["kind"] == "msg" and r["type"] == "score_board"]
     zed = next(r["jid"] for r in log if r["kind"] == "join" and r["player"] == "Zed")
     assert [r["to"] for r in answers] == [zed, zed]  # (the one who asked, alone)
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_wolf_ready_before_it_chose_a_victim_is_told_that_nobody_would_die(
+        server, tmp_path):
+    """A review's wolf typed /ready meant for the day just after its vote ended it: it
+    counted for the night, and nobody was murdered, without a word. Being ready at night
+    with no victim chosen is said to lead there; with one chosen, it is not."""
+    from maw.policies import register_decider
+
+    register_decider("ring-test", Ring)
+    # (seed 6 deals Zed a Werewolf, Ann the other; the ring players listen at night)
+    config = GameConfig(players=6, rules=ruleset("maw", max_days=2), seed=6,
+                        day_seconds=4, night_seconds=6, log_dir=tmp_path, lobby_seconds=60,
+                        ready_end=True)
+    game = asyncio.create_task(run_game(config, default_seats(5, "ring-test"), server,
+                                        timeout=180, remote=1, lobby="victim"))
+    person = ScriptedPerson([
+        (r"Day 1, night", "/ready", 0.5),
+        (r"you have chosen no victim", "/attack Bob"),
+        (r"you have chosen no victim", "/ready", 1.0),
+    ])
+    played = await run_person(server, "victim", person, name="Zed", timeout=180)
+    result = await game
+    assert played.final
+    screen = "\n".join(person.screen)
+    assert "You are a Werewolf" in screen, screen
+    assert screen.count("you have chosen no victim") == 1, screen
+    assert screen.count("you are ready") == 2, screen
+    records = _read(result.log_path)
+    assert [r["data"].get("target") for r in records if r["kind"] == "action"
+            and r["data"].get("actor") == "Zed" and r["action"] == "Attack"] == ["Bob"]
