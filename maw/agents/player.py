@@ -478,6 +478,11 @@ class AwakeState(PlayerState):
             if stamp != p.stamp:  # a move of a phase that has ended since: that end,
                 # heard already, says why; and where the notice fell among the next
                 # phase's news would be a race between the GameMaster and the rooms
+                if p.push_news and isinstance(body, m.Chat | m.Whisper):
+                    # (but a person's words are not lost without a word: a review's
+                    # line to its pack, typed as the night ended, went unsaid, unseen)
+                    p.hear(h.Notice(text=f"Too late, not said: \"{body.message}\" (that "
+                                         "phase was over)"))
                 return
             p.hear(h.Notice(text=f"Refused: {reply.reason}"))
             if not isinstance(body, m.Chat | m.Whisper):

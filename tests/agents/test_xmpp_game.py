@@ -733,6 +733,15 @@ async def test_a_player_passes_on_a_refusal_only_while_the_move_s_phase_is_on():
     p.unread, p.stamp = [], "night-1"  # the next phase began: the refusal of the last's
     await state.forward(m.TARGETED["vote"](target="Cid"), "day-1")
     assert p.unread == [] and [o.target for o in p.options] == ["Cid"]
+    # a person's line, refused as its phase ended, is not lost without a word (a
+    # review's whisper to its pack, typed as the night ended, was never seen again)
+    # (a whisper: its answer comes from the GameMaster, a room's line's from its room)
+    await state.forward(m.Whisper(target="Cid", message="Let us take Zed"), "day-1")
+    assert p.unread == []  # (an AI player's: its phase's end said it all)
+    p.push_news = True  # (a person's seat: each line goes to its screen as it comes)
+    await state.forward(m.Whisper(target="Cid", message="Let us take Zed"), "day-1")
+    assert p.unread == [h.Notice(text='Too late, not said: "Let us take Zed" (that phase '
+                                      'was over)')]
 
 
 @pytest.mark.asyncio
