@@ -272,6 +272,10 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
 
             result.time_split = time_split(read_log(path))
         return result
+    except asyncio.CancelledError:  # (Ctrl-C: no summary comes, so say where the log is)
+        if path is not None and say is not None:
+            say(f"the game was cut short; its log so far: {path}")
+        raise
     finally:
         if remote and started and not gm.done.is_set() and gm.is_alive():
             # cut short (Ctrl-C, an error): those who joined from elsewhere are told the

@@ -113,6 +113,11 @@ def test_a_host_stopped_with_ctrl_c_tells_the_person_who_joined_that_the_game_is
             seen.append(line)
         os.killpg(host.pid, signal.SIGINT)  # (Ctrl-C at the host's terminal)
         assert host.wait(timeout=30) == 130
+        # (no summary comes: the host says where the log of the game so far is)
+        log = next(tmp_path.glob("*.jsonl"))
+        assert host.stderr.read().splitlines()[-2:] == [
+            f"maw game: the game was cut short; its log so far: {log}",
+            "maw game: interrupted"]
         out = play.stdout.read()  # (until it exits)
         assert play.wait(timeout=30) == 0, play.stderr.read()
         assert "The game is over: nobody won (the game was aborted)" in out, out[-2000:]
