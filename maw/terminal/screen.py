@@ -162,10 +162,14 @@ class TerminalConsole:
         from prompt_toolkit import print_formatted_text
         from prompt_toolkit.formatted_text import ANSI
 
+        # (the lines in one print: each print redraws the prompt under it, and a review
+        # saw a stray "> " inside the end's table of roles, one per line)
+        styled = []
         for one in line.splitlines() or [""]:
             with self._rich.capture() as cap:
                 self._rich.print(self.screen.style(one), end="")
-            print_formatted_text(ANSI(cap.get()))
+            styled.append(cap.get())
+        print_formatted_text(ANSI("\n".join(styled)))
 
     def update(self, **status: Any) -> None:
         self.screen.update(**status)
