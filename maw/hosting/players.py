@@ -117,9 +117,12 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
     link(player, interface)
     agents: list[MawAgent] = [interface, player]
     result = PlayerResult(None)
+    knocking: asyncio.Task | None = None
     try:
         await start_agents([interface], address)  # the player asks it for a name at once
         await start_agents([player], address)
+        if push_news:  # (a person who mistyped the lobby waited a minute in silence)
+            knocking = asyncio.create_task(_still_knocking(player, lobby, join_seconds, say))
         watch = ConnectionWatch(agents)
         ended = asyncio.create_task(player.fsm.join())
         waits = [ended]
@@ -169,5 +172,21 @@ async def _play(address: Address, lobby: str, label: str, tag: str,
         result.final = player.game_over  # (the final scores, or the last round's end)
         return result
     finally:
+        if knocking is not None:
+            knocking.cancel()
         await stop_agents(agents)
         game_log.close()
+
+
+LOBBY_SILENT_SECONDS = 10.0  # a person knocking at a lobby is told after this long
+
+
+async def _still_knocking(player: PlayerAgent, lobby: str, join_seconds: float,
+                          say: Callable[[str], None]) -> None:
+    """Tell a person whose lobby has not answered in ``LOBBY_SILENT_SECONDS`` (a host
+    still starting answers within seconds), once."""
+    await asyncio.sleep(LOBBY_SILENT_SECONDS)
+    left = join_seconds - LOBBY_SILENT_SECONDS
+    if player.token is None and left >= 1:
+        say(f"no answer from the lobby {lobby!r} yet: still asking for {left:.0f} s (is "
+            "its name right? Ctrl-C stops)")

@@ -531,3 +531,25 @@ def test_a_person_plays_the_witch_and_stands_for_sheriff_in_werewolf12(tmp_path)
     told = {to for r in log if r["kind"] == "msg" and r["type"] == "phase_change"
             and r["body"]["new_phase"] == "witch" for to in recipients(r)}
     assert told == {jid["Alice"]}
+
+
+def test_a_person_knocking_at_a_lobby_that_does_not_answer_is_told_before_the_end(
+        tmp_path):
+    """A review mistyped the lobby ("mian") and waited a minute in silence before
+    "did not answer within 60 s". After 10 s the person is told it has not answered."""
+    game, xmpp = host(free_port(), tmp_path)
+    try:
+        where = xmpp.split()[1]
+        # (its input left open: at its end, a person would leave)
+        play = subprocess.Popen(maw("play", "--name", "Quinn", "--xmpp", where, "--lobby",
+                                    "mian", "--join-seconds", "13"), text=True,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        code = play.wait(timeout=60)
+        out, err = play.stdout.read(), play.stderr.read()
+    finally:
+        game.kill()
+    assert code == 2, err
+    told = re.search(r"no answer from the lobby 'mian' yet: still asking for (\d+) s", err)
+    assert told and told.group(1) == "3", (out, err)
+    assert "did not answer within 13 s" in err
