@@ -448,7 +448,7 @@ async def test_a_wolf_ready_before_it_chose_a_victim_is_told_that_nobody_would_d
     register_decider("ring-test", Ring)
     # (seed 6 deals Zed a Werewolf, Ann the other; the ring players listen at night)
     config = GameConfig(players=6, rules=ruleset("maw", max_days=2), seed=6,
-                        day_seconds=4, night_seconds=6, log_dir=tmp_path, lobby_seconds=60,
+                        day_seconds=2, night_seconds=4, log_dir=tmp_path, lobby_seconds=60,
                         ready_end=True)
     game = asyncio.create_task(run_game(config, default_seats(5, "ring-test"), server,
                                         timeout=180, remote=1, lobby="victim"))

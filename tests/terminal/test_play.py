@@ -542,7 +542,7 @@ def test_a_person_knocking_at_a_lobby_that_does_not_answer_is_told_before_the_en
         where = xmpp.split()[1]
         # (its input left open: at its end, a person would leave)
         play = subprocess.Popen(maw("play", "--name", "Quinn", "--xmpp", where, "--lobby",
-                                    "mian", "--join-seconds", "13"), text=True,
+                                    "mian", "--join-seconds", "11.5"), text=True,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE)
         code = play.wait(timeout=60)
@@ -551,5 +551,5 @@ def test_a_person_knocking_at_a_lobby_that_does_not_answer_is_told_before_the_en
         game.kill()
     assert code == 2, err
     told = re.search(r"no answer from the lobby 'mian' yet: still asking for (\d+) s", err)
-    assert told and told.group(1) == "3", (out, err)
-    assert "did not answer within 13 s" in err
+    assert told and told.group(1) == "2", (out, err)  # (1.5 s, rounded)
+    assert "did not answer within 12 s" in err
