@@ -264,6 +264,14 @@ class Keyboard(CyclicBehaviour):
             agent.console.show("! this interface takes no typed commands")
             return
         parsed = agent.commands.parse(text, agent.options)
+        target = getattr(parsed.action, "target", None)
+        if parsed.action is not None and isinstance(target, str):  # a name, in any case
+            # (the options' names were matched so; one not offered, such as one's own,
+            # was refused as "'alice' is not a player", not for what it was)
+            named = {n.casefold(): n for n in (agent.view or {}).get("players", [])}
+            if target not in named.values() and target.casefold() in named:
+                parsed.action = parsed.action.model_copy(
+                    update={"target": named[target.casefold()]})
         if parsed.error:
             agent.console.show(f"! {parsed.error}")
             if parsed.error.startswith("unknown command"):

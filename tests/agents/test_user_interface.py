@@ -160,8 +160,10 @@ async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
         ("You are a", "/role"),
         (r"Day 1, day", "Good morning, village."),
         (r"Day 1, day", "/vote ann"),
-        (r"Day 1, day", "/vote nobody-here"),
-        (r"Refused", "/who"),
+        # (one's own name in another case: refused for what it is, not as no player's)
+        (r"Day 1, day", "/vote zed"),
+        (r"not oneself", "/vote nobody-here"),
+        (r"is not a player", "/who"),
     ])
     played = await run_person(server, "ui", person, name="Zed", timeout=180)
     result = await game
@@ -170,6 +172,7 @@ async def test_a_person_joins_chats_votes_and_sees_the_end(server, tmp_path):
     assert "You are a Villager" in screen and "you are Zed, a Villager" in screen
     assert "Zed: Good morning, village." in screen  # its own chat came back from the room
     assert "[GM] Refused: " in screen  # the vote for an unknown name: the GM's reason
+    assert "[GM] Refused: Zed may not vote Zed: not oneself" in screen, screen
     assert "alive: " in screen and "votes: " in screen
     assert "[GM] The game is over" in screen
     records = [r for r in _read(result.log_path) if r["kind"] == "action"]
