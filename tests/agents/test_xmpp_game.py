@@ -391,6 +391,15 @@ def test_the_embedded_server_leaves_nothing_in_the_temp_directory(tmp_path):
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("pyjabber_")]
 
 
+def in_own_process(script: str) -> str:
+    """What ``script`` printed, run by Python in a process of its own (one embedded
+    server a process: a broken one would break every later test), which must succeed."""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
 def test_a_ctrl_c_while_the_embedded_server_stops_reaches_its_caller(tmp_path):
     """The server's stop waited for its task with ``suppress(CancelledError)``: a Ctrl-C
     that came then was eaten, and a host whose game was over kept its page up for good
@@ -412,10 +421,8 @@ def test_a_ctrl_c_while_the_embedded_server_stops_reaches_its_caller(tmp_path):
               "    await asyncio.sleep(0.2)\n"
               "    print('port free', port_free(s.port))\n"
               "asyncio.run(main())\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split("\n")[:2] == ["cancelled", "port free True"], done.stdout
+    said = in_own_process(script)
+    assert said.split("\n")[:2] == ["cancelled", "port free True"], said
 
 
 def test_a_query_cancelled_on_the_embedded_server_fails_none_running_beside_it():
@@ -451,10 +458,8 @@ def test_a_query_cancelled_on_the_embedded_server_fails_none_running_beside_it()
               "    print('failed', len(failed), failed[:1])\n"
               "    await s.stop()\n"
               "asyncio.run(main())\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.startswith("failed 0 "), done.stdout
+    said = in_own_process(script)
+    assert said.startswith("failed 0 "), said
 
 
 def test_the_embedded_server_keeps_its_accounts_when_a_query_is_cancelled():
@@ -491,10 +496,7 @@ def test_the_embedded_server_keeps_its_accounts_when_a_query_is_cancelled():
               "    await agent.stop()\n"
               "    await s.stop()\n"
               "asyncio.run(main())\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert "connected True" in done.stdout
+    assert "connected True" in in_own_process(script)
 
 
 @pytest.mark.xmpp
