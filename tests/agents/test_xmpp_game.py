@@ -391,6 +391,18 @@ def test_the_embedded_server_leaves_nothing_in_the_temp_directory(tmp_path):
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("pyjabber_")]
 
 
+# the start of a script for ``in_own_process``: an embedded server up in ``main()`` ...
+SERVER_UP = ("import asyncio\n"
+             "from maw.hosting.xmpp import EmbeddedServer, free_port\n"
+             "async def main():\n"
+             "    s = EmbeddedServer(free_port())\n"
+             "    await s.start()\n")
+# ... and what reads its accounts
+ITS_ACCOUNTS = ("    from pyjabber.db.database import DB\n"
+                "    from pyjabber.db.model import Model\n"
+                "    from sqlalchemy import select\n")
+
+
 def in_own_process(script: str) -> str:
     """What ``script`` printed, run by Python in a process of its own (one embedded
     server a process: a broken one would break every later test), which must succeed."""
@@ -432,14 +444,7 @@ def test_a_query_cancelled_on_the_embedded_server_fails_none_running_beside_it()
     readied failed to log its agents in. Here one of two queries running at once is
     cancelled, at several points, 12 times: the other ends well each time (about half
     failed before). In a process of its own (one server a process)."""
-    script = ("import asyncio\n"
-              "from maw.hosting.xmpp import EmbeddedServer, free_port\n"
-              "async def main():\n"
-              "    s = EmbeddedServer(free_port())\n"
-              "    await s.start()\n"
-              "    from pyjabber.db.database import DB\n"
-              "    from pyjabber.db.model import Model\n"
-              "    from sqlalchemy import select\n"
+    script = (SERVER_UP + ITS_ACCOUNTS +
               "    async def query(n):\n"
               "        async with await DB.connection_async() as con:\n"
               "            for _ in range(n):\n"
@@ -470,16 +475,9 @@ def test_the_embedded_server_keeps_its_accounts_when_a_query_is_cancelled():
     lost two games to it). Queries cancelled part-way, then an agent still connects. In a
     process of its own: a broken server would break every later test."""
     # (a hang, seen once in CI under load, where is not known: its stacks, at 100 s)
-    script = ("import asyncio, faulthandler\n"
+    script = ("import faulthandler\n"
               "faulthandler.dump_traceback_later(100, exit=True)\n"
-              "from maw.agents.base import MawAgent\n"
-              "from maw.hosting.xmpp import EmbeddedServer, free_port\n"
-              "async def main():\n"
-              "    s = EmbeddedServer(free_port())\n"
-              "    await s.start()\n"
-              "    from pyjabber.db.database import DB\n"
-              "    from pyjabber.db.model import Model\n"
-              "    from sqlalchemy import select\n"
+              "from maw.agents.base import MawAgent\n" + SERVER_UP + ITS_ACCOUNTS +
               "    async def query():\n"
               "        async with await DB.connection_async() as con:\n"
               "            await con.execute(select(Model.Credentials))\n"
