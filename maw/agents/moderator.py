@@ -111,8 +111,9 @@ class Moderator(MawAgent):
     def _unavailable(self, jid: str, info, last) -> None:
         """The server says a player's client went offline (presence unavailable: its
         connection closed or was lost; the GameMaster follows each player's presence)."""
-        self.offline.add(bare(jid).split("/")[0])
-        self.gone_away(bare(jid).split("/")[0], "offline")
+        client = bare(jid).split("/")[0]
+        self.offline.add(client)
+        self.gone_away(client, "offline")
 
     def gone_away(self, jid: str, why: str) -> None:
         if self.done.is_set():  # (the last round is over: leaving now is no news)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -61,7 +62,8 @@ class Commands(Protocol):
     def help(self, view: dict[str, Any] | None = None) -> str:
         """The commands of the person's role in its game (``view``: what it sees)."""
 
-    def parse(self, text: str, options: list[m.Option]) -> Parsed: ...
+    def parse(self, text: str, options: list[m.Option],
+              players: Sequence[str] = ()) -> Parsed: ...
 
 
 class UserInterfaceAgent(MawAgent):
@@ -263,15 +265,8 @@ class Keyboard(CyclicBehaviour):
         if agent.commands is None:
             agent.console.show("! this interface takes no typed commands")
             return
-        parsed = agent.commands.parse(text, agent.options)
-        target = getattr(parsed.action, "target", None)
-        if parsed.action is not None and isinstance(target, str):  # a name, in any case
-            # (the options' names were matched so; one not offered, such as one's own,
-            # was refused as "'alice' is not a player", not for what it was)
-            named = {n.casefold(): n for n in (agent.view or {}).get("players", [])}
-            if target not in named.values() and target.casefold() in named:
-                parsed.action = parsed.action.model_copy(
-                    update={"target": named[target.casefold()]})
+        parsed = agent.commands.parse(text, agent.options,
+                                      (agent.view or {}).get("players", ()))
         if parsed.error:
             agent.console.show(f"! {parsed.error}")
             if parsed.error.startswith("unknown command"):

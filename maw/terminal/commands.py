@@ -9,6 +9,7 @@ Plain text is said in the open room; every action of the engine's table is a com
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from maw.agents.user_interface import Parsed
@@ -55,11 +56,12 @@ TALK = ["Rule players understand plain statements, one a sentence: \"I suspect B
 
 
 
-def parse_command(text: str, options: list[m.Option]) -> Parsed:
-    """Parse one typed line against the options the person has now. Names match without
-    regard to case; an action the options do not offer is sent anyway when it names a
-    target (the GameMaster's refusal says why), but a command that cannot be understood
-    is answered here."""
+def parse_command(text: str, options: list[m.Option],
+                  players: Sequence[str] = ()) -> Parsed:
+    """Parse one typed line against the options the person has now. Names match the
+    options' and the table's (``players``) without regard to case; an action the options
+    do not offer is sent anyway when it names a target (the GameMaster's refusal says
+    why), but a command that cannot be understood is answered here."""
     text = text.strip()
     if not text:
         return Parsed()
@@ -89,9 +91,12 @@ def parse_command(text: str, options: list[m.Option]) -> Parsed:
             legal = [o.target for o in options if o.action == word and o.target]
             hint = f": {', '.join(legal)}" if legal else ""
             return Parsed(error=f"/{word} needs a name{hint}")
-        named = {o.target.lower(): o.target for o in options
-                 if o.action == word and o.target}
-        target = named.get(rest.lower(), rest)
+        # (the table's names too: one not offered, such as one's own, was refused as
+        # "'alice' is not a player", not for what it was)
+        named = {n.casefold(): n for n in players}
+        named.update((o.target.casefold(), o.target) for o in options
+                     if o.action == word and o.target)
+        target = named.get(rest.casefold(), rest)
         if len(target) > 20:
             return Parsed(error=f"no player is called {target!r}")
         return Parsed(action=m.ACTION_TYPES[word](target=target))
@@ -105,8 +110,9 @@ class TextCommands:
         """The commands of the person's role in this game (``view``: what it sees)."""
         return _help(view)
 
-    def parse(self, text: str, options: list[m.Option]) -> Parsed:
-        return parse_command(text, options)
+    def parse(self, text: str, options: list[m.Option],
+              players: Sequence[str] = ()) -> Parsed:
+        return parse_command(text, options, players)
 
 
 TEXT = TextCommands()

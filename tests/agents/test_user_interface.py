@@ -35,6 +35,8 @@ def test_vote_names_match_without_case_and_unknown_names_go_to_the_gamemaster():
     assert parse_command("/VOTE  CID", DAY).action == m.Vote(target="Cid")
     # not offered: sent as typed, so the GameMaster's refusal gives the reason
     assert parse_command("/vote Zed", DAY).action == m.Vote(target="Zed")
+    # a name not offered (one's own) is still the table's, whatever its case
+    assert parse_command("/vote zed", DAY, ["Bob", "Zed"]).action == m.Vote(target="Zed")
 
 
 def test_a_command_without_its_name_lists_the_choices():
