@@ -288,8 +288,9 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def add_report(sub) -> None:
     p = command(sub, "report", "leaderboard and statistics of a tournament (or a game set)")
     p.add_argument("db", metavar="DB", help="the results database of maw tournament (--out), "
-                                            "or the log of a maw game of several rounds (a "
-                                            "game set: ranked by win rate)")
+                                            "the log of a maw game of several rounds (a "
+                                            "game set: ranked by win rate), or a folder of "
+                                            "game logs (maw game --log-dir's), ranked so")
     p.add_argument("--csv", default=None, metavar="DIR", help="write the tables as CSV files")
     p.add_argument("--plots", default=None, metavar="DIR", help="write PNG charts")
     p.add_argument("--html", default=None, metavar="FILE",
@@ -304,12 +305,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     from maw.tournament.page import write_html
     from maw.tournament.report import Report
 
-    if args.db.endswith(".jsonl"):  # a game set's log
+    source = Path(args.db)
+    if args.db.endswith(".jsonl") or source.is_dir():  # a game set's log, or a folder of logs
+        from maw.cli.options import progress_bar
         from maw.tournament.report import SetReport
 
         if args.csv or args.plots or args.html:
             raise MawError("a game set's report is its tables: no --csv, --plots or --html")
-        SetReport(Path(args.db)).print()
+        logs = len(list(source.rglob("*.jsonl"))) if source.is_dir() else 1
+        with progress_bar(disable=logs < 50 or not sys.stderr.isatty()) as bar:
+            task = bar.add_task("reading the logs", total=logs)
+            games = SetReport(source, tick=lambda: bar.advance(task))
+        games.print()
         return 0
     report = Report(Path(args.db))
     report.print()

@@ -123,10 +123,10 @@ def _rate(k: int, n: int) -> str:
 class Report:
     def __init__(self, path: Path) -> None:
         if not path.is_file():
-            what = " (a folder)" if path.is_dir() else ""
-            raise MawError(f"no results database at {path}{what}: maw report reads the "
-                           "database maw tournament writes (--out, results.db by default) "
-                           "or the .jsonl log of a game set; one game: maw replay LOG")
+            raise MawError(f"no results database at {path}: maw report reads the "
+                           "database maw tournament writes (--out, results.db by default), "
+                           "the .jsonl log of a game set or a folder of game logs; one "
+                           "game: maw replay LOG")
         self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         self.logs_missing = 0  # game logs gone when the calibration read them
         try:
@@ -486,15 +486,42 @@ def print_sections(sections: list[Section], notes: list[str]) -> None:
 class SetReport:
     """A game set: the rounds of one ``maw game --rounds N`` (an AIWolf game set, the
     platform's agents in the same seats throughout), read from its log's ``outcome``
-    records, ranked as the AIWolf regulation ranks a set: by each player's win rate."""
+    records, ranked as the AIWolf regulation ranks a set: by each player's win rate.
 
-    def __init__(self, log: Path) -> None:
+    ``log`` may also be a folder (``maw game --log-dir``'s, or a server's): every game log
+    under it (``*.jsonl``) counts, as one set. A log that cannot be read is left out and named in
+    ``skipped`` (its reason), so one broken file does not hide the others; a game cut
+    short has no outcome and counts as none. ``tick`` is called once a log is read."""
+
+    def __init__(self, log: Path, tick=None) -> None:
+        from maw.errors import ReplayError
         from maw.records.log import read_log
         from maw.records.schema import Outcome
 
-        self.outcomes = [r for r in read_log(log) if isinstance(r, Outcome)]
+        self.source = log
+        self.skipped: list[str] = []
+        if log.is_dir():
+            logs = sorted(log.rglob("*.jsonl"))
+            if not logs:
+                raise MawError(f"{log} holds no game log (*.jsonl)")
+        else:
+            logs = [log]
+        self.outcomes = []
+        for path in logs:
+            try:
+                records = read_log(path)
+            except ReplayError as exc:
+                if not log.is_dir():
+                    raise
+                self.skipped.append(str(exc))
+                records = []
+            self.outcomes += [r for r in records if isinstance(r, Outcome)]
+            if tick is not None:
+                tick()
         if not self.outcomes:
-            raise MawError(f"{log} holds no finished game")
+            raise MawError(f"{log} holds no finished game" + (
+                f" ({len(self.skipped)} of its {len(logs)} logs could not be read; the "
+                f"first: {self.skipped[0]})" if self.skipped else ""))
 
     def _rows(self, key) -> list[Row]:
         games: dict[str, list[tuple[bool, int]]] = {}
@@ -510,7 +537,9 @@ class SetReport:
 
     def sections(self) -> list[Section]:
         n = len(self.outcomes)
-        return [Section(f"A game set of {n} game(s): by player, ranked by win rate",
+        title = (f"{n} game(s) from a folder of logs"
+                 if self.source.is_dir() else f"A game set of {n} game(s)")
+        return [Section(f"{title}: by player, ranked by win rate",
                         ["player", *HEADER[1:]], [r.cells() for r in self._rows(
                             lambda name, role: name)]),
                 Section("By role", ["role", *HEADER[1:]],
@@ -522,4 +551,6 @@ class SetReport:
             wins[out.winner or "nobody"] = wins.get(out.winner or "nobody", 0) + 1
         print_sections(self.sections(), [
             "won: " + ", ".join(f"{team} {k} of {len(self.outcomes)}"
-                                for team, k in sorted(wins.items()))])
+                                for team, k in sorted(wins.items()))]
+                       + ([f"the logs under {self.source}"] if self.source.is_dir() else [])
+                       + [f"left out, not readable: {why}" for why in self.skipped])

@@ -67,7 +67,7 @@ CASES = [  # (arguments, what the one line says)
     ("replay {dir}/missing.jsonl", "no log at"),
     ("replay {dir}", "cannot read"),
     ("report {dir}/missing.db", "no results database"),
-    ("report {dir}", "(a folder): maw report reads the database maw tournament writes"),
+    ("report {dir}", "holds no finished game"),  # (a folder of logs: none of them readable)
     ("report {text}", "not a MAW results database"),
     ("report {binary}", "as a MAW game log"),  # (a .jsonl: read as a game set's log)
     ("tournament --roster {dir}/missing.toml", "no roster"),

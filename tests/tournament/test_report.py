@@ -247,3 +247,49 @@ def test_a_report_whose_games_logs_are_gone_says_its_calibration_lacks_them(tmp_
     assert "50 of 50 games' logs are gone" in err and "so there is none" in err, err
     assert "reading 50 games' logs" in err  # (a long read says so first)
     assert not (tmp_path / "plots" / "calibration.png").exists()
+
+
+def test_a_folder_of_game_logs_is_ranked_as_one_set_and_a_broken_log_is_named(tmp_path,
+                                                                            capsys):
+    """``maw report DIR``: every game log under a folder (``--log-dir``'s, a server's day
+    folders) counts, each game once; a player's own log has no outcome and adds none; a
+    log that cannot be read is left out by name, not the whole report."""
+    from maw.cli import main
+    from maw.engine import ruleset
+    from maw.records.log import GameLog
+    from maw.simulate import play_game
+
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve", "Fay"]
+    won: dict[str, int] = dict.fromkeys(names, 0)
+    wins: dict[str, int] = {}
+    for seed in range(7):  # real games, written as the game master writes their outcome
+        game = play_game(ruleset("maw"), names, "rule", seed)
+        folder = tmp_path / "logs" / ("2026-12-08" if seed % 2 else "")
+        log = GameLog(folder / f"game-{seed}.jsonl")
+        log.write("started", agents=8, seconds=0.1, ruleset="maw", seed=seed, players=6,
+                  remote=0, lobby="lobby", wall=time.time())
+        log.write("outcome", round=1, winner=game.winner, reason="", day=game.days,
+                  points=game.points, roles=game.roles, absent=[])
+        log.close()
+        wins[game.winner or "nobody"] = wins.get(game.winner or "nobody", 0) + 1
+        for n, role in game.roles.items():
+            from maw.engine.roles import role_named
+
+            won[n] += game.winner == role_named(role).team.value
+    player = GameLog(tmp_path / "logs" / "player-Ann-1a2b.jsonl")  # (a seat's own log)
+    player.write("msg", sender="ann@localhost", to="gm@localhost", type="vote", body={})
+    player.close()
+    (tmp_path / "logs" / "cut.jsonl").write_text('{"kind": "outcome", "t": 1\n')
+    assert main(["report", str(tmp_path / "logs")]) == 0
+    out = capsys.readouterr().out
+    assert "7 game(s) from a folder of logs" in out, out
+    assert f"the logs under {tmp_path / 'logs'}\n" in out
+    for n in names:
+        row = next(line for line in out.splitlines() if line.startswith(f"│ {n} "))
+        assert [c.strip() for c in row.split("│")[2:4]] == ["7", str(won[n])], row
+    assert "won: " + ", ".join(f"{t} {k} of 7" for t, k in sorted(wins.items())) in out
+    assert "left out, not readable: " in out and "cut.jsonl:1" in out
+    # a folder with no game in it, and one with no log at all, say so
+    (tmp_path / "empty").mkdir()
+    assert main(["report", str(tmp_path / "empty")]) == 2
+    assert "holds no game log (*.jsonl)" in capsys.readouterr().err
