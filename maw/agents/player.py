@@ -319,7 +319,9 @@ class PlayerState(State):
 class GetNameState(PlayerState):
     async def run(self) -> None:
         p = self.player
-        note = p.unread[-1:] if p.unread else []
+        # why a name is asked again (it was taken), unless the news told it already: a
+        # person heard "the name 'Ann' is taken" twice
+        note = p.unread[-1:] if p.unread and not p.push_news else []
         reply = None
         for _ in range(720):  # ask again every 5 s (the interface may start later) up to 1 h
             reply = await self.ask(p.player_interface,

@@ -63,6 +63,7 @@ def test_a_person_plays_a_whole_game_from_the_terminal(tmp_path):
     try:
         child.expect("is taken")
         child.expect("Your name")
+        assert "is taken" not in child.before  # (said once: it was said twice)
         child.sendline("Alice")
         seen = {}
         while len(seen) < 2:  # the role and the start of the round, in either order
