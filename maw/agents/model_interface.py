@@ -115,6 +115,8 @@ class ModelInterfaceAgent(MawAgent):
         # its model's failure to answer, written to the log: in a phase where everyone
         # acts (True), in one where only some do (False)
         self.told_down: set[bool] = set()
+        self.told_waiting: set[bool] = set()  # a call that only waits (a hung server), so
+        self.public = False  # is the question being answered of a phase where all act?
         self.finished = False  # the game's end logged (``log_unfinished``): nothing after
         self.past: list[dict] = []  # the LLM records of earlier rounds
         self.game_log = game_log
@@ -143,10 +145,14 @@ class ModelInterfaceAgent(MawAgent):
             self.round = max(self.round, body.round)
             role = body.view.role if body.view is not None else None
             self.decider = self.new_decider(self.round, role)
+            backend = getattr(getattr(self.decider, "llm", None), "backend", None)
+            if backend is not None:  # (one backend a seat: see maw.hosting.seats.deciders)
+                backend.on_hang = self.note_hang
             if self.memory is not None:
                 self.memory.lend(self.decider)
             self.logged = 0
             self.unread = []
+        self.public = body.view is not None and body.view.phase in PUBLIC_PHASES
         if body.completions and isinstance(self.decider, AsyncDecider):
             self.decider.supplied(body.completions)
         for record in body.heard:
@@ -227,6 +233,11 @@ class ModelInterfaceAgent(MawAgent):
             return None
         return path
 
+    def never_answered(self) -> bool:
+        """A seat with a model that gave no answer all game (its server hung, or gone)."""
+        llm = getattr(self.decider, "llm", None)
+        return getattr(llm, "backend", None) is not None and self.usage()["calls"] == 0
+
     def usage(self) -> dict:
         """LLM calls of the whole game: calls, tokens, seconds, and how they ended."""
         from maw.llm.telemetry import summarize
@@ -276,6 +287,19 @@ class ModelInterfaceAgent(MawAgent):
             self.told_down.add(public)
             self.game_log.write("model_down", player=self.player_name,
                                 error=record["backend_error"], public=public)
+
+    def note_hang(self, seconds: float) -> None:
+        """A call of its model has had no answer for ``seconds`` (``Backend.on_hang``):
+        said once a game where the table and the host see it (as ``write_llm`` says a
+        failure), for a hung server fails nothing, and the seat's turns only wait."""
+        if self.finished or self.public in self.told_waiting:
+            return
+        self.told_waiting.add(self.public)
+        backend = getattr(getattr(self.decider, "llm", None), "backend", None)
+        where = backend.describe() if backend is not None else "its model"
+        self.game_log.write("model_down", player=self.player_name,
+                            error=f"{where}: no answer yet", public=self.public,
+                            waiting=seconds)
 
     async def setup(self) -> None:
         self.add_behaviour(SendInput(), of_types("get_input", "cancel"))

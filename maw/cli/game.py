@@ -291,7 +291,12 @@ def summary(args: argparse.Namespace, result) -> None:
             rates.append(f"{name} {w}/{n} ({100 * lo:.0f}-{100 * hi:.0f}%)")
         print("  win rates (95% intervals): " + ", ".join(rates))
     if result.absent:
-        print(f"  absent (never acted, or left): {', '.join(result.absent)}")
+        print("  absent (never acted, or left): " + ", ".join(
+            f"{n} (its model never answered)" if n in result.unanswered else n
+            for n in result.absent))
+    present = [n for n in result.unanswered if n not in result.absent]
+    if present:
+        print(f"  never answered by their model (their fallback played): {', '.join(present)}")
     if result.multicasts:
         print(f"  messages: {result.messages} to their recipients, of which "
               f"{result.multicasts} stanzas the server fanned out (XEP-0033)")

@@ -65,6 +65,7 @@ class GameResult:
     messages: int = 0  # messages the hosted agents sent (one to each recipient)
     multicasts: int = 0  # stanzas that carried a message to many (the server's fan-out)
     llm: dict[str, dict] = field(default_factory=dict)  # per LLM player: calls, tokens...
+    unanswered: list[str] = field(default_factory=list)  # model seats never answered
     time_split: dict[str, float] = field(default_factory=dict)  # maw.records.accounting
     aiwolf: list[dict] = field(default_factory=list)  # AIWolf agents' requests, latencies
 
@@ -267,6 +268,8 @@ async def run_game(config: GameConfig, seats: list[Seat], address: Address,
         for a in agents:
             if isinstance(a, ModelInterfaceAgent) and a.usage()["calls"]:
                 result.llm[a.player_name] = a.usage()
+            elif isinstance(a, ModelInterfaceAgent) and a.never_answered():
+                result.unanswered.append(a.player_name)
         if path is not None:
             from maw.records.accounting import read_log, time_split
 

@@ -14,6 +14,7 @@ import json
 import time
 import weakref
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any, ClassVar
@@ -90,6 +91,9 @@ class Backend(ABC):
     # the model ran one; a recording runs none); for the others, a cut call ran from its
     # sending to its cancel (``maw.llm.retry.send``)
     times_own_cuts: ClassVar[bool] = False
+    # told (with the seconds) once a call has waited ``maw.llm.retry.HANG_NOTICE`` seconds
+    # for its answer: a hung server says nothing, and its player's turns only wait
+    on_hang: Callable[[float], None] | None = None
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, parallel: int | None = None,

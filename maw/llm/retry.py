@@ -27,6 +27,10 @@ from maw.errors import BackendUnavailable
 from maw.llm.base import Backend, Completion, Message
 
 MAX_WAIT = 8.0  # seconds: the longest wait between two tries
+# seconds a try may wait for its answer before its backend's ``on_hang`` is told (a hung
+# server answers nothing and fails nothing: without this, only the summary's "absent"
+# showed it, long after)
+HANG_NOTICE = 30.0
 LAST_TRY = 0.05  # seconds: less left than this, and a call gives up rather than try
 
 
@@ -62,6 +66,9 @@ async def send(backend: Backend, messages: list[Message], schema: dict | None,
         left = None if retry.timeout is None else retry.timeout - spent
         async with backend.slot():  # (its wait is not the call's)
             t0 = time.monotonic()
+            hang = (asyncio.get_running_loop().call_later(HANG_NOTICE, backend.on_hang,
+                                                          HANG_NOTICE)
+                    if backend.on_hang is not None else None)
             try:
                 async with asyncio.timeout(left):
                     return await backend.chat(messages, schema, max_tokens, temperature)
@@ -76,6 +83,8 @@ async def send(backend: Backend, messages: list[Message], schema: dict | None,
                     backend.cancelled_spans.append((t0, time.monotonic()))
                 raise
             finally:
+                if hang is not None:
+                    hang.cancel()
                 spent += time.monotonic() - t0
         if not retry.retries:
             raise error

@@ -363,6 +363,10 @@ class ModelDown(Record):
     # found in a phase where everyone acts (else its time tells that this player acts
     # then: the transcript shows it only with the roles)
     public: bool = False
+    # not failed, but waiting: a call sent ``waiting`` seconds ago has had no answer yet
+    # (a hung server; ``maw.llm.retry.HANG_NOTICE``): the seat waits for it, until the
+    # call's timeout or the phase's end
+    waiting: float | None = None
 
 
 class Bounced(Record):

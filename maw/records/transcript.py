@@ -42,6 +42,10 @@ def record_line(r: dict[str, Any] | schema.Record, show_roles: bool = False) -> 
     if kind == "model_down":
         if not (r.get("public") or show_roles):
             return None
+        if r.get("waiting") is not None:  # (a hung server: nothing failed yet)
+            return (f"** {r['player']}'s model has not answered for {r['waiting']:g} s "
+                    f"({r['error']}): its turns wait for it, until the call's timeout or "
+                    "the phase's end")
         return (f"** {r['player']}'s model does not answer ({r['error']}): its fallback "
                 "plays its turns until it does")
     if kind == "returned":

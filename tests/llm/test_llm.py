@@ -3,6 +3,7 @@ backend at its HTTP edge, and the openai backend against a real llama.cpp server
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import re
@@ -989,6 +990,70 @@ async def test_a_model_that_stops_answering_is_told_once_where_the_table_sees_it
     hidden = {**public[0], "public": False}
     assert record_line(hidden) is None and record_line(hidden, show_roles=True) == said
     assert len(down) - len(public) <= 1
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_model_whose_server_hangs_is_told_while_it_waits_and_named_at_the_end(
+        server, tmp_path, monkeypatch, capsys):
+    """A review's server hung: it answered nothing and failed nothing, so its seat's
+    turns only waited, cut short at each phase's end, and the table and the host heard
+    nothing until the summary called the seat "absent (never acted, or left)". Now a call
+    that has waited ``HANG_NOTICE`` seconds is told once, live, and the summary says the
+    seat's model never answered."""
+    import argparse
+
+    from maw.agents.gamemaster import GameConfig
+    from maw.cli.game import summary
+    from maw.hosting.game import run_game, seats_from_roster
+    from maw.hosting.roster import load_roster
+    from maw.llm import retry
+    from maw.records.transcript import record_line
+
+    monkeypatch.setattr(retry, "HANG_NOTICE", 1.0)
+    hung, release = asyncio.Event(), asyncio.Event()
+
+    async def models(_request):
+        return web.json_response({"object": "list", "data": [{"id": "m"}]})
+
+    async def hang(_request):
+        hung.set()
+        await release.wait()  # (the game over: answered, so the server stops at once)
+        return web.json_response({"error": {"message": "gone"}}, status=503)
+
+    runner, url = await serve([web.get("/v1/models", models),
+                               web.post("/v1/chat/completions", hang)])
+    try:
+        roster = tmp_path / "r.toml"
+        roster.write_text(f'[llm]\nbackend = "openai"\nbase_url = "{url}/v1"\nmodel = "m"\n'
+                          'max_wait = 0\nretries = 0\n[[player]]\nname = "Ann"\n'
+                          'decider = "llm"\n' + "".join(
+                              f'[[player]]\nname = "{n}"\ndecider = "rule"\n'
+                              for n in NAMES[1:6]))
+        seats = seats_from_roster(load_roster(roster), 6)
+        config = GameConfig(early_end=True, players=6, seed=4, day_seconds=3,
+                            night_seconds=2, log_dir=tmp_path,
+                            rules=engine.ruleset("maw", max_days=2))
+        result = await run_game(config, seats, server, timeout=300)
+    finally:
+        release.set()
+        await runner.cleanup()
+    assert hung.is_set()
+    records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
+    waiting = [r for r in records if r["kind"] == "model_down" and r.get("waiting")]
+    public = [r for r in waiting if r["public"]]
+    assert [r["player"] for r in public] == ["Ann"] and public[0]["waiting"] == 1.0
+    said = record_line(public[0])
+    assert said == (f"** Ann's model has not answered for 1 s (openai:m at {url}/v1: no "
+                    "answer yet): its turns wait for it, until the call's timeout or the "
+                    "phase's end")
+    assert len(waiting) - len(public) <= 1  # (once a game each: a day's, a night's)
+    assert not [r for r in records if r["kind"] == "model_down" and not r.get("waiting")]
+    assert result.unanswered == ["Ann"] and "Ann" not in result.llm
+    summary(argparse.Namespace(replay_llm=None), result)
+    out = capsys.readouterr().out
+    assert ("Ann (its model never answered)" in out if "Ann" in result.absent else
+            "never answered by their model (their fallback played): Ann" in out), out
 
 
 @pytest.mark.slow
