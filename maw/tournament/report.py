@@ -483,6 +483,22 @@ def print_sections(sections: list[Section], notes: list[str]) -> None:
         console.print(line)
 
 
+def _a_log(path: Path) -> bool:
+    """Whether ``path`` is a MAW log (a game's, a player's, a server's), by its first
+    line: a chat room's archive beside a game log (``game-.../round1-day1-Village.jsonl``)
+    is JSON without a record's ``kind``. A line that is no JSON at all counts as a log,
+    so that a broken log is named, not passed over."""
+    import json
+
+    try:
+        with path.open(encoding="utf-8") as f:
+            first = next((line for line in f if line.strip()), "")
+        head = json.loads(first)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return True
+    return not isinstance(head, dict) or "kind" in head
+
+
 class SetReport:
     """A game set: the rounds of one ``maw game --rounds N`` (an AIWolf game set, the
     platform's agents in the same seats throughout), read from its log's ``outcome``
@@ -509,7 +525,7 @@ class SetReport:
         self.outcomes = []
         for path in logs:
             try:
-                records = read_log(path)
+                records = read_log(path) if _a_log(path) else []
             except ReplayError as exc:
                 if not log.is_dir():
                     raise

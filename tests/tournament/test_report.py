@@ -280,6 +280,10 @@ def test_a_folder_of_game_logs_is_ranked_as_one_set_and_a_broken_log_is_named(tm
     player.write("msg", sender="ann@localhost", to="gm@localhost", type="vote", body={})
     player.close()
     (tmp_path / "logs" / "cut.jsonl").write_text('{"kind": "outcome", "t": 1\n')
+    rooms = tmp_path / "logs" / "game-1"  # (a game's chat rooms' archives: no game log)
+    rooms.mkdir()
+    (rooms / "round1-day1-Village.jsonl").write_text(
+        '{"type": "line", "index": 0, "speaker": "Bob", "text": "Hi.", "day": 1}\n')
     assert main(["report", str(tmp_path / "logs")]) == 0
     out = capsys.readouterr().out
     assert "7 game(s) from a folder of logs" in out, out
@@ -288,7 +292,8 @@ def test_a_folder_of_game_logs_is_ranked_as_one_set_and_a_broken_log_is_named(tm
         row = next(line for line in out.splitlines() if line.startswith(f"│ {n} "))
         assert [c.strip() for c in row.split("│")[2:4]] == ["7", str(won[n])], row
     assert "won: " + ", ".join(f"{t} {k} of 7" for t, k in sorted(wins.items())) in out
-    assert "left out, not readable: " in out and "cut.jsonl:1" in out
+    assert [line for line in out.splitlines() if line.startswith("left out")] == [
+        line for line in out.splitlines() if "cut.jsonl:1: not a MAW game log" in line]
     # a folder with no game in it, and one with no log at all, say so
     (tmp_path / "empty").mkdir()
     assert main(["report", str(tmp_path / "empty")]) == 2
