@@ -281,6 +281,9 @@ class LlamaCppBackend(Backend):
     # the wait): no slots to count here, and no more than one to ask for
     default_parallel = 0
     max_parallel = 1
+    # (so a call waits behind every other player's: 12 players' turns on a loaded machine
+    # are a minute of waiting, not a hang)
+    may_hang = False
 
     class Options(NoOptions):
         n_ctx: int = Field(2048, ge=256)

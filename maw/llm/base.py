@@ -94,6 +94,9 @@ class Backend(ABC):
     # told (with the seconds) once a call has waited ``maw.llm.retry.HANG_NOTICE`` seconds
     # for its answer: a hung server says nothing, and its player's turns only wait
     on_hang: Callable[[float], None] | None = None
+    # whether a long wait for an answer may be a hang, and so told (not where the calls
+    # of every player wait their turn in one process of the game's own)
+    may_hang: ClassVar[bool] = True
 
     def __init__(self, model: str = "", base_url: str | None = None,
                  api_key: str | None = None, parallel: int | None = None,

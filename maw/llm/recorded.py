@@ -26,6 +26,9 @@ class RecordedBackend(Backend):
     # no model runs: a call cut short took no model's time (a request the recording
     # lacks waits for its cancel, and was counted as a model's busy seconds)
     times_own_cuts = True
+    # no server to hang: an answer comes when the recorded one came (a notice of a long
+    # wait would be one the recorded game may not have had)
+    may_hang = False
     # no server to spare: an answer waiting its turn, or a request the recording lacks
     # (which waits until its question is withdrawn), must not hold a slot that the answer
     # it waits for needs (with the 4 slots of a server, a replay stalled until HOLD_MOST)

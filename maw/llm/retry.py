@@ -68,7 +68,7 @@ async def send(backend: Backend, messages: list[Message], schema: dict | None,
             t0 = time.monotonic()
             hang = (asyncio.get_running_loop().call_later(HANG_NOTICE, backend.on_hang,
                                                           HANG_NOTICE)
-                    if backend.on_hang is not None else None)
+                    if backend.on_hang is not None and backend.may_hang else None)
             try:
                 async with asyncio.timeout(left):
                     return await backend.chat(messages, schema, max_tokens, temperature)

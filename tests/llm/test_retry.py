@@ -237,3 +237,36 @@ async def test_roster_seats_ride_out_a_llama_cpp_server_restart_then_fall_back_a
         if proc.poll() is None:
             stop(proc)
         log.close()
+
+
+async def test_a_call_that_waits_long_is_told_once_where_a_server_may_hang(monkeypatch):
+    """``on_hang`` hears of a call with no answer after ``HANG_NOTICE`` seconds, at the
+    HTTP edge of a server that answers late; not of one that answers in time, and never
+    where every player's call waits its turn in the game's own model process."""
+    from maw.llm import retry
+
+    monkeypatch.setattr(retry, "HANG_NOTICE", 0.3)
+    delay = {"s": 0.6}
+
+    async def late(request):
+        await asyncio.sleep(delay["s"])
+        return web.json_response(ANSWER)
+
+    runner, url = await serve(late)
+    try:
+        told: list[float] = []
+        backend = make_backend("ollama", model="m", base_url=url)
+        backend.on_hang = told.append
+        llm = LLM(backend, retry=Retry(timeout=5.0))
+        assert (await llm.prompt("Ready?", max_tokens=5)).text == "yes"
+        assert told == [0.3]  # (and the call still answered)
+        delay["s"] = 0.0
+        await llm.prompt("Ready?", max_tokens=5)
+        await asyncio.sleep(0.4)  # (a notice not cancelled with its answer would come now)
+        assert told == [0.3]
+    finally:
+        await runner.cleanup()
+    from maw.llm.base import backend_class
+
+    assert backend.may_hang and backend_class("openai").may_hang
+    assert not backend_class("llamacpp").may_hang and not backend_class("recorded").may_hang
