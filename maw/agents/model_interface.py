@@ -115,8 +115,8 @@ class ModelInterfaceAgent(MawAgent):
         # its model's failure to answer, written to the log: in a phase where everyone
         # acts (True), in one where only some do (False)
         self.told_down: set[bool] = set()
-        self.told_waiting: set[bool] = set()  # a call that only waits (a hung server), so
-        self.public = False  # is the question being answered of a phase where all act?
+        self.told_waiting: set[bool] = set()  # and a call that only waits (a hung server)
+        self.public = False  # whether the question it answers is of a phase where all act
         self.finished = False  # the game's end logged (``log_unfinished``): nothing after
         self.past: list[dict] = []  # the LLM records of earlier rounds
         self.game_log = game_log

@@ -505,9 +505,9 @@ class SetReport:
     records, ranked as the AIWolf regulation ranks a set: by each player's win rate.
 
     ``log`` may also be a folder (``maw game --log-dir``'s, or a server's): every game log
-    under it (``*.jsonl``) counts, as one set. A log that cannot be read is left out and named in
-    ``skipped`` (its reason), so one broken file does not hide the others; a game cut
-    short has no outcome and counts as none. ``tick`` is called once a log is read."""
+    under it (``*.jsonl``) counts, as one set. A log that cannot be read is left out and
+    named in ``skipped`` (its reason), so one broken file does not hide the others; a game
+    cut short has no outcome and counts as none. ``tick`` is called once a file is read."""
 
     def __init__(self, log: Path, tick=None) -> None:
         from maw.errors import ReplayError
