@@ -943,25 +943,20 @@ async def test_llm_players_play_a_game_over_xmpp_and_every_call_is_accounted(ser
     assert len(phases) == len(set(phases))
 
 
-@pytest.mark.xmpp
-@pytest.mark.asyncio(loop_scope="session")
-async def test_a_model_that_stops_answering_is_told_once_where_the_table_sees_it(server,
-                                                                                 tmp_path):
-    """A review's server hung mid-game: the model seats fell back in silence, and only
-    the summary's fallbacks said so. The host now tells it once, live and in a replay."""
+async def ann_on_a_server(chat, server, tmp_path, release: asyncio.Event | None = None):
+    """A 6-player game whose one model seat, Ann, calls an OpenAI-compatible server that
+    answers a chat with ``chat`` (a handler at its HTTP edge), the others rule players:
+    its result, and the server's address. ``release`` is set once the game is over (a
+    handler still waiting would hold the server's clean-up up for a minute)."""
     from maw.agents.gamemaster import GameConfig
     from maw.hosting.game import run_game, seats_from_roster
     from maw.hosting.roster import load_roster
-    from maw.records.transcript import record_line
 
     async def models(_request):
         return web.json_response({"object": "list", "data": [{"id": "m"}]})
 
-    async def busy(_request):
-        return web.json_response({"error": {"message": "overloaded"}}, status=503)
-
     runner, url = await serve([web.get("/v1/models", models),
-                               web.post("/v1/chat/completions", busy)])
+                               web.post("/v1/chat/completions", chat)])
     try:
         roster = tmp_path / "r.toml"
         roster.write_text(f'[llm]\nbackend = "openai"\nbase_url = "{url}/v1"\nmodel = "m"\n'
@@ -973,9 +968,25 @@ async def test_a_model_that_stops_answering_is_told_once_where_the_table_sees_it
         config = GameConfig(early_end=True, players=6, seed=4, day_seconds=3,
                             night_seconds=2, log_dir=tmp_path,
                             rules=engine.ruleset("maw", max_days=2))
-        result = await run_game(config, seats, server, timeout=300)
+        return await run_game(config, seats, server, timeout=300), url
     finally:
+        if release is not None:
+            release.set()
         await runner.cleanup()
+
+
+@pytest.mark.xmpp
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_model_that_stops_answering_is_told_once_where_the_table_sees_it(server,
+                                                                                 tmp_path):
+    """A review's server hung mid-game: the model seats fell back in silence, and only
+    the summary's fallbacks said so. The host now tells it once, live and in a replay."""
+    from maw.records.transcript import record_line
+
+    async def busy(_request):
+        return web.json_response({"error": {"message": "overloaded"}}, status=503)
+
+    result, _url = await ann_on_a_server(busy, server, tmp_path)
     records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
     failed = [r for r in records if r["kind"] == "llm" and r.get("backend_error")]
     assert failed and all("HTTP 503" in r["backend_error"] for r in failed)
@@ -1003,41 +1014,19 @@ async def test_a_model_whose_server_hangs_is_told_while_it_waits_and_named_at_th
     seat's model never answered."""
     import argparse
 
-    from maw.agents.gamemaster import GameConfig
     from maw.cli.game import summary
-    from maw.hosting.game import run_game, seats_from_roster
-    from maw.hosting.roster import load_roster
     from maw.llm import retry
     from maw.records.transcript import record_line
 
     monkeypatch.setattr(retry, "HANG_NOTICE", 1.0)
     hung, release = asyncio.Event(), asyncio.Event()
 
-    async def models(_request):
-        return web.json_response({"object": "list", "data": [{"id": "m"}]})
-
     async def hang(_request):
         hung.set()
         await release.wait()  # (the game over: answered, so the server stops at once)
         return web.json_response({"error": {"message": "gone"}}, status=503)
 
-    runner, url = await serve([web.get("/v1/models", models),
-                               web.post("/v1/chat/completions", hang)])
-    try:
-        roster = tmp_path / "r.toml"
-        roster.write_text(f'[llm]\nbackend = "openai"\nbase_url = "{url}/v1"\nmodel = "m"\n'
-                          'max_wait = 0\nretries = 0\n[[player]]\nname = "Ann"\n'
-                          'decider = "llm"\n' + "".join(
-                              f'[[player]]\nname = "{n}"\ndecider = "rule"\n'
-                              for n in NAMES[1:6]))
-        seats = seats_from_roster(load_roster(roster), 6)
-        config = GameConfig(early_end=True, players=6, seed=4, day_seconds=3,
-                            night_seconds=2, log_dir=tmp_path,
-                            rules=engine.ruleset("maw", max_days=2))
-        result = await run_game(config, seats, server, timeout=300)
-    finally:
-        release.set()
-        await runner.cleanup()
+    result, url = await ann_on_a_server(hang, server, tmp_path, release)
     assert hung.is_set()
     records = [json.loads(x) for x in result.log_path.read_text().splitlines()]
     waiting = [r for r in records if r["kind"] == "model_down" and r.get("waiting")]
