@@ -42,8 +42,11 @@ def server(port: int, log_dir: Path, *more: str) -> subprocess.Popen:
     raise AssertionError(f"the server did not start: {proc.stderr.read()[-2000:]}")
 
 
-def at_hall(port: int, name: str, log: Path) -> pexpect.spawn:
+def at_hall(port: int, name: str, log: Path, people: list | None = None) -> pexpect.spawn:
+    """A person at the server's Hall, in ``people`` (closed at the test's end) if given."""
     child = person(f"--xmpp localhost:{port}", name)
+    if people is not None:
+        people.append(child)
     child.logfile_read = (log / f"{name}.txt").open("w")  # (what the person saw)
     child.expect(f"Welcome to the Hall, {name}")
     return child
@@ -63,17 +66,14 @@ def test_people_at_terminals_and_a_browser_play_two_games_at_once_watched_and_ar
     people: list[pexpect.spawn] = []
     try:
         # someone at the Hall from the start watches the games come and go
-        dee = at_hall(port, "Dora", tmp_path)
-        people.append(dee)
+        dee = at_hall(port, "Dora", tmp_path, people)
         dee.expect("no games yet")
-        ann = at_hall(port, "Ann", tmp_path)
-        people.append(ann)
+        ann = at_hall(port, "Ann", tmp_path, people)
         ann.expect("no games yet")
         ann.sendline("/create maw 6 day=6 night=3 wait=120")
         ann.expect(r"Ann created game (\d+)")
         first = ann.match.group(1)
-        bea = at_hall(port, "Bea", tmp_path)
-        people.append(bea)
+        bea = at_hall(port, "Bea", tmp_path, people)
         bea.expect(rf"game {first}: maw, 6 players .*open: .*Ann")
         bea.sendline("/create aiwolf-5 5 fill=random day=6 night=3 wait=120")
         bea.expect(r"Bea created game (\d+)")
@@ -292,13 +292,11 @@ def test_two_people_at_terminals_start_one_game_from_the_hall_together(tmp_path)
     host = server(port, archive)
     people: list[pexpect.spawn] = []
     try:
-        ann = at_hall(port, "Ann", tmp_path)
-        people.append(ann)
+        ann = at_hall(port, "Ann", tmp_path, people)
         ann.sendline("/create maw 6 day=20 night=10 wait=120")
         ann.expect(r"Ann created game (\d+)")
         first = ann.match.group(1)
-        bob = at_hall(port, "Bob", tmp_path)
-        people.append(bob)
+        bob = at_hall(port, "Bob", tmp_path, people)
         bob.sendline(f"/join {first}")
         ann.expect(f"Bob joined game {first}")
         for child in (ann, bob):
