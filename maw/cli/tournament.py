@@ -312,10 +312,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         if args.csv or args.plots or args.html:
             raise MawError("a game set's report is its tables: no --csv, --plots or --html")
-        logs = len(list(source.rglob("*.jsonl"))) if source.is_dir() else 1
-        with progress_bar(disable=logs < 50 or not sys.stderr.isatty()) as bar:
-            task = bar.add_task("reading the logs", total=logs)
-            games = SetReport(source, tick=lambda: bar.advance(task))
+        with progress_bar(disable=not sys.stderr.isatty()) as bar:
+            task = bar.add_task("reading the logs", total=None, visible=False)
+
+            def tick(files: int) -> None:  # (shown where there are many)
+                bar.update(task, total=files, advance=1, visible=files >= 50)
+            games = SetReport(source, tick=tick)
         games.print()
         return 0
     report = Report(Path(args.db))

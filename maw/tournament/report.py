@@ -507,7 +507,8 @@ class SetReport:
     ``log`` may also be a folder (``maw game --log-dir``'s, or a server's): every game log
     under it (``*.jsonl``) counts, as one set. A log that cannot be read is left out and
     named in ``skipped`` (its reason), so one broken file does not hide the others; a game
-    cut short has no outcome and counts as none. ``tick`` is called once a file is read."""
+    cut short has no outcome and counts as none. ``tick(files)`` is called once a file
+    is read, with how many there are."""
 
     def __init__(self, log: Path, tick=None) -> None:
         from maw.errors import ReplayError
@@ -533,7 +534,7 @@ class SetReport:
                 records = []
             self.outcomes += [r for r in records if isinstance(r, Outcome)]
             if tick is not None:
-                tick()
+                tick(len(logs))
         if not self.outcomes:
             raise MawError(f"{log} holds no finished game" + (
                 f" ({len(self.skipped)} of its {len(logs)} logs could not be read; the "
